@@ -1,0 +1,209 @@
+// loom/ast.h — the syntax tree of a .loom program: tasks, variants, and the mapping.
+//
+// A program has two parts (Cypress section 3): a *logical description* (tasks with privileges on
+// their tensor arguments, and variants that implement them — inner variants partition tensors and
+// launch sub-tasks, leaf variants compute on tensor data), and a *mapping* (instances that bind a
+// variant to a processor level, each tensor argument to a memory, tunables to values, and each
+// child launch to another instance). The tree is plain data with value semantics: the parser, the
+// C++ builder (loom/builder.h) and the printer (`loom fmt`) all meet here. Names are resolved by the
+// checker (src/lang/check.h), not stored as pointers. docs/language.md describes every construct.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loom/diagnostics.h"
+
+namespace loom {
+
+// A name as written, with where it was written.
+struct Ident {
+  std::string name;
+  SourceLoc loc;
+};
+
+// ---- Scalar and tensor expressions ----------------------------------------------------------------
+//
+// One node type covers index arithmetic (`cdiv(M, U) * 2`), tensor references (`Cp[i, j]`), partition
+// operators (`blocks(C, [U, *])`) and local tensor creation (`tensor(f32, [M, N])`); the checker gives
+// each its meaning from the position it appears in.
+enum class ExprKind {
+  Int,     // 42
+  Float,   // 0.5, 1e-3 (spelling kept in `name` so printing is exact)
+  Name,    // U, i, C, f32, acc
+  Star,    // `*` inside a blocks() size list: the whole extent
+  Unary,   // -x                      (op = '-')
+  Binary,  // a + b, a - b, a * b, a / b, a % b
+  Call,    // name(args...)           builtin functions and partition operators
+  Index,   // base[args...]           indexing a partition
+  List,    // [a, b, ...]
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::Int;
+  SourceLoc loc;
+  int64_t ival = 0;
+  std::string name;  // Name: the identifier; Call: the callee; Float: the spelling
+  char op = 0;       // Unary / Binary operator
+  std::vector<Expr> args;  // Unary: 1; Binary: 2; Call/List: arguments; Index: base then indices
+
+  static Expr integer(int64_t v, SourceLoc loc = {});
+  static Expr floating(std::string spelling, SourceLoc loc = {});
+  static Expr ident(std::string n, SourceLoc loc = {});
+  static Expr star(SourceLoc loc = {});
+  static Expr unary(char op, Expr a, SourceLoc loc = {});
+  static Expr binary(char op, Expr a, Expr b, SourceLoc loc = {});
+  static Expr call(std::string callee, std::vector<Expr> args, SourceLoc loc = {});
+  static Expr index(Expr base, std::vector<Expr> indices, SourceLoc loc = {});
+  static Expr list(std::vector<Expr> items, SourceLoc loc = {});
+};
+
+// ---- Tasks -------------------------------------------------------------------------------------------
+
+enum class Privilege { Read, Write, ReadWrite };
+const char* privilege_spelling(Privilege p);  // "r", "w", "rw"
+inline bool reads(Privilege p) { return p != Privilege::Write; }
+inline bool writes(Privilege p) { return p != Privilege::Read; }
+
+// A task parameter: a tensor `C: rw f32[M, N]` (element type may be a task type parameter, each dim
+// name is bound to the argument's run-time extent inside variants), or a scalar `scale: f32`.
+struct Param {
+  Ident name;
+  bool is_tensor = true;
+  Privilege priv = Privilege::Read;  // tensors only
+  Ident elem;                        // tensor element type or type parameter; scalar type
+  std::vector<Ident> dims;           // tensors only; rank = dims.size()
+};
+
+// `task gemm<T, E>(C: rw T[M, N], A: r E[M, K], B: r E[K, N]);`
+struct TaskDecl {
+  Ident name;
+  std::vector<Ident> type_params;
+  std::vector<Param> params;
+  std::vector<std::string> comments;  // leading `//` lines, kept by `loom fmt`
+};
+
+// ---- Variants ----------------------------------------------------------------------------------------
+
+enum class StmtKind {
+  Bind,    // name = expr;              scalar, partition or local tensor
+  Call,    // [label:] callee(args);    a task launch (inner) or a built-in leaf op (leaf)
+  Loop,    // prange/srange vars in extents { body }
+};
+
+struct Stmt {
+  StmtKind kind = StmtKind::Call;
+  SourceLoc loc;
+  Ident target;             // Bind: bound name; Call: callee
+  Ident label;              // Call: optional launch label (empty name when absent)
+  Expr value;               // Bind: right-hand side
+  std::vector<Expr> args;   // Call: arguments
+  bool parallel = false;    // Loop: prange (true) or srange (false)
+  std::vector<Ident> vars;  // Loop: induction variables
+  std::vector<Expr> extents;  // Loop: one extent per variable; the iteration space is [0, extent)
+  std::vector<Stmt> body;     // Loop body
+  std::vector<std::string> comments;
+};
+
+enum class VariantKind { Inner, Leaf };
+
+// A variant param may restate the task's privilege: `(C: rw, A, B)`.
+struct VariantParam {
+  Ident name;
+  std::optional<Privilege> priv;
+  SourceLoc priv_loc;
+};
+
+// `variant gemm_host of gemm(C, A, B): inner tunables(U, V) { ... }`
+// `variant silu_thread of silu(Y, X): leaf on(THREAD) extern %{ ...CUDA C++... %}`
+struct VariantDecl {
+  Ident name;
+  Ident task;
+  std::vector<VariantParam> params;
+  VariantKind kind = VariantKind::Inner;
+  SourceLoc kind_loc;
+  std::vector<Ident> tunables;
+  std::vector<Ident> processors;  // `on(...)`: levels this variant may run on; empty = any legal
+  std::vector<Stmt> body;
+  bool is_extern = false;
+  std::string extern_code;  // text between %{ and %}
+  SourceLoc extern_loc;
+  std::vector<std::string> comments;
+};
+
+// ---- Mapping -----------------------------------------------------------------------------------------
+
+struct TuneValue {
+  Ident name;
+  Expr value;
+};
+
+struct Dispatch {
+  Ident key;       // a task name or a launch label
+  Ident instance;  // the instance that launch dispatches to
+};
+
+struct TypeBinding {
+  Ident name;  // task type parameter
+  Ident type;  // element type
+};
+
+struct LayoutSpec {
+  Ident arg;                 // tensor argument name
+  std::vector<Ident> attrs;  // row_major | col_major | swizzle32 | swizzle64 | swizzle128 | noswizzle
+};
+
+// `instance gemm_block = gemm_block on BLOCK mem(GLOBAL, GLOBAL, GLOBAL) tune(W=64) warpspecialize
+//  pipeline(3) smem(227KB) call(gemm: gemm_tile);`
+struct Instance {
+  Ident name;
+  Ident variant;
+  Ident processor;
+  SourceLoc mem_loc;
+  std::vector<Ident> mems;  // one per tensor parameter, in order: GLOBAL | SHARED | REGISTER | NONE
+  std::vector<TuneValue> tunes;
+  std::vector<Dispatch> calls;
+  bool entry = false;
+  SourceLoc entry_loc;
+  std::vector<TypeBinding> entry_types;
+  std::optional<bool> warp_specialize;  // `warpspecialize` / `nowarpspecialize`
+  SourceLoc ws_loc;
+  std::optional<int64_t> pipeline;
+  SourceLoc pipeline_loc;
+  std::optional<int64_t> smem_bytes;
+  std::string smem_spelling;  // as written, e.g. "227KB"
+  SourceLoc smem_loc;
+  std::vector<LayoutSpec> layouts;
+  std::vector<std::string> comments;
+};
+
+struct Mapping {
+  SourceLoc loc;
+  Ident target;  // machine: sm_90a (hopper) or sm_80 (ampere)
+  std::vector<Instance> instances;
+  std::vector<std::string> comments;
+};
+
+// ---- Program -----------------------------------------------------------------------------------------
+
+struct Program {
+  enum class ItemKind { Task, Variant };
+  struct Item {
+    ItemKind kind;
+    size_t index;
+  };
+  std::vector<TaskDecl> tasks;
+  std::vector<VariantDecl> variants;
+  std::vector<Item> order;  // declaration order of tasks and variants, for printing
+  std::optional<Mapping> mapping;
+  std::vector<std::string> trailing_comments;
+
+  void add(TaskDecl t);
+  void add(VariantDecl v);
+  const TaskDecl* find_task(const std::string& name) const;
+  const VariantDecl* find_variant(const std::string& name) const;
+};
+
+}  // namespace loom

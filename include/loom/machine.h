@@ -1,0 +1,98 @@
+// loom/machine.h — machine models as data (Cypress section 3.1, Fig. 2).
+//
+// A machine is a list of processor levels from the host down to a thread, the memories and which
+// levels can see them, resource limits, and the tensor-core / TMA instruction shapes that the `mma`
+// partition operator and later the back end need. Passes ask the model; they never hard-code a
+// number. Models: Hopper (sm_90a) and Ampere (sm_80). Test: tests/unit/machine_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+enum class ProcKind { Host, Cluster, Block, Warpgroup, Warp, Thread };
+enum class MemKind { None, Global, Shared, Register };
+enum class DType { F16, BF16, F32, I32 };
+
+const char* proc_name(ProcKind p);  // "HOST", "BLOCK", ...
+const char* mem_name(MemKind m);    // "GLOBAL", ..., "NONE"
+const char* dtype_name(DType t);    // "f16", "bf16", "f32", "i32"
+std::optional<ProcKind> parse_proc(const std::string& s);
+std::optional<MemKind> parse_mem(const std::string& s);
+std::optional<DType> parse_dtype(const std::string& s);
+int dtype_bytes(DType t);
+bool is_float(DType t);
+
+struct ProcLevel {
+  ProcKind kind;
+  // How many of this level one processor of the parent level holds. 0 = chosen at launch (grid).
+  // For BLOCK -> WARPGROUP this is the maximum (the number of consumer warpgroups is a mapping choice).
+  int per_parent = 0;
+  bool fixed_count = true;  // per_parent is exact (4 warps per warpgroup, 32 threads per warp)
+  int threads = 0;          // threads in one processor of this level; 0 for HOST / unbounded
+  bool device = true;       // runs device code (false for HOST)
+};
+
+struct MemorySpace {
+  MemKind kind;
+  std::vector<ProcKind> visible_from;  // processor levels that may hold a tensor in this memory
+  int64_t capacity_bytes = 0;          // per instance of the owning processor; 0 = unbounded here
+};
+
+// A tensor-core instruction family, e.g. Hopper wgmma m64nNk16 or Ampere mma.sync m16n8k16.
+struct MmaInstr {
+  std::string name;     // "wgmma" | "mma_sync"
+  ProcKind issued_by;   // WARPGROUP for wgmma, WARP for mma.sync
+  int m = 0;            // fixed M
+  int n_min = 0, n_max = 0, n_step = 0;  // legal N values: n_min..n_max step n_step
+  int k = 0;            // K for 16-bit inputs
+  std::vector<DType> input_types;        // A and B (same type)
+  std::vector<DType> accumulator_types;  // C
+  bool a_from_shared = false;            // A may be read from shared memory (wgmma)
+  bool legal_n(int64_t n) const { return n >= n_min && n <= n_max && (n - n_min) % n_step == 0; }
+};
+
+// The TMA (bulk tensor copy) limits that a global -> shared copy must respect.
+struct TmaLimits {
+  bool available = false;
+  int max_rank = 5;
+  int max_box_extent = 256;     // elements per box dimension
+  int global_align_bytes = 16;  // base address alignment
+  int stride_align_bytes = 16;  // every stride but the innermost
+};
+
+struct Limits {
+  int64_t smem_per_block = 0;   // bytes (opt-in maximum)
+  int regs_per_thread = 0;
+  int64_t regs_per_sm = 0;      // 32-bit registers
+  int max_threads_per_block = 0;
+  int sm_count = 0;
+};
+
+struct Machine {
+  std::string name;    // "hopper"
+  std::string target;  // "sm_90a"
+  std::vector<ProcLevel> levels;  // top-down
+  std::vector<MemorySpace> memories;
+  Limits limits;
+  std::vector<MmaInstr> mma;
+  TmaLimits tma;
+
+  const ProcLevel* level(ProcKind p) const;
+  // The processor level directly below `p` in this machine, if any.
+  std::optional<ProcKind> child_level(ProcKind p) const;
+  // 0-based depth of `p` (HOST = 0); -1 when the machine has no such level.
+  int depth(ProcKind p) const;
+  bool visible(MemKind m, ProcKind p) const;
+  const MmaInstr* find_mma(const std::string& name) const;
+};
+
+const Machine& hopper_machine();
+const Machine& ampere_machine();
+// Looks up "sm_90a" / "hopper" / "sm_80" / "ampere"; nullptr when unknown.
+const Machine* find_machine(const std::string& target);
+
+}  // namespace loom

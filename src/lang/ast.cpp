@@ -1,0 +1,105 @@
+// Constructors and lookups for the syntax tree. See include/loom/ast.h.
+#include "loom/ast.h"
+
+namespace loom {
+
+Expr Expr::integer(int64_t v, SourceLoc loc) {
+  Expr e;
+  e.kind = ExprKind::Int;
+  e.ival = v;
+  e.loc = loc;
+  return e;
+}
+Expr Expr::floating(std::string spelling, SourceLoc loc) {
+  Expr e;
+  e.kind = ExprKind::Float;
+  e.name = std::move(spelling);
+  e.loc = loc;
+  return e;
+}
+Expr Expr::ident(std::string n, SourceLoc loc) {
+  Expr e;
+  e.kind = ExprKind::Name;
+  e.name = std::move(n);
+  e.loc = loc;
+  return e;
+}
+Expr Expr::star(SourceLoc loc) {
+  Expr e;
+  e.kind = ExprKind::Star;
+  e.loc = loc;
+  return e;
+}
+Expr Expr::unary(char op, Expr a, SourceLoc loc) {
+  Expr e;
+  e.kind = ExprKind::Unary;
+  e.op = op;
+  e.loc = loc;
+  e.args.push_back(std::move(a));
+  return e;
+}
+Expr Expr::binary(char op, Expr a, Expr b, SourceLoc loc) {
+  Expr e;
+  e.kind = ExprKind::Binary;
+  e.op = op;
+  e.loc = loc;
+  e.args.push_back(std::move(a));
+  e.args.push_back(std::move(b));
+  return e;
+}
+Expr Expr::call(std::string callee, std::vector<Expr> args, SourceLoc loc) {
+  Expr e;
+  e.kind = ExprKind::Call;
+  e.name = std::move(callee);
+  e.args = std::move(args);
+  e.loc = loc;
+  return e;
+}
+Expr Expr::index(Expr base, std::vector<Expr> indices, SourceLoc loc) {
+  Expr e;
+  e.kind = ExprKind::Index;
+  e.loc = loc;
+  e.args.push_back(std::move(base));
+  for (Expr& i : indices) e.args.push_back(std::move(i));
+  return e;
+}
+Expr Expr::list(std::vector<Expr> items, SourceLoc loc) {
+  Expr e;
+  e.kind = ExprKind::List;
+  e.args = std::move(items);
+  e.loc = loc;
+  return e;
+}
+
+const char* privilege_spelling(Privilege p) {
+  switch (p) {
+    case Privilege::Read: return "r";
+    case Privilege::Write: return "w";
+    case Privilege::ReadWrite: return "rw";
+  }
+  return "r";
+}
+
+void Program::add(TaskDecl t) {
+  order.push_back({ItemKind::Task, tasks.size()});
+  tasks.push_back(std::move(t));
+}
+
+void Program::add(VariantDecl v) {
+  order.push_back({ItemKind::Variant, variants.size()});
+  variants.push_back(std::move(v));
+}
+
+const TaskDecl* Program::find_task(const std::string& name) const {
+  for (const TaskDecl& t : tasks)
+    if (t.name.name == name) return &t;
+  return nullptr;
+}
+
+const VariantDecl* Program::find_variant(const std::string& name) const {
+  for (const VariantDecl& v : variants)
+    if (v.name.name == name) return &v;
+  return nullptr;
+}
+
+}  // namespace loom

@@ -1,0 +1,163 @@
+// Hopper and Ampere machine models. Numbers come from the CUDA C++ Programming Guide (compute
+// capability 9.0 / 8.0 tables) and the PTX ISA (wgmma.mma_async, mma.sync, cp.async.bulk.tensor);
+// ../shared/design/ARCHITECTURE.md and HOPPER-FACTS.md collect them with sources.
+#include "loom/machine.h"
+
+namespace loom {
+
+const char* proc_name(ProcKind p) {
+  switch (p) {
+    case ProcKind::Host: return "HOST";
+    case ProcKind::Cluster: return "CLUSTER";
+    case ProcKind::Block: return "BLOCK";
+    case ProcKind::Warpgroup: return "WARPGROUP";
+    case ProcKind::Warp: return "WARP";
+    case ProcKind::Thread: return "THREAD";
+  }
+  return "?";
+}
+
+const char* mem_name(MemKind m) {
+  switch (m) {
+    case MemKind::None: return "NONE";
+    case MemKind::Global: return "GLOBAL";
+    case MemKind::Shared: return "SHARED";
+    case MemKind::Register: return "REGISTER";
+  }
+  return "?";
+}
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::F16: return "f16";
+    case DType::BF16: return "bf16";
+    case DType::F32: return "f32";
+    case DType::I32: return "i32";
+  }
+  return "?";
+}
+
+std::optional<ProcKind> parse_proc(const std::string& s) {
+  for (ProcKind p : {ProcKind::Host, ProcKind::Cluster, ProcKind::Block, ProcKind::Warpgroup, ProcKind::Warp,
+                     ProcKind::Thread})
+    if (s == proc_name(p)) return p;
+  return std::nullopt;
+}
+
+std::optional<MemKind> parse_mem(const std::string& s) {
+  for (MemKind m : {MemKind::None, MemKind::Global, MemKind::Shared, MemKind::Register})
+    if (s == mem_name(m)) return m;
+  return std::nullopt;
+}
+
+std::optional<DType> parse_dtype(const std::string& s) {
+  for (DType t : {DType::F16, DType::BF16, DType::F32, DType::I32})
+    if (s == dtype_name(t)) return t;
+  return std::nullopt;
+}
+
+int dtype_bytes(DType t) { return (t == DType::F16 || t == DType::BF16) ? 2 : 4; }
+bool is_float(DType t) { return t != DType::I32; }
+
+const ProcLevel* Machine::level(ProcKind p) const {
+  for (const ProcLevel& l : levels)
+    if (l.kind == p) return &l;
+  return nullptr;
+}
+
+std::optional<ProcKind> Machine::child_level(ProcKind p) const {
+  for (size_t i = 0; i + 1 < levels.size(); ++i)
+    if (levels[i].kind == p) {
+      // CLUSTER is optional: a BLOCK under HOST is the usual child.
+      if (levels[i + 1].kind == ProcKind::Cluster && i + 2 < levels.size()) return levels[i + 2].kind;
+      return levels[i + 1].kind;
+    }
+  return std::nullopt;
+}
+
+int Machine::depth(ProcKind p) const {
+  for (size_t i = 0; i < levels.size(); ++i)
+    if (levels[i].kind == p) return static_cast<int>(i);
+  return -1;
+}
+
+bool Machine::visible(MemKind m, ProcKind p) const {
+  if (m == MemKind::None) return true;
+  for (const MemorySpace& ms : memories)
+    if (ms.kind == m)
+      for (ProcKind v : ms.visible_from)
+        if (v == p) return true;
+  return false;
+}
+
+const MmaInstr* Machine::find_mma(const std::string& n) const {
+  for (const MmaInstr& i : mma)
+    if (i.name == n) return &i;
+  return nullptr;
+}
+
+const Machine& hopper_machine() {
+  static const Machine m = [] {
+    Machine h;
+    h.name = "hopper";
+    h.target = "sm_90a";
+    h.levels = {
+        {ProcKind::Host, 0, false, 0, false},
+        {ProcKind::Cluster, 0, false, 0, true},     // room for clusters; up to 8 (16 non-portable) blocks
+        {ProcKind::Block, 0, false, 1024, true},    // grid size chosen at launch
+        {ProcKind::Warpgroup, 4, false, 128, true}, // up to 4 consumer warpgroups besides the DMA warp
+        {ProcKind::Warp, 4, true, 32, true},        // a warpgroup is 4 consecutive warps
+        {ProcKind::Thread, 32, true, 1, true},
+    };
+    const std::vector<ProcKind> device = {ProcKind::Block, ProcKind::Warpgroup, ProcKind::Warp, ProcKind::Thread};
+    h.memories = {
+        {MemKind::Global, {ProcKind::Host, ProcKind::Cluster, ProcKind::Block, ProcKind::Warpgroup, ProcKind::Warp,
+                           ProcKind::Thread}, 0},
+        {MemKind::Shared, device, 227 * 1024},  // 227 KB opt-in per block (CUDA guide, CC 9.0)
+        {MemKind::Register, {ProcKind::Thread}, 255 * 4},
+    };
+    h.limits = {227 * 1024, 255, 65536, 1024, 132};
+    // wgmma.mma_async.sync.aligned.m64nNk16 for f16/bf16: N in 8..256 step 8 (PTX ISA 9.7.15).
+    h.mma.push_back({"wgmma", ProcKind::Warpgroup, 64, 8, 256, 8, 16, {DType::F16, DType::BF16},
+                     {DType::F32, DType::F16}, true});
+    // mma.sync.aligned.m16n8k16 is still available on Hopper at warp level.
+    h.mma.push_back({"mma_sync", ProcKind::Warp, 16, 8, 8, 8, 16, {DType::F16, DType::BF16},
+                     {DType::F32, DType::F16}, false});
+    h.tma = {true, 5, 256, 16, 16};
+    return h;
+  }();
+  return m;
+}
+
+const Machine& ampere_machine() {
+  static const Machine m = [] {
+    Machine a;
+    a.name = "ampere";
+    a.target = "sm_80";
+    a.levels = {
+        {ProcKind::Host, 0, false, 0, false},
+        {ProcKind::Block, 0, false, 1024, true},
+        {ProcKind::Warp, 32, false, 32, true},  // up to 32 warps per block
+        {ProcKind::Thread, 32, true, 1, true},
+    };
+    a.memories = {
+        {MemKind::Global, {ProcKind::Host, ProcKind::Block, ProcKind::Warp, ProcKind::Thread}, 0},
+        {MemKind::Shared, {ProcKind::Block, ProcKind::Warp, ProcKind::Thread}, 163 * 1024},  // A100: 163 KB
+        {MemKind::Register, {ProcKind::Thread}, 255 * 4},
+    };
+    a.limits = {163 * 1024, 255, 65536, 1024, 108};
+    a.mma.push_back({"mma_sync", ProcKind::Warp, 16, 8, 8, 8, 16, {DType::F16, DType::BF16},
+                     {DType::F32, DType::F16}, false});
+    a.tma = {false, 0, 0, 16, 16};
+    return a;
+  }();
+  return m;
+}
+
+const Machine* find_machine(const std::string& target) {
+  if (target == "sm_90a" || target == "hopper") return &hopper_machine();
+  if (target == "sm_80" || target == "ampere") return &ampere_machine();
+  return nullptr;
+}
+
+}  // namespace loom

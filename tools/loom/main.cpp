@@ -1,0 +1,204 @@
+// The `loom` command-line tool. Subcommands:
+//   loom check FILE              parse + semantic check; prints nothing on success
+//   loom fmt FILE [-i|--check]   print the canonical form (in place with -i)
+//   loom compile FILE --emit=ast|tree [-o OUT]
+//   loom schedule GRAPH.json ... optimal software pipelining + warp specialization (docs/schedule.md)
+// FILE may be `-` for stdin. Common flags: --diagnostics=json, --version, --help.
+// Exit status: 0 ok, 1 user error (diagnostics printed), 2 internal error (a loom bug).
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "loom/check.h"
+#include "loom/frontend.h"
+#ifdef LOOM_HAVE_SCHED
+#include "sched/cli.h"
+#endif
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: loom <command> [options] FILE\n"
+    "\n"
+    "commands:\n"
+    "  check FILE               check a program and its mapping\n"
+    "  fmt FILE                 print the canonical form (-i: rewrite FILE, --check: exit 1 if not canonical)\n"
+    "  compile FILE             compile; --emit=ast (syntax tree) | tree (instantiated task tree, default)\n"
+    "  schedule GRAPH.json      optimal modulo schedule + warp assignment (see docs/schedule.md)\n"
+    "\n"
+    "options:\n"
+    "  -                        read the program from stdin\n"
+    "  -o FILE                  write the output to FILE\n"
+    "  --diagnostics=json       print diagnostics as JSON on stderr\n"
+    "  --version                print the version\n";
+
+struct Options {
+  std::string command;
+  std::string input;
+  std::string output;
+  std::string emit = "tree";
+  bool json_diags = false;
+  bool in_place = false;
+  bool check_only = false;
+};
+
+int usage_error(const std::string& msg) {
+  std::cerr << "loom: error: " << msg << "\n" << kUsage;
+  return 1;
+}
+
+bool read_input(const std::string& path, std::string& text) {
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    return true;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  text = ss.str();
+  return true;
+}
+
+bool write_output(const Options& o, const std::string& text) {
+  if (o.output.empty() || o.output == "-") {
+    std::cout << text;
+    return true;
+  }
+  std::ofstream f(o.output, std::ios::binary);
+  if (!f) return false;
+  f << text;
+  return static_cast<bool>(f);
+}
+
+int report(const loom::DiagnosticEngine& diag, const Options& o) {
+  if (o.json_diags)
+    std::cerr << diag.format_json();
+  else
+    std::cerr << diag.format_text();
+  return diag.has_errors() ? 1 : 0;
+}
+
+int run(const Options& o) {
+  std::string text;
+  if (!read_input(o.input, text)) {
+    std::cerr << "loom: error: cannot read '" << o.input << "'\n";
+    return 1;
+  }
+  loom::SourceManager sm;
+  uint32_t file = sm.add(o.input == "-" ? "<stdin>" : o.input, text);
+  loom::DiagnosticEngine diag(sm);
+  loom::Program program = loom::parse_program(sm, file, diag);
+  if (diag.has_errors()) return report(diag, o);
+
+  if (o.command == "fmt") {
+    std::string canon = loom::format_program(program);
+    if (o.check_only) {
+      if (canon != text) {
+        std::cerr << sm.name(file) << ": error: not in canonical form (run `loom fmt -i " << sm.name(file) << "`)\n";
+        return 1;
+      }
+      return 0;
+    }
+    if (o.in_place) {
+      if (o.input == "-") return usage_error("-i needs a file, not stdin");
+      Options w = o;
+      w.output = o.input;
+      if (!write_output(w, canon)) {
+        std::cerr << "loom: error: cannot write '" << o.input << "'\n";
+        return 1;
+      }
+      return 0;
+    }
+    if (!write_output(o, canon)) {
+      std::cerr << "loom: error: cannot write '" << o.output << "'\n";
+      return 1;
+    }
+    return 0;
+  }
+
+  if (o.command == "compile" && o.emit == "ast") {
+    report(diag, o);  // warnings, if any
+    return write_output(o, loom::dump_program(program)) ? 0 : 1;
+  }
+
+  std::optional<loom::TaskTree> tree = loom::check_program(program, diag);
+  int rc = report(diag, o);
+  if (rc != 0) return rc;
+  if (o.command == "check") return 0;
+  if (o.emit == "tree") {
+    if (!tree) {
+      std::cerr << sm.name(file) << ": error: the program has no mapping, so there is no task tree to show\n";
+      return 1;
+    }
+    std::string out = "// checked program\n" + loom::format_program(program) + "\n// instantiated task tree (" +
+                      tree->machine->target + ")\n" + loom::format_task_tree(*tree);
+    return write_output(o, out) ? 0 : 1;
+  }
+  return usage_error("unknown --emit kind '" + o.emit + "' (this build supports ast and tree)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << kUsage;
+    return 1;
+  }
+  if (args[0] == "--version" || args[0] == "version") {
+    std::cout << "loom " << LOOM_VERSION << "\n";
+    return 0;
+  }
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  try {
+    if (args[0] == "schedule") {
+#ifdef LOOM_HAVE_SCHED
+      return loom::sched::schedule_main(argc - 1, argv + 1);
+#else
+      std::cerr << "loom: error: this build has no scheduler (src/sched is missing)\n";
+      return 2;
+#endif
+    }
+    Options o;
+    o.command = args[0];
+    if (o.command != "check" && o.command != "fmt" && o.command != "compile")
+      return usage_error("unknown command '" + o.command + "'");
+    for (size_t i = 1; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      if (a == "--diagnostics=json") o.json_diags = true;
+      else if (a == "--diagnostics=text") o.json_diags = false;
+      else if (a == "-i") o.in_place = true;
+      else if (a == "--check") o.check_only = true;
+      else if (a.rfind("--emit=", 0) == 0) o.emit = a.substr(7);
+      else if (a == "-o") {
+        if (i + 1 >= args.size()) return usage_error("-o needs a file name");
+        o.output = args[++i];
+      } else if (a == "--version") {
+        std::cout << "loom " << LOOM_VERSION << "\n";
+        return 0;
+      } else if (a != "-" && a.rfind("-", 0) == 0) {
+        return usage_error("unknown option '" + a + "'");
+      } else if (!o.input.empty()) {
+        return usage_error("more than one input file ('" + o.input + "' and '" + a + "')");
+      } else {
+        o.input = a;
+      }
+    }
+    if (o.input.empty()) return usage_error("no input file (use - for stdin)");
+    return run(o);
+  } catch (const loom::InternalError& e) {
+    std::cerr << "loom: " << e.what() << "\nloom: this is a bug in loom, not in your program\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "loom: internal compiler error: " << e.what() << "\nloom: this is a bug in loom, not in your program\n";
+    return 2;
+  }
+}
