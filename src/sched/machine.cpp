@@ -35,9 +35,9 @@ Machine hopper() {
   m.reg_limit = 240;
   m.reg_file = 512;
   // Cross-warp hand-off: store + load of a register tile through shared memory at 128 B/clock/SM
-  // (32 banks x 4 B) is 2 * 128 threads * 4 B / 128 B = 8 cycles per register per thread, plus a
-  // named-barrier round trip (estimate: 32 cycles).
-  m.cross_warp_fixed = 32;
+  // (32 banks x 4 B) is 2 * 128 threads * 4 B / 128 B = 8 cycles per register per thread; at least
+  // 64 cycles for small values (named-barrier round trip plus shared-memory latency, estimate).
+  m.cross_warp_min = 64;
   m.cross_warp_per_reg = 8;
   // wgmma: 989 dense bf16 TFLOP/s at 1.83 GHz on 132 SMs (H100 SXM datasheet) = 2048 FMA/clock/SM,
   // so a 128x128x128 tile GEMM is 1024 cycles. Accumulators are read after wgmma.wait_group.
@@ -70,7 +70,7 @@ Machine blackwell() {
   m.warps = 6;
   m.reg_limit = 255;
   m.reg_file = 0;
-  m.cross_warp_fixed = 32;
+  m.cross_warp_min = 64;
   m.cross_warp_per_reg = 8;
   // tcgen05.mma: 2.25 dense bf16 PFLOP/s on 148 SMs at ~1.86 GHz (B200 datasheet) ~ 4096
   // FMA/clock/SM: twice Hopper, a 128x128x128 GEMM is 512 cycles. Results land in tensor memory.
@@ -143,13 +143,13 @@ Machine machine_from_json(const nlohmann::json& j) {
   m.reg_file = get_or<int>(j, "reg_file", m.reg_file);
   if (auto cw = j.find("cross_warp"); cw != j.end()) {
     if (cw->is_number_integer()) {
-      m.cross_warp_fixed = cw->get<std::int64_t>();
+      m.cross_warp_min = cw->get<std::int64_t>();
       m.cross_warp_per_reg = 0;
     } else if (cw->is_object()) {
-      m.cross_warp_fixed = get_or<std::int64_t>(*cw, "fixed", m.cross_warp_fixed);
+      m.cross_warp_min = get_or<std::int64_t>(*cw, "min", m.cross_warp_min);
       m.cross_warp_per_reg = get_or<std::int64_t>(*cw, "per_reg", m.cross_warp_per_reg);
     } else {
-      throw UserError("machine field 'cross_warp' must be an integer or {fixed, per_reg}");
+      throw UserError("machine field 'cross_warp' must be an integer or {min, per_reg}");
     }
   }
   if (auto ops = j.find("ops"); ops != j.end()) {

@@ -42,8 +42,11 @@ struct Machine {
   int warps = 1;          // warp groups available, including the variable-latency group
   int reg_limit = 255;    // registers per thread for one warp group
   int reg_file = 0;       // registers per thread summed over all warp groups (0 = unlimited)
-  std::int64_t cross_warp_fixed = 0;    // cycles to hand a register value to another warp group
-  std::int64_t cross_warp_per_reg = 0;  // ... plus this many cycles per register per thread
+  // Cycles to hand a register value to another warp group through shared memory:
+  // max(cross_warp_min, cross_warp_per_reg * regs). Values with regs = 0 live in shared or tensor
+  // memory already and cost nothing to share.
+  std::int64_t cross_warp_min = 0;
+  std::int64_t cross_warp_per_reg = 0;
   std::map<std::string, OpModel> ops;
 
   int unit_index(const std::string& name) const;    // -1 if absent

@@ -63,7 +63,7 @@ RawNode resolve(const GraphNode& n, const Machine& m) {
   if (!r.unit.empty() && m.unit_index(r.unit) < 0)
     throw UserError("node '" + n.name + "' uses unknown unit '" + r.unit + "' (machine '" + m.name + "')", n.pos);
   if (n.spill_cost) r.spill = *n.spill_cost;
-  else if (n.regs > 0) r.spill = m.cross_warp_fixed + m.cross_warp_per_reg * n.regs;
+  else if (n.regs > 0) r.spill = std::max<std::int64_t>(m.cross_warp_min, m.cross_warp_per_reg * n.regs);
   return r;
 }
 

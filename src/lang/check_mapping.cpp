@@ -1,0 +1,316 @@
+// Stage 2 of checking: the mapping against the machine model and the variants — processors,
+// memories and their visibility, tunable values, dispatch of every child launch, entry, and the
+// per-instance options (warp specialization, pipeline, shared-memory budget, layouts).
+// See include/loom/check.h; tests: tests/errors/mapping_*.loom.
+#include <algorithm>
+
+#include "lang/check_internal.h"
+#include "loom/frontend.h"
+
+namespace loom::check_detail {
+
+namespace {
+
+// Evaluates a constant integer expression (tunable values); nullopt when it is not one.
+std::optional<int64_t> const_int(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Int: return e.ival;
+    case ExprKind::Unary: {
+      auto a = const_int(e.args[0]);
+      if (!a || *a == INT64_MIN) return std::nullopt;
+      return -*a;
+    }
+    case ExprKind::Binary: {
+      auto a = const_int(e.args[0]), b = const_int(e.args[1]);
+      if (!a || !b) return std::nullopt;
+      int64_t out = 0;
+      switch (e.op) {
+        case '+': if (__builtin_add_overflow(*a, *b, &out)) return std::nullopt; return out;
+        case '-': if (__builtin_sub_overflow(*a, *b, &out)) return std::nullopt; return out;
+        case '*': if (__builtin_mul_overflow(*a, *b, &out)) return std::nullopt; return out;
+        case '/': if (*b == 0 || (*a == INT64_MIN && *b == -1)) return std::nullopt; return *a / *b;
+        case '%': if (*b == 0 || (*a == INT64_MIN && *b == -1)) return std::nullopt; return *a % *b;
+      }
+      return std::nullopt;
+    }
+    default: return std::nullopt;
+  }
+}
+
+const char* kLayoutAttrs[] = {"row_major", "col_major", "swizzle32", "swizzle64", "swizzle128", "noswizzle"};
+
+}  // namespace
+
+const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::string, VariantInfo>& variants) {
+  const Mapping& m = *p.mapping;
+  const Machine* machine = find_machine(m.target.name);
+  if (!machine) {
+    auto& d = r.error(m.target.loc, "unknown target machine '" + m.target.name + "'");
+    d.hint = "targets are sm_90a (hopper) and sm_80 (ampere)";
+    return nullptr;
+  }
+  std::map<std::string, const Instance*> by_name;
+  for (const Instance& in : m.instances) {
+    auto [it, fresh] = by_name.emplace(in.name.name, &in);
+    if (!fresh) {
+      auto& d = r.error(in.name.loc, "duplicate instance '" + in.name.name + "'");
+      DiagnosticEngine::note(d, it->second->name.loc, "instance '" + in.name.name + "' is first declared here");
+    }
+  }
+  std::vector<std::string> instance_names, variant_names;
+  for (const Instance& in : m.instances) instance_names.push_back(in.name.name);
+  for (const VariantDecl& v : p.variants) variant_names.push_back(v.name.name);
+
+  const Instance* entry = nullptr;
+  for (const Instance& in : m.instances) {
+    if (by_name[in.name.name] != &in) continue;  // duplicate, already reported
+    auto vit = variants.find(in.variant.name);
+    if (vit == variants.end()) {
+      auto& d = r.error(in.variant.loc, "instance '" + in.name.name + "' uses unknown variant '" + in.variant.name + "'");
+      d.hint = did_you_mean(in.variant.name, variant_names);
+      continue;
+    }
+    const VariantInfo& vi = vit->second;
+    const VariantDecl& v = *vi.decl;
+    const TaskDecl& t = *vi.task;
+
+    // Processor.
+    auto proc = parse_proc(in.processor.name);
+    if (!proc || machine->depth(*proc) < 0) {
+      auto& d = r.error(in.processor.loc, "unknown processor level '" + in.processor.name + "' on " + machine->target);
+      std::string levels;
+      for (const ProcLevel& l : machine->levels) levels += std::string(levels.empty() ? "" : ", ") + proc_name(l.kind);
+      d.hint = machine->target + " has " + levels;
+      continue;
+    }
+    if (!v.processors.empty() &&
+        std::none_of(v.processors.begin(), v.processors.end(), [&](const Ident& i) { return i.name == in.processor.name; })) {
+      std::string allowed;
+      for (const Ident& i : v.processors) allowed += (allowed.empty() ? "" : ", ") + i.name;
+      auto& d = r.error(in.processor.loc, "instance '" + in.name.name + "' maps variant '" + v.name.name + "' to " +
+                                              in.processor.name + ", but the variant runs only on " + allowed);
+      DiagnosticEngine::note(d, v.processors.front().loc, "'" + v.name.name + "' declares where it runs here");
+    }
+    if (v.kind == VariantKind::Leaf && *proc == ProcKind::Host) {
+      auto& d = r.error(in.processor.loc, "leaf variant '" + v.name.name + "' cannot run on HOST: leaf code runs on the device");
+      d.hint = "map leaf variants to THREAD (or another device level)";
+    }
+
+    // Memories: one per tensor parameter, visible from the processor.
+    std::vector<const Param*> tensors;
+    for (const Param& prm : t.params)
+      if (prm.is_tensor) tensors.push_back(&prm);
+    if (in.mems.size() != tensors.size()) {
+      std::string names;
+      for (const Param* prm : tensors) names += (names.empty() ? "" : ", ") + prm->name.name;
+      auto& d = r.error(in.mem_loc.valid() ? in.mem_loc : in.name.loc,
+                        "instance '" + in.name.name + "' gives " + std::to_string(in.mems.size()) +
+                            " memories but task '" + t.name.name + "' has " + std::to_string(tensors.size()) +
+                            " tensor parameters (" + names + ")");
+      d.hint = "write one memory per tensor parameter, in order: mem(GLOBAL, SHARED, ...)";
+    } else {
+      for (size_t i = 0; i < tensors.size(); ++i) {
+        const Ident& mid = in.mems[i];
+        auto mem = parse_mem(mid.name);
+        if (!mem) {
+          auto& d = r.error(mid.loc, "unknown memory '" + mid.name + "'");
+          d.hint = did_you_mean(mid.name, {"GLOBAL", "SHARED", "REGISTER", "NONE"});
+          if (d.hint.empty()) d.hint = "memories are GLOBAL, SHARED, REGISTER and NONE";
+          continue;
+        }
+        if (!machine->visible(*mem, *proc)) {
+          auto& d = r.error(mid.loc, std::string(mem_name(*mem)) + " memory is not visible from " + proc_name(*proc) +
+                                         " (tensor '" + tensors[i]->name.name + "' of instance '" + in.name.name + "')");
+          std::string vis;
+          for (const MemorySpace& ms : machine->memories)
+            if (machine->visible(ms.kind, *proc)) vis += (vis.empty() ? "" : ", ") + std::string(mem_name(ms.kind));
+          d.hint = std::string(proc_name(*proc)) + " sees " + vis + " (or NONE to leave the tensor unmaterialized)";
+        }
+        if (*mem == MemKind::None && v.kind == VariantKind::Leaf) {
+          auto& d = r.error(mid.loc, "leaf instance '" + in.name.name + "' maps '" + tensors[i]->name.name +
+                                         "' to NONE, but a leaf variant accesses its data");
+          d.hint = "give the tensor a memory the leaf can read (REGISTER, SHARED or GLOBAL)";
+        }
+      }
+    }
+
+    // Tunables.
+    std::set<std::string> given;
+    for (const TuneValue& tv : in.tunes) {
+      bool declared = std::any_of(v.tunables.begin(), v.tunables.end(), [&](const Ident& i) { return i.name == tv.name.name; });
+      if (!declared) {
+        std::vector<std::string> names;
+        for (const Ident& i : v.tunables) names.push_back(i.name);
+        auto& d = r.error(tv.name.loc, "variant '" + v.name.name + "' has no tunable '" + tv.name.name + "'");
+        d.hint = names.empty() ? "'" + v.name.name + "' declares no tunables" : did_you_mean(tv.name.name, names);
+        DiagnosticEngine::note(d, v.name.loc, "variant '" + v.name.name + "' is declared here");
+        continue;
+      }
+      if (!given.insert(tv.name.name).second) {
+        r.error(tv.name.loc, "tunable '" + tv.name.name + "' is given twice");
+        continue;
+      }
+      auto val = const_int(tv.value);
+      if (!val) {
+        r.error(tv.value.loc, "the value of tunable '" + tv.name.name + "' must be a constant integer, found '" +
+                                  format_expr(tv.value) + "'");
+      } else if (*val <= 0) {
+        r.error(tv.value.loc, "tunable '" + tv.name.name + "' must be positive, found " + std::to_string(*val));
+      }
+    }
+    for (const Ident& tu : v.tunables) {
+      if (!given.count(tu.name)) {
+        auto& d = r.error(in.name.loc, "tunable '" + tu.name + "' of variant '" + v.name.name + "' has no value in instance '" +
+                                           in.name.name + "'");
+        d.hint = "add tune(" + tu.name + "=...) to the instance";
+        DiagnosticEngine::note(d, tu.loc, "'" + tu.name + "' is declared here");
+      }
+    }
+
+    // Dispatch: every launch has an instance; every call(...) key matches a launch.
+    if (v.kind == VariantKind::Leaf && !in.calls.empty()) {
+      r.error(in.calls.front().key.loc, "leaf variant '" + v.name.name + "' launches no tasks; remove call(...)");
+    }
+    std::set<std::string> keys;
+    for (const Dispatch& dsp : in.calls) {
+      if (!keys.insert(dsp.key.name).second) {
+        r.error(dsp.key.loc, "'" + dsp.key.name + "' is dispatched twice");
+        continue;
+      }
+      const LaunchSite* site = nullptr;
+      for (const LaunchSite& ls : vi.launches)
+        if (ls.label == dsp.key.name || ls.task == dsp.key.name) {
+          site = &ls;
+          break;
+        }
+      if (!site && v.kind == VariantKind::Inner) {
+        auto& d = r.error(dsp.key.loc, "instance '" + in.name.name + "' dispatches '" + dsp.key.name + "', but variant '" +
+                                           v.name.name + "' launches no task or label of that name");
+        DiagnosticEngine::note(d, v.name.loc, "variant '" + v.name.name + "' is declared here");
+        continue;
+      }
+      auto target = by_name.find(dsp.instance.name);
+      if (target == by_name.end()) {
+        auto& d = r.error(dsp.instance.loc, "unknown instance '" + dsp.instance.name + "'");
+        d.hint = did_you_mean(dsp.instance.name, instance_names);
+        continue;
+      }
+      auto tv = variants.find(target->second->variant.name);
+      if (site && tv != variants.end() && tv->second.task->name.name != site->task) {
+        auto& d = r.error(dsp.instance.loc, "instance '" + dsp.instance.name + "' runs variant '" + tv->first +
+                                                "' of task '" + tv->second.task->name.name + "', but '" + dsp.key.name +
+                                                "' launches task '" + site->task + "'");
+        DiagnosticEngine::note(d, site->stmt->target.loc, "the launch is here");
+      }
+    }
+    for (const LaunchSite& ls : vi.launches) {
+      bool ok = (!ls.label.empty() && keys.count(ls.label)) || keys.count(ls.task);
+      if (!ok) {
+        auto& d = r.error(in.name.loc, "launch of '" + ls.task + "' in variant '" + v.name.name +
+                                           "' has no dispatch in instance '" + in.name.name + "'");
+        d.hint = "add call(" + (ls.label.empty() ? ls.task : ls.label) + ": <instance>) to the instance";
+        DiagnosticEngine::note(d, ls.stmt->target.loc, "the launch is here");
+      }
+    }
+
+    // Per-instance options.
+    auto block_only = [&](SourceLoc loc, const char* what) {
+      if (*proc != ProcKind::Block) {
+        auto& d = r.error(loc, std::string(what) + " applies to a BLOCK instance; '" + in.name.name + "' runs on " +
+                                   proc_name(*proc));
+        d.hint = "move it to the instance that runs the block's task variant";
+      }
+    };
+    if (in.warp_specialize) block_only(in.ws_loc, in.warp_specialize.value() ? "warpspecialize" : "nowarpspecialize");
+    if (in.pipeline) {
+      block_only(in.pipeline_loc, "pipeline(...)");
+      if (*in.pipeline < 1 || *in.pipeline > 16) {
+        r.error(in.pipeline_loc, "pipeline depth must be between 1 and 16, found " + std::to_string(*in.pipeline));
+      } else if (!vi.has_srange) {
+        auto& d = r.error(in.pipeline_loc, "pipeline(" + std::to_string(*in.pipeline) + ") on instance '" + in.name.name +
+                                               "', but variant '" + v.name.name + "' has no srange loop to pipeline");
+        d.hint = "pipelining applies to the srange loop of a block-level variant";
+      }
+    }
+    if (in.smem_bytes) {
+      block_only(in.smem_loc, "smem(...)");
+      int64_t limit = machine->limits.smem_per_block;
+      if (*in.smem_bytes <= 0 || *in.smem_bytes > limit) {
+        auto& d = r.error(in.smem_loc, "shared-memory budget " + in.smem_spelling + " (" + std::to_string(*in.smem_bytes) +
+                                           " bytes) is outside what a block can have on " + machine->target + " (1.." +
+                                           std::to_string(limit) + " bytes)");
+        d.hint = "the largest budget is smem(" + std::to_string(limit / 1024) + "KB)";
+      }
+    }
+    std::set<std::string> laid;
+    for (const LayoutSpec& ls : in.layouts) {
+      bool is_tensor = std::any_of(tensors.begin(), tensors.end(), [&](const Param* prm) { return prm->name.name == ls.arg.name; });
+      if (!is_tensor) {
+        auto& d = r.error(ls.arg.loc, "layout(...) names '" + ls.arg.name + "', which is not a tensor parameter of task '" +
+                                          t.name.name + "'");
+        std::vector<std::string> names;
+        for (const Param* prm : tensors) names.push_back(prm->name.name);
+        d.hint = did_you_mean(ls.arg.name, names);
+        continue;
+      }
+      if (!laid.insert(ls.arg.name).second) r.error(ls.arg.loc, "layout of '" + ls.arg.name + "' is given twice");
+      int orders = 0, swizzles = 0;
+      for (const Ident& a : ls.attrs) {
+        bool known = std::any_of(std::begin(kLayoutAttrs), std::end(kLayoutAttrs), [&](const char* k) { return a.name == k; });
+        if (!known) {
+          auto& d = r.error(a.loc, "unknown layout attribute '" + a.name + "'");
+          d.hint = "attributes are row_major, col_major, swizzle32, swizzle64, swizzle128, noswizzle";
+          continue;
+        }
+        (a.name == "row_major" || a.name == "col_major") ? ++orders : ++swizzles;
+      }
+      if (orders > 1 || swizzles > 1)
+        r.error(ls.arg.loc, "layout of '" + ls.arg.name + "' gives more than one order or more than one swizzle");
+    }
+
+    // Entry.
+    if (in.entry) {
+      if (entry) {
+        auto& d = r.error(in.entry_loc, "more than one entry instance ('" + entry->name.name + "' and '" + in.name.name + "')");
+        DiagnosticEngine::note(d, entry->entry_loc, "the first entry is here");
+        continue;
+      }
+      entry = &in;
+      if (*proc != ProcKind::Host) {
+        auto& d = r.error(in.processor.loc, "the entry instance '" + in.name.name + "' must run on HOST, not " +
+                                                in.processor.name);
+        d.hint = "the entry is the host-side root of the task tree";
+      }
+      std::set<std::string> bound;
+      for (const TypeBinding& b : in.entry_types) {
+        bool is_param = std::any_of(t.type_params.begin(), t.type_params.end(), [&](const Ident& i) { return i.name == b.name.name; });
+        if (!is_param) {
+          auto& d = r.error(b.name.loc, "task '" + t.name.name + "' has no type parameter '" + b.name.name + "'");
+          DiagnosticEngine::note(d, t.name.loc, "task '" + t.name.name + "' is declared here");
+        } else if (!bound.insert(b.name.name).second) {
+          r.error(b.name.loc, "type parameter '" + b.name.name + "' is bound twice");
+        }
+        if (!parse_dtype(b.type.name)) {
+          auto& d = r.error(b.type.loc, "unknown element type '" + b.type.name + "'");
+          d.hint = "element types are f16, bf16, f32, i32";
+        }
+      }
+      for (const Ident& tp : t.type_params)
+        if (!bound.count(tp.name)) {
+          auto& d = r.error(in.entry_loc, "entry instance '" + in.name.name + "' does not bind type parameter '" + tp.name +
+                                              "' of task '" + t.name.name + "'");
+          d.hint = "write entry(" + tp.name + "=bf16) (or another element type)";
+          DiagnosticEngine::note(d, tp.loc, "'" + tp.name + "' is declared here");
+        }
+    } else if (!in.entry_types.empty()) {
+      r.error(in.entry_types.front().name.loc, "type bindings belong to the entry instance");
+    }
+  }
+  if (!entry) {
+    auto& d = r.error(m.loc, "the mapping has no entry instance");
+    d.hint = "mark the root instance (on HOST) with 'entry'";
+  }
+  return machine;
+}
+
+}  // namespace loom::check_detail

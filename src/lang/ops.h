@@ -1,0 +1,36 @@
+// The built-in leaf operations, as a table (name, arguments, what each argument is accessed for).
+// The checker uses it for arity, privileges, ranks and element types; later stages for semantics.
+// Semantics (docs/language.md): mma(C, A, B): C += A*B; fill(X, v); clear(X): X = 0; copy(D, S)
+// (same element type); convert(D, S); exp/exp2/relu/sigmoid/tanh/silu(D, S) elementwise;
+// scale(D, S, s): D = S*s; rowmax(D, S): D[i] = max(D[i], max_j S[i,j]); rowsum(D, S):
+// D[i] += sum_j S[i,j]; add/sub/mul/max(D, A, B) elementwise, B of rank 1 broadcast along rows.
+// Test: tests/errors/leaf_op_*.loom.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace loom {
+
+enum class OpArgKind { Tensor, Scalar };
+enum class Access { Read, Write, ReadWrite };
+
+struct OpArg {
+  const char* name;
+  OpArgKind kind;
+  Access access;
+};
+
+enum class OpFamily { Mma, Fill, Copy, Convert, Unary, Scale, RowReduce, Binary };
+
+struct LeafOp {
+  const char* name;
+  OpFamily family;
+  std::vector<OpArg> args;
+};
+
+// nullptr when `name` is not a built-in leaf op.
+const LeafOp* find_leaf_op(const std::string& name);
+const std::vector<LeafOp>& leaf_ops();
+
+}  // namespace loom

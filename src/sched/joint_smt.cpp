@@ -1,0 +1,295 @@
+#include "sched/joint_smt.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include <z3++.h>
+
+namespace loom::sched {
+
+namespace {
+
+struct Encoder {
+  const Problem& p;
+  int I, L, n, T, W;
+  z3::context& ctx;
+  z3::solver& s;
+  std::vector<z3::expr> t, w, r;
+  std::vector<std::vector<z3::expr>> slot;  // slot[v][r] <=> t(v) mod I == r
+  std::map<std::string, z3::expr> family;
+
+  z3::expr guard(const std::string& name) {
+    auto it = family.find(name);
+    if (it != family.end()) return it->second;
+    z3::expr a = ctx.bool_const(("family:" + name).c_str());
+    family.emplace(name, a);
+    return a;
+  }
+  void add(const std::string& fam, const z3::expr& e) { s.add(z3::implies(guard(fam), e)); }
+  z3::expr num(long long x) { return ctx.int_val(static_cast<int64_t>(x)); }
+
+  void variables() {
+    const int N = static_cast<int>(p.ops.size());
+    for (int v = 0; v < N; ++v) {
+      const Op& o = p.ops[v];
+      z3::expr tv = ctx.int_const(("t_" + std::to_string(v)).c_str());
+      s.add(tv >= 0 && tv <= L - o.span());  // Completion
+      t.push_back(tv);
+      z3::expr kv = ctx.int_const(("k_" + std::to_string(v)).c_str());
+      s.add(kv >= 0 && kv <= n - 1);
+      z3::expr rsum = num(0);
+      z3::expr_vector onehot(ctx);
+      std::vector<z3::expr> sv;
+      for (int r = 0; r < I; ++r) {
+        z3::expr b = ctx.bool_const(("s_" + std::to_string(v) + "_" + std::to_string(r)).c_str());
+        sv.push_back(b);
+        onehot.push_back(b);
+        if (r > 0) rsum = rsum + z3::ite(b, num(r), num(0));
+      }
+      std::vector<int> ones(I, 1);
+      s.add(z3::pbeq(onehot, ones.data(), 1));
+      z3::expr rv = ctx.int_const(("r_" + std::to_string(v)).c_str());
+      s.add(rv == rsum);
+      s.add(tv == kv * I + rv);
+      r.push_back(rv);
+      slot.push_back(sv);
+      z3::expr wv = ctx.int_const(("w_" + std::to_string(v)).c_str());
+      s.add(wv >= 0 && wv <= W - 1);  // Warp uniqueness: one integer warp per op
+      w.push_back(wv);
+    }
+  }
+
+  void dependence() {
+    for (const Dep& d : p.deps) {
+      long long need = d.delay - static_cast<long long>(I) * d.distance;
+      add("dependence", t[d.to] - t[d.from] >= num(need));
+      if (p.ops[d.from].spill > 0)
+        add("spill", z3::implies(w[d.from] != w[d.to], t[d.to] - t[d.from] >= num(need + p.ops[d.from].spill)));
+    }
+  }
+
+  void capacity() {
+    const int N = static_cast<int>(p.ops.size());
+    for (std::size_t f = 0; f < p.units.size(); ++f) {
+      long long total = 0;
+      for (const Op& o : p.ops)
+        for (auto& row : o.rrt) total += row[f];
+      if (total <= p.capacity[f]) continue;
+      for (int q = 0; q < I; ++q) {
+        z3::expr_vector lits(ctx);
+        std::vector<int> coef;
+        for (int v = 0; v < N; ++v) {
+          std::vector<int> c(I, 0);
+          for (int k = 0; k < p.ops[v].len; ++k) c[((q - k) % I + I) % I] += p.ops[v].rrt[k][f];
+          for (int r = 0; r < I; ++r)
+            if (c[r] > 0) {
+              lits.push_back(slot[v][r]);
+              coef.push_back(c[r]);
+            }
+        }
+        if (!lits.empty()) add("capacity", z3::pble(lits, coef.data(), p.capacity[f]));
+      }
+    }
+  }
+
+  void warps() {
+    const int N = static_cast<int>(p.ops.size());
+    bool vl = p.has_variable_latency();
+    int base = vl ? 1 : 0;
+    if (vl)
+      for (int v = 0; v < N; ++v) add("varlat", p.ops[v].variable_latency ? w[v] == 0 : w[v] >= 1);
+    // Symmetry breaking among interchangeable warps: the first fixed-latency op takes warp `base`,
+    // each later one at most one more than the largest warp used before it.
+    z3::expr mx = num(base - 1);
+    for (int v = 0; v < N; ++v) {
+      if (vl && p.ops[v].variable_latency) continue;
+      s.add(w[v] <= mx + 1);
+      mx = z3::ite(w[v] > mx, w[v], mx);
+    }
+  }
+
+  // Live values of Q: (op, copy) pairs with their definition time and use times.
+  struct Value {
+    int v, i;
+    z3::expr def;
+    std::vector<z3::expr> uses;
+    bool beyond;
+  };
+  std::vector<Value> values(bool (*want)(const Problem&, int)) {
+    std::vector<Value> out;
+    const int N = static_cast<int>(p.ops.size());
+    for (int v = 0; v < N; ++v) {
+      if (!want(p, v)) continue;
+      for (int i = 0; i < n; ++i) {
+        Value val{v, i, t[v] + i * I, {}, false};
+        for (const Dep& d : p.deps) {
+          if (d.from != v) continue;
+          int j = i + d.distance;
+          if (j < n) val.uses.push_back(t[d.to] + j * I);
+          else val.beyond = true;
+        }
+        if (val.beyond || !val.uses.empty()) out.push_back(val);
+      }
+    }
+    return out;
+  }
+  z3::expr live_at(const Value& val, const z3::expr& tau) {
+    if (val.beyond) return val.def <= tau;  // live through the end of Q
+    z3::expr any = ctx.bool_val(false);
+    for (auto& u : val.uses) any = any || (u > tau);
+    return val.def <= tau && any;
+  }
+
+  void registers() {
+    auto vals = values([](const Problem& p, int v) { return p.ops[v].regs > 0; });
+    if (vals.empty()) return;
+    long long total = 0;
+    for (auto& x : vals) total += p.ops[x.v].regs;
+    bool need_limit = total > p.reg_limit;
+    bool file = p.reg_file > 0 && total > p.reg_file;
+    if (!need_limit && !file) return;
+    std::vector<z3::expr> peak;
+    if (file)
+      for (int k = 0; k < W; ++k) {
+        z3::expr R = ctx.int_const(("R_" + std::to_string(k)).c_str());
+        s.add(R >= 0);
+        peak.push_back(R);
+      }
+    // Pressure peaks at a definition: check each warp's sum at every definition on that warp.
+    for (auto& anchor : vals) {
+      z3::expr sum = num(0);
+      for (auto& x : vals) {
+        z3::expr same = (x.v == anchor.v) ? ctx.bool_val(true) : (w[x.v] == w[anchor.v]);
+        sum = sum + z3::ite(same && live_at(x, anchor.def), num(p.ops[x.v].regs), num(0));
+      }
+      if (need_limit) add("registers", sum <= p.reg_limit);
+      if (file)
+        for (int k = 0; k < W; ++k) add("register-file", z3::implies(w[anchor.v] == k, peak[k] >= sum));
+    }
+    if (file) {
+      z3::expr tot = num(0);
+      for (auto& R : peak) tot = tot + R;
+      add("register-file", tot <= p.reg_file);
+    }
+  }
+
+  void memory() {
+    for (std::size_t m = 0; m < p.memories.size(); ++m) {
+      std::vector<Value> vals;
+      for (auto& x : values([](const Problem&, int) { return true; }))
+        if (p.ops[x.v].mem[m] > 0) vals.push_back(x);
+      long long total = 0;
+      for (auto& x : vals) total += p.ops[x.v].mem[m];
+      if (total <= p.memory_capacity[m]) continue;
+      for (auto& anchor : vals) {
+        z3::expr sum = num(0);
+        for (auto& x : vals) sum = sum + z3::ite(live_at(x, anchor.def), num(p.ops[x.v].mem[m]), num(0));
+        add("memory:" + p.memories[m], sum <= num(p.memory_capacity[m]));
+      }
+    }
+  }
+
+  void concurrency() {
+    const int N = static_cast<int>(p.ops.size());
+    for (int v = 0; v < N; ++v) {
+      z3::expr blocks = ctx.bool_val(false);
+      bool maybe = false;
+      for (const Dep& d : p.deps) {
+        if (d.to != v) continue;
+        if (d.blocking) {
+          blocks = ctx.bool_val(true);
+          maybe = true;
+        } else if (p.ops[d.from].spill > 0 && d.from != v) {
+          blocks = blocks || (w[d.from] != w[v]);
+          maybe = true;
+        }
+      }
+      if (!maybe) continue;
+      blocks = blocks.simplify();
+      for (int o = 0; o < N; ++o) {
+        if (o == v || p.ops[o].len == 0) continue;
+        const int len = p.ops[o].len;
+        // o executes at v's issue in some iteration iff (t(v) - t(o)) mod I < len(o).
+        z3::expr clash = ctx.bool_val(len >= I);
+        if (len < I) {
+          z3::expr diff = r[v] - r[o];
+          clash = (diff >= 0 && diff < len) || (diff < 0 && diff + I < len);
+        }
+        add("concurrency", z3::implies(blocks && w[o] == w[v], !clash));
+      }
+    }
+  }
+};
+
+}  // namespace
+
+JointResult solve_joint(const Problem& p, int ii, int length, const JointOptions& opt) {
+  auto start = std::chrono::steady_clock::now();
+  JointResult out;
+  z3::context ctx;
+  const char* mode = std::getenv("LOOM_SCHED_Z3");  // developer switch for profiling
+  z3::solver s = (mode && std::string(mode) == "sat")
+                     ? (z3::tactic(ctx, "simplify") & z3::tactic(ctx, "propagate-ineqs") & z3::tactic(ctx, "solve-eqs") &
+                        z3::tactic(ctx, "lia2pb") & z3::tactic(ctx, "pb2bv") & z3::tactic(ctx, "bit-blast") &
+                        z3::tactic(ctx, "sat"))
+                           .mk_solver()
+                           : z3::solver(ctx);
+  z3::params prm(ctx);
+  prm.set("random_seed", 0u);
+  if (mode && std::string(mode).rfind("arith", 0) == 0) prm.set("arith.solver", static_cast<unsigned>(std::atoi(mode + 5)));
+  if (opt.rlimit > 0) prm.set("rlimit", static_cast<unsigned>(std::min<unsigned long long>(opt.rlimit, 4000000000ULL)));
+  if (opt.max_seconds > 0) prm.set("timeout", static_cast<unsigned>(std::max(1.0, opt.max_seconds * 1000)));
+  s.set(prm);
+  Encoder e{p, ii, length, (length + ii - 1) / ii, 0, p.warps, ctx, s, {}, {}, {}, {}, {}};
+  e.T = (e.n - 1) * ii + length;
+  const char* skip = std::getenv("LOOM_SCHED_SKIP");  // developer switch for profiling
+  auto on = [&](const char* f) { return !skip || !std::strstr(skip, f); };
+  e.variables();
+  if (on("dep")) e.dependence();
+  if (on("cap")) e.capacity();
+  if (on("warp")) e.warps();
+  if (on("reg")) e.registers();
+  if (on("mem")) e.memory();
+  if (on("conc")) e.concurrency();
+  z3::expr_vector assumptions(ctx);
+  for (auto& [name, a] : e.family) assumptions.push_back(a);
+  z3::check_result r = s.check(assumptions);
+  try {
+    z3::stats st = s.statistics();
+    for (unsigned k = 0; k < st.size(); ++k)
+      if (st.key(k) == "rlimit count") out.rlimit_used = static_cast<unsigned long long>(st.is_uint(k) ? st.uint_value(k) : st.double_value(k));
+  } catch (const z3::exception&) {
+  }
+  if (r == z3::sat) {
+    out.status = JointResult::Status::Sat;
+    z3::model m = s.get_model();
+    Schedule& sc = out.schedule;
+    sc.ii = ii;
+    sc.length = length;
+    for (std::size_t v = 0; v < p.ops.size(); ++v) {
+      sc.time.push_back(m.eval(e.t[v], true).get_numeral_int());
+      sc.warp.push_back(m.eval(e.w[v], true).get_numeral_int());
+    }
+  } else if (r == z3::unsat) {
+    out.status = JointResult::Status::Unsat;
+    z3::expr_vector core = s.unsat_core();
+    for (unsigned k = 0; k < core.size(); ++k) {
+      std::string nm = core[k].to_string();
+      if (nm.rfind("family:", 0) == 0) nm = nm.substr(7);
+      if (nm.size() > 1 && nm.front() == '|') nm = nm.substr(1, nm.size() - 2);
+      if (nm.rfind("family:", 0) == 0) nm = nm.substr(7);
+      out.core.push_back(nm);
+    }
+    std::sort(out.core.begin(), out.core.end());
+  } else {
+    out.status = JointResult::Status::Unknown;
+    out.reason = s.reason_unknown();
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace loom::sched

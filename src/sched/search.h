@@ -1,0 +1,53 @@
+// search.h — Algorithm 1 of the document: for I = MII, MII+1, ...: an optimal modulo schedule at I
+// (modulo_ilp.h; an infeasible ILP proves no schedule exists at I), then the joint SWP+WS SMT
+// problem (joint_smt.h) for L = Len(M), Len(M)+1, ... while ceil(L/I) is unchanged. The first
+// satisfiable (I, L) is returned; it is optimal when every earlier step was refuted (not merely
+// out of budget). Solver budgets: one wall-clock limit for the whole search, and a deterministic
+// Z3 resource budget (rlimit); each SMT query gets at most half of what is left, so a query that
+// runs out still leaves room to find a (not proven optimal) schedule at a larger I.
+// Tested by tests/sched/search_test.cpp and the property test.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sched/bounds.h"
+#include "sched/problem.h"
+#include "sched/schedule.h"
+
+namespace loom::sched {
+
+struct SearchOptions {
+  double time_limit = 60;            // seconds for the whole search
+  unsigned long long rlimit = 0;     // total Z3 resource budget; 0 = kRlimitPerSecond * time_limit
+  bool warp_specialize = true;       // false: modulo scheduling only (no warps, no SMT)
+  int extra_stages = 0;              // also try L up to (ceil(Len(M)/I) + extra) * I
+  int max_ii = 0;                    // 0: a bound at which one iteration fits in one stage
+  static constexpr unsigned long long kRlimitPerSecond = 4000000;
+};
+
+struct SearchStep {
+  int ii = 0, length = 0;
+  std::string solver;  // "bounds", "modulo-ilp", "smt", "check"
+  std::string result;  // "infeasible", "optimal L=..", "unsat [families]", "sat", "unknown (...)"
+  double seconds = 0;
+};
+
+struct SearchResult {
+  bool found = false;
+  Schedule schedule;
+  bool optimal = false;       // II minimal (and L minimal for it) under Algorithm 1's stage rule
+  bool unconditional = false; // ... and every smaller II was refuted without the stage rule
+  std::string proof;          // why the result is (or is not) optimal, in words
+  std::string infeasible;     // when nothing was found: why, as far as the solvers could tell
+  IIBounds bounds;
+  std::vector<SearchStep> steps;
+  int ilp_calls = 0, smt_calls = 0;
+  double ilp_seconds = 0, smt_seconds = 0, seconds = 0;
+  unsigned long long rlimit_used = 0;
+  bool budget_exhausted = false;
+};
+
+SearchResult search_schedule(const Problem& p, const SearchOptions& opt);
+
+}  // namespace loom::sched

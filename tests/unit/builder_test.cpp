@@ -1,0 +1,300 @@
+// The C++ builder API (loom/builder.h): the whole GEMM example built in C++ prints exactly as
+// examples/gemm/gemm.loom and dumps as the parsed file; small programs; misuse throws.
+#include <stdexcept>
+
+#include "loom/builder.h"
+#include "test_util.h"
+
+namespace loom::test {
+namespace {
+
+using namespace loom::build;
+
+Program parse_ok(const std::string& text) {
+  SourceManager sm;
+  DiagnosticEngine diag(sm);
+  Program p = parse_program(sm, sm.add("test.loom", text), diag);
+  EXPECT_FALSE(diag.has_errors()) << diag.format_text();
+  return p;
+}
+
+// `blocks(X, [cdiv(M, G), *])`: a row-wise split between G warpgroups.
+Ex rows_split(const char* tensor) { return call("blocks", {tensor, list({call("cdiv", {"M", "G"}), star()})}); }
+Ex wgmma(const char* tensor, const char* role) {
+  return call("mma", {tensor, role, call("wgmma", {64, "N_MMA", 16})});
+}
+
+Program build_gemm() {
+  ProgramBuilder b;
+  b.comment("GEMM, C = A * B, as in the Cypress document's Fig. 5: host -> block -> two warpgroups -> warp ->\n"
+            "thread. A is M x K row-major, B is K x N, C is M x N; bf16 inputs, fp32 accumulation.")
+      .blank_line();
+  b.task("gemm", {"T", "E"})
+      .tensor("C", "rw", "T", {"M", "N"})
+      .tensor("A", "r", "E", {"M", "K"})
+      .tensor("B", "r", "E", {"K", "N"});
+  b.task("clear", {"T"}).tensor("C", Privilege::Write, "T", {"M", "N"});
+  b.task("copy", {"T", "S"}).tensor("D", "w", "T", {"M", "N"}).tensor("X", "r", "S", {"M", "N"});
+
+  b.comment("One output tile of U x V per block; the block reads a U-row panel of A and a V-column panel of B.");
+  b.variant("gemm_host", "gemm", {"C", "A", "B"}).inner().tunables({"U", "V"});
+  b.bind("Cp", call("blocks", {"C", list({"U", "V"})}));
+  b.bind("Ap", call("blocks", {"A", list({"U", star()})}));
+  b.bind("Bp", call("blocks", {"B", list({star(), "V"})}));
+  b.prange({"i", "j"}, {call("cdiv", {"M", "U"}), call("cdiv", {"N", "V"})}, [&] {
+    b.launch("gemm", {idx("Cp", {"i", "j"}), idx("Ap", {"i", 0}), idx("Bp", {0, "j"})});
+  });
+
+  b.comment("Inside a block: clear an fp32 accumulator, walk K in steps of W, write the tile back.");
+  b.variant("gemm_block", "gemm", {"C", "A", "B"}).tunables({"W"});
+  b.bind("Acc", call("tensor", {"f32", list({"M", "N"})}));
+  b.op("clear", {"Acc"});
+  b.bind("Ap", call("blocks", {"A", list({star(), "W"})}));
+  b.bind("Bp", call("blocks", {"B", list({"W", star()})}));
+  b.srange({"k"}, {call("cdiv", {"K", "W"})}, [&] {
+    b.launch("gemm", {"Acc", idx("Ap", {0, "k"}), idx("Bp", {"k", 0})});
+  });
+  b.launch("copy", {"C", "Acc"});
+
+  b.comment("Split the tile row-wise between G warpgroups (lowers registers per thread).");
+  b.variant("gemm_tile", "gemm", {"C", "A", "B"}).inner().tunables({"G"});
+  b.bind("Cp", rows_split("C"));
+  b.bind("Ap", rows_split("A"));
+  b.prange({"g"}, {"G"}, [&] { b.launch("gemm", {idx("Cp", {"g", 0}), idx("Ap", {"g", 0}), "B"}); });
+
+  b.comment("Tensor-core operand distributions (Fig. 4): warpgroup -> 4 warps, warp -> 32 threads.");
+  b.variant("gemm_mma", "gemm", {"C", "A", "B"}).inner().tunables({"N_MMA"});
+  b.bind("Cp", wgmma("C", "acc"));
+  b.bind("Ap", wgmma("A", "lhs"));
+  b.bind("Bp", wgmma("B", "rhs"));
+  b.prange({"t"}, {call("pieces", {"Cp"})}, [&] {
+    b.launch("gemm", {name("Cp")[name("t")], name("Ap")["t"], idx("Bp", {"t"})});
+  });
+
+  b.variant("gemm_thread", "gemm", {"C", "A", "B"}).leaf().on({"THREAD"});
+  b.op("mma", {"C", "A", "B"});
+
+  b.comment("clear and copy follow the same block -> warpgroup -> warp -> thread decomposition as gemm.");
+  b.variant("clear_tile", "clear", {"C"}).inner().tunables({"G"});
+  b.bind("Cp", rows_split("C"));
+  b.prange({"g"}, {"G"}, [&] { b.launch("clear", {idx("Cp", {"g", 0})}); });
+
+  b.variant("clear_mma", "clear", {"C"}).inner().tunables({"N_MMA"});
+  b.bind("Cp", wgmma("C", "acc"));
+  b.prange({"t"}, {call("pieces", {"Cp"})}, [&] { b.launch("clear", {idx("Cp", {"t"})}); });
+
+  b.variant("clear_thread", "clear", {"C"}).leaf().on({"THREAD"});
+  b.op("fill", {"C", 0});
+
+  b.variant("copy_tile", "copy", {"D", "X"}).inner().tunables({"G"});
+  b.bind("Dp", rows_split("D"));
+  b.bind("Xp", rows_split("X"));
+  b.prange({"g"}, {"G"}, [&] { b.launch("copy", {idx("Dp", {"g", 0}), idx("Xp", {"g", 0})}); });
+
+  b.variant("copy_mma", "copy", {"D", "X"}).inner().tunables({"N_MMA"});
+  b.bind("Dp", wgmma("D", "acc"));
+  b.bind("Xp", wgmma("X", "acc"));
+  b.prange({"t"}, {call("pieces", {"Dp"})}, [&] { b.launch("copy", {idx("Dp", {"t"}), idx("Xp", {"t"})}); });
+
+  b.variant("copy_thread", "copy", {"D", "X"}).leaf().on({"THREAD"});
+  b.op("convert", {"D", "X"});
+
+  const std::vector<std::string> ggg = {"GLOBAL", "GLOBAL", "GLOBAL"};
+  const std::vector<std::string> nss = {"NONE", "SHARED", "SHARED"};
+  b.mapping("sm_90a");
+  b.instance("gemm_host", "gemm_host", "HOST")
+      .mem(ggg)
+      .tune({{"U", 128}, {"V", 256}})
+      .call("gemm", "gemm_block")
+      .entry({{"T", "bf16"}, {"E", "bf16"}});
+  // Clauses in a different order than printed: the printer orders them.
+  b.instance("gemm_block", "gemm_block", "BLOCK")
+      .smem("227KB")
+      .pipeline(3)
+      .warpspecialize()
+      .mem(ggg)
+      .tune("W", 64)
+      .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}});
+  b.instance("gemm_tile", "gemm_tile", "BLOCK")
+      .mem(nss)
+      .tune("G", 2)
+      .call("gemm", "gemm_wg")
+      .layout("A", {"row_major", "swizzle128"})
+      .layout("B", {"row_major", "swizzle128"});
+  b.instance("gemm_wg", "gemm_mma", "WARPGROUP").mem(nss).tune("N_MMA", 256).call("gemm", "gemm_warp");
+  b.instance("gemm_warp", "gemm_mma", "WARP").mem(nss).tune("N_MMA", 256).call("gemm", "gemm_thread");
+  b.instance("gemm_thread", "gemm_thread", "THREAD").mem({"REGISTER", "SHARED", "SHARED"});
+  b.instance("clear_tile", "clear_tile", "BLOCK").mem({"NONE"}).tune("G", 2).call("clear", "clear_wg");
+  b.instance("clear_wg", "clear_mma", "WARPGROUP").mem({"NONE"}).tune("N_MMA", 256).call("clear", "clear_warp");
+  b.instance("clear_warp", "clear_mma", "WARP").mem({"NONE"}).tune("N_MMA", 256).call("clear", "clear_thread");
+  b.instance("clear_thread", "clear_thread", "THREAD").mem({"REGISTER"});
+  b.instance("copy_tile", "copy_tile", "BLOCK").mem({"GLOBAL", "NONE"}).tune("G", 2).call("copy", "copy_wg");
+  b.instance("copy_wg", "copy_mma", "WARPGROUP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 256).call("copy", "copy_warp");
+  b.instance("copy_warp", "copy_mma", "WARP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 256).call("copy", "copy_thread");
+  b.instance("copy_thread", "copy_thread", "THREAD").mem({"GLOBAL", "REGISTER"});
+  return b.build();
+}
+
+TEST(Builder, GemmPrintsExactlyAsTheExampleFile) {
+  std::string text = read_file(source_dir() + "/examples/gemm/gemm.loom");
+  ASSERT_FALSE(text.empty());
+  Program built = build_gemm();
+  EXPECT_EQ(format_program(built), text);
+  EXPECT_EQ(dump_program(built), dump_program(parse_ok(text)));
+}
+
+TEST(Builder, GemmNodesHaveNoLocations) {
+  Program built = build_gemm();
+  EXPECT_FALSE(built.tasks[0].name.loc.valid());
+  EXPECT_FALSE(built.variants[0].body[0].loc.valid());
+  EXPECT_FALSE(built.variants[0].body[0].value.loc.valid());
+  ASSERT_TRUE(built.mapping.has_value());
+  EXPECT_FALSE(built.mapping->instances[1].smem_loc.valid());
+  EXPECT_EQ(*built.mapping->instances[1].smem_bytes, 227 * 1024);
+  EXPECT_EQ(built.mapping->instances[1].smem_spelling, "227KB");
+}
+
+TEST(Builder, LeafVariantWithExternCode) {
+  ProgramBuilder b;
+  b.task("silu").tensor("Y", "w", "f32", {"M"}).tensor("X", "r", "f32", {"M"}).scalar("beta", "f32");
+  b.comment("Hand-written CUDA for one thread.");
+  b.variant("silu_thread", "silu", {{"Y", "w"}, {"X", Privilege::Read}, "beta"})
+      .leaf()
+      .on({"THREAD"})
+      .extern_code("\n  Y[0] = X[0] / (1.0f + expf(-beta * X[0]));\n");
+  const std::string expected =
+      "task silu(Y: w f32[M], X: r f32[M], beta: f32);\n"
+      "\n"
+      "// Hand-written CUDA for one thread.\n"
+      "variant silu_thread of silu(Y: w, X: r, beta): leaf on(THREAD) extern %{\n"
+      "  Y[0] = X[0] / (1.0f + expf(-beta * X[0]));\n"
+      "%}\n";
+  Program p = b.build();
+  EXPECT_EQ(format_program(p), expected);
+  EXPECT_EQ(dump_program(p), dump_program(parse_ok(expected)));
+  EXPECT_TRUE(p.variants[0].is_extern);
+  // A statement after extern code cannot be written in the text syntax.
+  EXPECT_THROW(b.op("relu", {"Y", "X"}), std::invalid_argument);
+}
+
+TEST(Builder, LabelledLaunchAndExpressions) {
+  ProgramBuilder b;
+  b.task("t").tensor("C", "rw", "f32", {"M", "N"});
+  b.variant("v", "t", {"C"}).tunables({"U"});
+  b.bind("a", (name("M") - "U") - (name("N") - 1));
+  b.bind("b", name("M") - (name("U") - "N") * 2 / (lit(3) % "U"));
+  b.bind("c", -(name("M") + 1) * -name("U"));
+  b.bind("d", lit(-5) + real("0.5") * real("1e-3"));
+  b.comment("the main loop");
+  b.srange({"k"}, {call("cdiv", {"N", "U"})}, [&] {
+    b.prange({"i", "j"}, {"M", 4}, [&] { b.launch("t", {idx("C", {"i", name("j") * "U"})}, "body"); });
+  });
+  b.mapping("sm_90a");
+  b.instance("v", "v", "HOST").mem({"GLOBAL"}).tune("U", 64).call("body", "v").nowarpspecialize().smem(1024).entry();
+  b.comment("end of file");
+  const std::string expected =
+      "task t(C: rw f32[M, N]);\n"
+      "\n"
+      "variant v of t(C): inner tunables(U) {\n"
+      "  a = M - U - (N - 1);\n"
+      "  b = M - (U - N) * 2 / (3 % U);\n"
+      "  c = -(M + 1) * -U;\n"
+      "  d = -5 + 0.5 * 1e-3;\n"
+      "  // the main loop\n"
+      "  srange k in cdiv(N, U) {\n"
+      "    prange i, j in M, 4 {\n"
+      "      body: t(C[i, j * U]);\n"
+      "    }\n"
+      "  }\n"
+      "}\n"
+      "\n"
+      "mapping sm_90a {\n"
+      "  instance v = v on HOST mem(GLOBAL) tune(U=64) call(body: v) nowarpspecialize smem(1024) entry;\n"
+      "}\n"
+      "\n"
+      "// end of file\n";
+  Program p = b.build();
+  EXPECT_EQ(format_program(p), expected);
+  EXPECT_EQ(dump_program(p), dump_program(parse_ok(expected)));
+  EXPECT_EQ(p.trailing_comments, std::vector<std::string>{" end of file"});
+  const Stmt& launch = p.variants.at(0).body.at(4).body.at(0).body.at(0);
+  EXPECT_EQ(launch.label.name, "body");
+  EXPECT_EQ(launch.target.name, "t");
+}
+
+TEST(Builder, CommentsKeepBlankLineMarkerAndRawText) {
+  ProgramBuilder b;
+  b.comment("first\n\nthird").blank_line().blank_line().raw_comment("verbatim  ");
+  b.task("t").tensor("C", "r", "f32", {"M"});
+  Program p = b.build();
+  EXPECT_EQ(p.tasks[0].comments, (std::vector<std::string>{" first", "", " third", "\n", "verbatim"}));
+  EXPECT_EQ(format_program(p), "// first\n//\n// third\n\n//verbatim\ntask t(C: r f32[M]);\n");
+}
+
+TEST(Builder, MisuseThrowsInvalidArgument) {
+  ProgramBuilder b;
+  // Statements outside any variant.
+  EXPECT_THROW(b.bind("x", 1), std::invalid_argument);
+  b.task("t").tensor("C", "rw", "f32", {"M"});
+  EXPECT_THROW(b.launch("t", {"C"}), std::invalid_argument);
+  try {
+    b.op("fill", {"C", 0});
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no variant is open"), std::string::npos) << e.what();
+  }
+  // Malformed names and lists.
+  EXPECT_THROW(b.task("2fast"), std::invalid_argument);
+  EXPECT_THROW(b.task("t2").tensor("C", "rw", "f32", {}), std::invalid_argument);
+  EXPECT_THROW(b.task("t3").tensor("C", "rx", "f32", {"M"}), std::invalid_argument);
+  EXPECT_THROW(name(""), std::invalid_argument);
+  EXPECT_THROW(name("a b"), std::invalid_argument);
+  EXPECT_THROW(Ex(static_cast<const char*>(nullptr)), std::invalid_argument);
+  EXPECT_THROW(idx("Cp", {}), std::invalid_argument);
+  EXPECT_THROW(real("12"), std::invalid_argument);
+  EXPECT_THROW(real("1.e5"), std::invalid_argument);
+  EXPECT_THROW(lit(INT64_MIN), std::invalid_argument);
+  EXPECT_THROW(Ex(UINT64_MAX), std::invalid_argument);
+  EXPECT_THROW(b.blank_line(), std::invalid_argument);
+  EXPECT_THROW(b.raw_comment("two\nlines"), std::invalid_argument);
+
+  b.variant("v", "t", {"C"});
+  EXPECT_THROW(b.prange({"i", "j"}, {"M"}, [] {}), std::invalid_argument);
+  EXPECT_THROW(b.prange({}, {}, [] {}), std::invalid_argument);
+  // A declaration inside a loop body throws, and the loop is rolled back.
+  EXPECT_THROW(b.prange({"i"}, {"M"}, [&] {
+    b.op("fill", {"C", 0});
+    b.task("inner");
+  }),
+               std::invalid_argument);
+  EXPECT_TRUE(b.build().variants[0].body.empty());
+  b.op("fill", {"C", 0});
+  EXPECT_NO_THROW(b.variant("v2", "t", {"C"}).leaf().extern_code("x"));  // fine on a fresh variant
+}
+
+TEST(Builder, ExternAndMappingMisuse) {
+  ProgramBuilder b;
+  b.task("t").tensor("C", "rw", "f32", {"M"});
+  auto v = b.variant("v", "t", {"C"}).leaf();
+  b.op("fill", {"C", 0});
+  EXPECT_THROW(v.extern_code("int x;"), std::invalid_argument);  // already has statements
+  EXPECT_THROW(b.variant("w", "t", {"C"}).leaf().extern_code("a %} b"), std::invalid_argument);
+  EXPECT_THROW(b.instance("i", "v", "HOST"), std::invalid_argument);  // no mapping yet
+  b.mapping("sm_90a");
+  EXPECT_THROW(b.mapping("sm_80"), std::invalid_argument);
+  EXPECT_THROW(b.op("fill", {"C", 0}), std::invalid_argument);  // the mapping closed the variant
+  auto in = b.instance("i", "v", "HOST");
+  EXPECT_THROW(in.smem("227MB"), std::invalid_argument);
+  EXPECT_THROW(in.smem("KB"), std::invalid_argument);
+  EXPECT_THROW(in.smem("99999999999999999999999KB"), std::invalid_argument);
+  EXPECT_THROW(in.smem(int64_t{-1}), std::invalid_argument);
+  EXPECT_THROW(in.pipeline(-1), std::invalid_argument);
+  EXPECT_THROW(in.layout("A", {}), std::invalid_argument);
+  EXPECT_THROW(in.call("gemm", "not an instance"), std::invalid_argument);
+  in.smem("64KiB").pipeline(2);
+  EXPECT_EQ(*in.decl().smem_bytes, 64 * 1024);
+  EXPECT_FALSE(in.decl().entry);
+}
+
+}  // namespace
+}  // namespace loom::test
