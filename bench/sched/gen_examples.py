@@ -99,7 +99,8 @@ def fa_backward_hopper():
              node("dV", "gemm", [128, 128, 64], regs=128, comment="dV += P^T dO"),
              node("dK", "gemm", [128, 128, 64], regs=128, comment="dK += dS^T Q"),
              node("dQ", "gemm", [64, 128, 128], regs=64, comment="dQ = dS K"),
-             node("dQatomic", "tma_load", [64 * 128 * 4], variable_latency=True, comment="atomic add of dQ (variable latency)")]
+             node("dQatomic", "tma_load", cycles=512, variable_latency=True,
+                  comment="TMA reduce-add of dQ into global memory (variable latency; 512-cycle estimate)")]
     edges = [edge("loadQ", "S"), edge("loadLSE", "P"), edge("S", "P", blocking=True),
              edge("loadDO", "dP"), edge("dP", "dS", blocking=True), edge("P", "dS"),
              edge("P", "dV"), edge("loadDO", "dV"), edge("dV", "dV", 1),

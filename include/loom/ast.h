@@ -62,10 +62,19 @@ struct Expr {
 
 // ---- Tasks -------------------------------------------------------------------------------------------
 
-enum class Privilege { Read, Write, ReadWrite };
-const char* privilege_spelling(Privilege p);  // "r", "w", "rw"
-inline bool reads(Privilege p) { return p != Privilege::Write; }
-inline bool writes(Privilege p) { return p != Privilege::Read; }
+// r: read; w: write (old contents are not read); rw: both; red: reduce — the task only combines
+// values into the tensor with a reduction (rowmax, rowsum), so parallel launches may reduce into
+// overlapping pieces and the result does not depend on their order.
+enum class Privilege { Read, Write, ReadWrite, Reduce };
+const char* privilege_spelling(Privilege p);  // "r", "w", "rw", "red"
+inline bool reads(Privilege p) { return p != Privilege::Write; }   // needs the old contents
+inline bool writes(Privilege p) { return p != Privilege::Read; }   // changes the contents
+// Whether a task holding `have` on a tensor may launch a sub-task with `want` on it.
+inline bool may_delegate(Privilege have, Privilege want) {
+  if (have == Privilege::ReadWrite) return true;
+  if (have == Privilege::Reduce) return want == Privilege::Reduce;
+  return want == have;
+}
 
 // A task parameter: a tensor `C: rw f32[M, N]` (element type may be a task type parameter, each dim
 // name is bound to the argument's run-time extent inside variants), or a scalar `scale: f32`.
@@ -83,6 +92,7 @@ struct TaskDecl {
   std::vector<Ident> type_params;
   std::vector<Param> params;
   std::vector<std::string> comments;  // leading `//` lines, kept by `loom fmt`
+  std::string trailing_comment;       // after the ';' on the same line
 };
 
 // ---- Variants ----------------------------------------------------------------------------------------
@@ -105,6 +115,8 @@ struct Stmt {
   std::vector<Expr> extents;  // Loop: one extent per variable; the iteration space is [0, extent)
   std::vector<Stmt> body;     // Loop body
   std::vector<std::string> comments;
+  std::vector<std::string> closing_comments;  // Loop: comments before the closing '}'
+  std::string trailing_comment;               // after the ';' (or a loop's '{') on the same line
 };
 
 enum class VariantKind { Inner, Leaf };
@@ -131,6 +143,8 @@ struct VariantDecl {
   std::string extern_code;  // text between %{ and %}
   SourceLoc extern_loc;
   std::vector<std::string> comments;
+  std::vector<std::string> closing_comments;  // comments before the body's closing '}'
+  std::string trailing_comment;               // after the header's '{' on the same line
 };
 
 // ---- Mapping -----------------------------------------------------------------------------------------
@@ -177,6 +191,7 @@ struct Instance {
   SourceLoc smem_loc;
   std::vector<LayoutSpec> layouts;
   std::vector<std::string> comments;
+  std::string trailing_comment;  // after the ';' on the same line
 };
 
 struct Mapping {
@@ -184,6 +199,7 @@ struct Mapping {
   Ident target;  // machine: sm_90a (hopper) or sm_80 (ampere)
   std::vector<Instance> instances;
   std::vector<std::string> comments;
+  std::vector<std::string> closing_comments;  // comments before the mapping's closing '}'
 };
 
 // ---- Program -----------------------------------------------------------------------------------------
@@ -199,6 +215,9 @@ struct Program {
   std::vector<Item> order;  // declaration order of tasks and variants, for printing
   std::optional<Mapping> mapping;
   std::vector<std::string> trailing_comments;
+  // Comments the canonical form has no place for (inside an expression or between clauses);
+  // `loom fmt` refuses to drop them silently.
+  std::vector<SourceLoc> misplaced_comments;
 
   void add(TaskDecl t);
   void add(VariantDecl v);

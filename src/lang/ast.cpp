@@ -76,6 +76,7 @@ const char* privilege_spelling(Privilege p) {
     case Privilege::Read: return "r";
     case Privilege::Write: return "w";
     case Privilege::ReadWrite: return "rw";
+    case Privilege::Reduce: return "red";
   }
   return "r";
 }

@@ -34,7 +34,8 @@ Privilege privilege(const std::string& call, const std::string& s) {
   if (s == "r") return Privilege::Read;
   if (s == "w") return Privilege::Write;
   if (s == "rw") return Privilege::ReadWrite;
-  misuse(call, "unknown privilege '" + s + "' (privileges are r, w and rw)");
+  if (s == "red") return Privilege::Reduce;
+  misuse(call, "unknown privilege '" + s + "' (privileges are r, w, rw and red)");
 }
 
 std::vector<Expr> exprs(std::vector<Ex> xs) {

@@ -2,6 +2,7 @@
 // variants against their tasks, what inner and leaf variants may do, ranks, privileges (no
 // escalation), and aliasing writes in prange. See include/loom/check.h; tests: tests/errors/.
 #include <algorithm>
+#include <memory>
 
 #include "lang/check_internal.h"
 #include "layout/partition.h"
@@ -131,6 +132,9 @@ class BodyChecker {
     bool parallel;
     std::vector<std::string> vars;
     SourceLoc loc;
+    // prange: tensors a launch in this body reduced into ('red'), with where. A reduction completes
+    // only after the whole prange, so a later launch in the same body may not read them.
+    std::shared_ptr<std::map<std::string, SourceLoc>> reduced;
   };
 
   bool inner() const { return v_.kind == VariantKind::Inner; }
@@ -360,11 +364,14 @@ class BodyChecker {
           return;
         }
         for (const Expr& a : ins.args) check_scalar(a);
-        if (src.rank != 2) {
-          r_.error(v.args[0].loc, "an mma partition needs a rank-2 tensor, this one has rank " + std::to_string(src.rank));
+        bool acc = *parse_mma_role(v.args[1].name) == MmaRole::Acc;
+        if (src.rank != 2 && !(src.rank == 1 && acc)) {
+          auto& d = r_.error(v.args[0].loc, "an mma partition needs a rank-2 tensor (or a rank-1 row vector with role acc), "
+                                            "this one has rank " + std::to_string(src.rank));
+          d.hint = "mma(v, acc, ...) on a rank-1 tensor gives each piece the entries of its accumulator rows";
           return;
         }
-        p.rank = 2;
+        p.rank = src.rank;
         p.colors = 1;
         p.disjoint = src.disjoint && *parse_mma_role(v.args[1].name) == MmaRole::Acc;
       } else {  // slices
@@ -401,7 +408,7 @@ class BodyChecker {
       if (!parse_dtype(ty) && !is_param) {
         auto& d = r_.error(v.args[0].loc, "unknown element type '" + ty + "'");
         d.hint = "element types are f16, bf16, f32, i32 or a type parameter of task '" + t_.name.name + "'";
-        return;
+        // Still define the name so later uses do not cascade into "unknown name" errors.
       }
       for (const Expr& x : v.args[1].args) check_scalar(x);
       Sym l;
@@ -489,6 +496,15 @@ class BodyChecker {
       TRef t = tensor_ref(e);
       if (!t.ok) return;
       ranks.push_back(t.rank);
+      auto pr = privs_.find(t.root);
+      if (pr != privs_.end() && pr->second == Privilege::Reduce) {
+        if (!(op.family == OpFamily::RowReduce && i == 0)) {
+          auto& d = r_.error(e.loc, "task '" + t_.name.name + "' holds only the reduce privilege on '" + t.root +
+                                        "'; it may only combine into it with rowmax or rowsum");
+          d.hint = "declare '" + t.root + ": rw' to read or overwrite it (then parallel launches cannot share it)";
+        }
+        continue;
+      }
       check_access(e, t, a.access == Access::Write || a.access == Access::ReadWrite,
                    a.access == Access::Read || a.access == Access::ReadWrite, std::string("'") + op.name + "'");
     }
@@ -544,8 +560,9 @@ class BodyChecker {
       if (p_.find_task(s.label.name)) {
         auto& d = r_.error(s.label.loc, "launch label '" + s.label.name + "' is also a task name");
         d.hint = "labels select a dispatch in call(...); pick a name that is not a task";
-      } else if (!labels_.insert(s.label.name).second) {
-        r_.error(s.label.loc, "duplicate launch label '" + s.label.name + "' in variant '" + v_.name.name + "'");
+      } else if (auto [it, fresh] = labels_.emplace(s.label.name, s.label.loc); !fresh) {
+        auto& d = r_.error(s.label.loc, "duplicate launch label '" + s.label.name + "' in variant '" + v_.name.name + "'");
+        DiagnosticEngine::note(d, it->second, "'" + s.label.name + "' first labels a launch here");
       }
     }
     info_.launches.push_back({&s, callee.name.name, s.label.name});
@@ -575,16 +592,32 @@ class BodyChecker {
       auto it = privs_.find(t.root);
       if (it != privs_.end()) {
         Privilege have = it->second;
-        if ((writes(prm.priv) && !writes(have)) || (reads(prm.priv) && !reads(have))) {
+        if (!may_delegate(have, prm.priv)) {
           auto& d = r_.error(e.loc, std::string("privilege escalation: task '") + t_.name.name + "' has '" +
                                         privilege_spelling(have) + "' on '" + t.root + "' but launches '" +
                                         callee.name.name + "' with '" + privilege_spelling(prm.priv) + "' on it");
-          d.hint = "a task can only pass on privileges it holds";
+          d.hint = have == Privilege::Reduce ? "a task holding 'red' can only pass on 'red'"
+                                             : "a task can only pass on privileges it holds";
           DiagnosticEngine::note(d, prm.name.loc, "'" + callee.name.name + "' declares '" + prm.name.name + ": " +
                                                       privilege_spelling(prm.priv) + "' here");
         }
       }
-      if (writes(prm.priv)) check_aliasing(e, t, loops);
+      // Reductions commute, so parallel launches may reduce into overlapping pieces.
+      if (writes(prm.priv) && prm.priv != Privilege::Reduce) check_aliasing(e, t, loops);
+      for (const LoopCtx& l : loops) {
+        if (!l.parallel || !l.reduced) continue;
+        auto red = l.reduced->find(t.root);
+        if (prm.priv != Privilege::Reduce && red != l.reduced->end()) {
+          auto& d = r_.error(e.loc, "'" + callee.name.name + "' uses '" + t.root +
+                                        "' in the same prange iteration that reduces into it, before the reduction over "
+                                        "all iterations is complete");
+          d.hint = "move this launch into a following prange";
+          DiagnosticEngine::note(d, red->second, "the reduction into '" + t.root + "' is here");
+        }
+      }
+      if (prm.priv == Privilege::Reduce)
+        for (const LoopCtx& l : loops)
+          if (l.parallel && l.reduced) l.reduced->emplace(t.root, e.loc);
     }
   }
 
@@ -620,7 +653,8 @@ class BodyChecker {
       }
       if (!why.empty()) {
         auto& d = r_.error(e.loc, "aliasing writes in prange: " + why + ", so parallel iterations write the same data");
-        d.hint = "index a blocks partition with the prange variables, e.g. P[i, j], or use srange";
+        d.hint = "index a blocks partition with the prange variables, e.g. P[i, j], use srange, or give the "
+                 "parameter the 'red' privilege if the task only reduces into it";
         DiagnosticEngine::note(d, l.loc, "the prange is here");
       }
     }
@@ -641,7 +675,7 @@ class BodyChecker {
           if (!s.parallel) info_.has_srange = true;
           for (const Expr& x : s.extents) check_scalar(x);
           auto saved = scope_;
-          LoopCtx ctx{s.parallel, {}, s.loc};
+          LoopCtx ctx{s.parallel, {}, s.loc, s.parallel ? std::make_shared<std::map<std::string, SourceLoc>>() : nullptr};
           for (const Ident& v : s.vars) {
             define(v, Sym{SymKind::LoopVar});
             ctx.vars.push_back(v.name);
@@ -663,7 +697,7 @@ class BodyChecker {
   const TaskDecl& t_;
   std::map<std::string, Sym> scope_;
   std::map<std::string, Privilege> privs_;
-  std::set<std::string> labels_;
+  std::map<std::string, SourceLoc> labels_;
 };
 
 void check_task(const TaskDecl& t, Reporter& r) {
@@ -735,6 +769,9 @@ void check_declarations(const Program& p, Reporter& r, std::map<std::string, Var
       continue;
     }
     auto tit = tasks.find(v.task.name);
+    VariantInfo& info = variants[v.name.name];
+    info.decl = &v;
+    info.valid = false;
     if (tit == tasks.end()) {
       auto& d = r.error(v.task.loc, "variant '" + v.name.name + "' implements unknown task '" + v.task.name + "'");
       d.hint = did_you_mean(v.task.name, task_names);
@@ -792,9 +829,8 @@ void check_declarations(const Program& p, Reporter& r, std::map<std::string, Var
         r.error(pr.loc, "leaf variant '" + v.name.name + "' cannot run on HOST: leaf code runs on the device");
       }
     }
-    VariantInfo& info = variants[v.name.name];
-    info.decl = &v;
     info.task = &t;
+    info.valid = true;
     BodyChecker(p, r, info).run();
   }
 }

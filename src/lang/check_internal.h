@@ -57,6 +57,7 @@ struct VariantInfo {
   const TaskDecl* task = nullptr;
   std::vector<LaunchSite> launches;
   bool has_srange = false;
+  bool valid = true;  // false: the declaration was rejected (already reported); instances skip it
 };
 
 // Declarations, variant bodies: everything that needs no mapping.

@@ -62,9 +62,11 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
   for (const VariantDecl& v : p.variants) variant_names.push_back(v.name.name);
 
   const Instance* entry = nullptr;
+  bool any_entry = std::any_of(m.instances.begin(), m.instances.end(), [](const Instance& in) { return in.entry; });
   for (const Instance& in : m.instances) {
     if (by_name[in.name.name] != &in) continue;  // duplicate, already reported
     auto vit = variants.find(in.variant.name);
+    if (vit != variants.end() && !vit->second.valid) continue;  // the variant's own error was reported
     if (vit == variants.end()) {
       auto& d = r.error(in.variant.loc, "instance '" + in.name.name + "' uses unknown variant '" + in.variant.name + "'");
       d.hint = did_you_mean(in.variant.name, variant_names);
@@ -135,7 +137,7 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
     }
 
     // Tunables.
-    std::set<std::string> given;
+    std::map<std::string, SourceLoc> given;
     for (const TuneValue& tv : in.tunes) {
       bool declared = std::any_of(v.tunables.begin(), v.tunables.end(), [&](const Ident& i) { return i.name == tv.name.name; });
       if (!declared) {
@@ -146,8 +148,9 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         DiagnosticEngine::note(d, v.name.loc, "variant '" + v.name.name + "' is declared here");
         continue;
       }
-      if (!given.insert(tv.name.name).second) {
-        r.error(tv.name.loc, "tunable '" + tv.name.name + "' is given twice");
+      if (auto [it, fresh] = given.emplace(tv.name.name, tv.name.loc); !fresh) {
+        auto& d = r.error(tv.name.loc, "tunable '" + tv.name.name + "' is given twice");
+        DiagnosticEngine::note(d, it->second, "'" + tv.name.name + "' is first given here");
         continue;
       }
       auto val = const_int(tv.value);
@@ -171,10 +174,11 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
     if (v.kind == VariantKind::Leaf && !in.calls.empty()) {
       r.error(in.calls.front().key.loc, "leaf variant '" + v.name.name + "' launches no tasks; remove call(...)");
     }
-    std::set<std::string> keys;
+    std::map<std::string, SourceLoc> keys;
     for (const Dispatch& dsp : in.calls) {
-      if (!keys.insert(dsp.key.name).second) {
-        r.error(dsp.key.loc, "'" + dsp.key.name + "' is dispatched twice");
+      if (auto [it, fresh] = keys.emplace(dsp.key.name, dsp.key.loc); !fresh) {
+        auto& d = r.error(dsp.key.loc, "'" + dsp.key.name + "' is dispatched twice");
+        DiagnosticEngine::note(d, it->second, "'" + dsp.key.name + "' is first given here");
         continue;
       }
       const LaunchSite* site = nullptr;
@@ -196,7 +200,7 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         continue;
       }
       auto tv = variants.find(target->second->variant.name);
-      if (site && tv != variants.end() && tv->second.task->name.name != site->task) {
+      if (site && tv != variants.end() && tv->second.valid && tv->second.task->name.name != site->task) {
         auto& d = r.error(dsp.instance.loc, "instance '" + dsp.instance.name + "' runs variant '" + tv->first +
                                                 "' of task '" + tv->second.task->name.name + "', but '" + dsp.key.name +
                                                 "' launches task '" + site->task + "'");
@@ -242,7 +246,7 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         d.hint = "the largest budget is smem(" + std::to_string(limit / 1024) + "KB)";
       }
     }
-    std::set<std::string> laid;
+    std::map<std::string, SourceLoc> laid;
     for (const LayoutSpec& ls : in.layouts) {
       bool is_tensor = std::any_of(tensors.begin(), tensors.end(), [&](const Param* prm) { return prm->name.name == ls.arg.name; });
       if (!is_tensor) {
@@ -253,7 +257,11 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         d.hint = did_you_mean(ls.arg.name, names);
         continue;
       }
-      if (!laid.insert(ls.arg.name).second) r.error(ls.arg.loc, "layout of '" + ls.arg.name + "' is given twice");
+      if (auto [it, fresh] = laid.emplace(ls.arg.name, ls.arg.loc); !fresh) {
+        auto& d = r.error(ls.arg.loc, "layout of '" + ls.arg.name + "' is given twice");
+        DiagnosticEngine::note(d, it->second, "'" + ls.arg.name + "' is first given here");
+        d.hint = "give all attributes of one tensor in one entry, e.g. layout(A: row_major swizzle128)";
+      }
       int orders = 0, swizzles = 0;
       for (const Ident& a : ls.attrs) {
         bool known = std::any_of(std::begin(kLayoutAttrs), std::end(kLayoutAttrs), [&](const char* k) { return a.name == k; });
@@ -264,8 +272,10 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         }
         (a.name == "row_major" || a.name == "col_major") ? ++orders : ++swizzles;
       }
-      if (orders > 1 || swizzles > 1)
-        r.error(ls.arg.loc, "layout of '" + ls.arg.name + "' gives more than one order or more than one swizzle");
+      if (orders > 1 || swizzles > 1) {
+        auto& d = r.error(ls.arg.loc, "layout of '" + ls.arg.name + "' gives more than one order or more than one swizzle");
+        d.hint = "choose one of row_major / col_major and at most one swizzle";
+      }
     }
 
     // Entry.
@@ -306,7 +316,7 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
       r.error(in.entry_types.front().name.loc, "type bindings belong to the entry instance");
     }
   }
-  if (!entry) {
+  if (!any_entry) {
     auto& d = r.error(m.loc, "the mapping has no entry instance");
     d.hint = "mark the root instance (on HOST) with 'entry'";
   }

@@ -26,6 +26,7 @@ struct TVal {
   DType dtype = DType::F32;
   std::vector<Ext> ext;
   MemKind mem = MemKind::None;
+  bool overlapping = false;  // a piece of a partition whose pieces overlap (rows shared by a quad)
 };
 
 struct PVal {
@@ -38,6 +39,7 @@ struct Env {
   std::map<std::string, TVal> tensors;
   std::map<std::string, PVal> parts;
   std::map<std::string, DType> types;
+  std::set<std::string> failed;  // partitions whose error was reported; uses of them stay quiet
 };
 
 struct LoopCtx {
@@ -284,7 +286,10 @@ class Instantiator {
           if (d != dim) part.piece.ext.push_back(src->ext[d]);
         part.counts.push_back(dim < src->ext.size() ? src->ext[dim] : Ext{});
       } else {
-        if (!mma_partition(s, *src, env, proc, part)) return;
+        if (!mma_partition(s, *src, env, proc, part)) {
+          env.failed.insert(name);
+          return;
+        }
       }
       env.parts[name] = part;
       return;
@@ -328,13 +333,22 @@ class Instantiator {
       tile.push_back(*src.ext[d]);
     }
     MmaRole role = *parse_mma_role(v.args[1].name);
+    // A rank-1 row vector is co-partitioned with the rows of an accumulator tile of N columns.
+    bool row_vector = tile.size() == 1;
+    if (row_vector) tile.push_back(shape[1]);
     MmaPartitionShape sh = mma_partition_shape(*instr, shape[0], shape[1], shape[2], role, proc, tile);
     if (!sh.error.empty()) {
-      auto& d = r_.error(v.loc, "tile " + ext_str(src.ext) + " cannot take this mma partition: " + sh.error);
+      auto& d = r_.error(v.loc, sh.bad_instruction ? sh.error
+                                                   : "tile " + ext_str(src.ext) + " cannot take this mma partition: " + sh.error);
       d.hint = sh.hint;
       return false;
     }
-    for (int64_t x : sh.piece_extents) part.piece.ext.push_back(x);
+    if (row_vector) {
+      part.piece.ext.push_back(sh.piece_extents[0]);
+      part.piece.overlapping = proc == ProcKind::Warp;  // the 4 lanes of a quad share their rows
+    } else {
+      for (int64_t x : sh.piece_extents) part.piece.ext.push_back(x);
+    }
     part.counts.push_back(sh.pieces);
     return true;
   }
@@ -551,7 +565,9 @@ class Instantiator {
         else if (__builtin_mul_overflow(count, *e, &count)) known = false;
       }
       if (lvl.per_parent > 0) {
-        if (!known) {
+        if (!known && !env.failed.empty()) {
+          return;  // the extent depends on a partition whose error was already reported
+        } else if (!known) {
           auto& d = r_.error(loop->loc, std::string("the prange launching onto ") + proc_name(cproc) +
                                             " needs a compile-time extent");
           d.hint = "use tunables or pieces(P) for the extent";
@@ -579,6 +595,26 @@ class Instantiator {
         const TVal* t = tensor(s.args[i], env);
         if (!t) return;
         a = *t;
+        if (a.overlapping && writes(prm.priv) && prm.priv != Privilege::Reduce && loop && loop->parallel) {
+          // The threads of a quad hold replicas of the same rows. They may write them only when each
+          // computes the same values: every tensor the launch reads is such a replicated row piece.
+          const Expr* private_arg = nullptr;
+          for (size_t j = 0; j < ct.params.size() && j < s.args.size(); ++j) {
+            if (!ct.params[j].is_tensor) continue;
+            const TVal* o = tensor(s.args[j], env);
+            if (o && !o->overlapping) private_arg = &s.args[j];
+          }
+          if (private_arg) {
+            auto& d = r_.error(s.args[i].loc, "aliasing writes in prange: the row pieces of '" + format_expr(s.args[i]) +
+                                                  "' are shared by the 4 threads of a quad, and '" + ct.name.name +
+                                                  "' writes '" + prm.name.name + "' from data each thread holds alone ('" +
+                                                  format_expr(*private_arg) + "')");
+            d.hint = "give '" + prm.name.name + "' the 'red' privilege if the task only reduces into it (rowmax, rowsum)";
+            DiagnosticEngine::note(d, prm.name.loc, "'" + prm.name.name + "' is declared here");
+            return;
+          }
+        }
+        a.overlapping = false;
         if (auto conc = parse_dtype(prm.elem.name)) {
           if (*conc != a.dtype) {
             auto& d = r_.error(s.args[i].loc, "element type mismatch: argument '" + format_expr(s.args[i]) + "' is " +

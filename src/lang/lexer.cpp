@@ -64,8 +64,9 @@ class Lexer {
           while (pos_ < s_.size() && s_[pos_] != '\n') advance();
           std::string body = s_.substr(start + 2, pos_ - start - 2);
           while (!body.empty() && (body.back() == ' ' || body.back() == '\r')) body.pop_back();
-          // Trailing comments after code on the same line are dropped by the formatter.
+          // A comment after code on the same line trails the line's last token.
           if (!line_has_token) pending.push_back(body);
+          else if (!out.empty()) out.back().trailing = body;
           line_has_comment = true;
         } else {
           break;
@@ -199,7 +200,9 @@ class Lexer {
     while (pos_ < s_.size() && !(s_[pos_] == '%' && peek(1) == '}')) advance();
     if (pos_ >= s_.size()) {
       diag_.error(t.loc, "unterminated code block: '%{' has no matching '%}'");
-      return false;
+      t.kind = Tok::RawCode;  // keep parsing: the rest of the file is the block
+      t.text = s_.substr(start);
+      return true;
     }
     t.kind = Tok::RawCode;
     t.text = s_.substr(start, pos_ - start);

@@ -23,6 +23,7 @@ struct Token {
   std::string text;  // identifier, number spelling, or raw code body
   int64_t ival = 0;
   std::vector<std::string> comments;  // whole-line `//` comments before this token
+  std::string trailing;               // a `//` comment after this token on the same line
 };
 
 // Tokenizes the whole buffer; lexical errors are reported and the offending character skipped.

@@ -42,6 +42,11 @@ class Parser {
       if (pos_ == start) ++pos_;  // always make progress
     }
     p.trailing_comments = toks_.back().comments;
+    // Comments no node took (inside an expression, between clauses) cannot be printed back.
+    for (size_t i = 0; i < toks_.size(); ++i) {
+      if (!toks_[i].trailing.empty()) p.misplaced_comments.push_back(toks_[i].loc);
+      if (i + 1 < toks_.size() && !toks_[i].comments.empty()) p.misplaced_comments.push_back(toks_[i].loc);
+    }
     return p;
   }
 
@@ -54,6 +59,13 @@ class Parser {
   Token take() {
     Token t = cur();
     if (pos_ < toks_.size() - 1) ++pos_;
+    return t;
+  }
+  // The same-line comment after the token just taken, if any (then it is consumed).
+  std::string take_trailing() {
+    if (pos_ == 0) return "";
+    std::string t = std::move(toks_[pos_ - 1].trailing);
+    toks_[pos_ - 1].trailing.clear();
     return t;
   }
   std::vector<std::string> take_comments() {
@@ -72,7 +84,18 @@ class Parser {
     throw SyntaxError{};
   }
   Token expect(Tok k, const char* what_for) {
-    if (!at(k)) error_here(std::string("expected ") + token_name(k) + " " + what_for);
+    if (!at(k)) {
+      // A missing ';' belongs at the end of the line it is missing from, not at the next token.
+      if (k == Tok::Semi && pos_ > 0 && toks_[pos_ - 1].loc.line < cur().loc.line) {
+        const Token& prev = toks_[pos_ - 1];
+        SourceLoc end = prev.loc;
+        end.col += static_cast<uint32_t>(prev.kind == Tok::RawCode ? 0 : prev.text.size());
+        auto& d = diag_.error(end, std::string("expected ';' ") + what_for);
+        d.hint = "add ';' at the end of this line";
+        throw SyntaxError{};
+      }
+      error_here(std::string("expected ") + token_name(k) + " " + what_for);
+    }
     return take();
   }
   void expect_word(const char* w, const char* what_for) {
@@ -88,6 +111,7 @@ class Parser {
   // Skips to the next top-level declaration keyword at brace depth 0.
   void recover() {
     int depth = 0;
+    if (is_word("task") || is_word("variant") || is_word("mapping")) return;  // the error is at the next declaration
     while (!at(Tok::End)) {
       if (at(Tok::LBrace)) ++depth;
       if (at(Tok::RBrace)) {
@@ -123,6 +147,7 @@ class Parser {
     comma_list(Tok::RParen, [&] { t.params.push_back(parse_param()); });
     expect(Tok::RParen, "to close the parameter list");
     expect(Tok::Semi, "after a task declaration");
+    t.trailing_comment = take_trailing();
     return t;
   }
 
@@ -130,6 +155,7 @@ class Parser {
     if (w == "r") return Privilege::Read;
     if (w == "w") return Privilege::Write;
     if (w == "rw") return Privilege::ReadWrite;
+    if (w == "red") return Privilege::Reduce;
     return std::nullopt;
   }
 
@@ -138,7 +164,7 @@ class Parser {
     Param p;
     p.name = ident("a parameter name");
     expect(Tok::Colon, "after the parameter name");
-    Ident first = ident("a privilege (r, w, rw) or a scalar type");
+    Ident first = ident("a privilege (r, w, rw, red) or a scalar type");
     if (auto pr = privilege_word(first.name)) {
       p.is_tensor = true;
       p.priv = *pr;
@@ -177,7 +203,7 @@ class Parser {
         vp.priv = privilege_word(pw.name);
         vp.priv_loc = pw.loc;
         if (!vp.priv) {
-          diag_.error(pw.loc, "unknown privilege '" + pw.name + "'").hint = "privileges are r, w and rw";
+          diag_.error(pw.loc, "unknown privilege '" + pw.name + "'").hint = "privileges are r, w, rw and red";
           throw SyntaxError{};
         }
       }
@@ -218,17 +244,19 @@ class Parser {
       v.extern_code = take().text;
       return v;
     }
-    v.body = parse_block();
+    v.body = parse_block(&v.closing_comments, &v.trailing_comment);
     return v;
   }
 
-  std::vector<Stmt> parse_block() {
+  std::vector<Stmt> parse_block(std::vector<std::string>* closing, std::string* trailing) {
     expect(Tok::LBrace, "to open a body");
+    *trailing = take_trailing();
     std::vector<Stmt> out;
     while (!at(Tok::RBrace)) {
       if (at(Tok::End)) error_here("expected '}' to close a body");
       out.push_back(parse_stmt());
     }
+    *closing = take_comments();
     take();
     return out;
   }
@@ -238,11 +266,12 @@ class Parser {
     Stmt s;
     s.comments = take_comments();
     s.loc = cur().loc;
-    if (++depth_ > kMaxDepth) error_here("nesting is too deep");
+    ++depth_;
     struct Guard {
       int& d;
       ~Guard() { --d; }
     } guard{depth_};
+    if (depth_ > kMaxDepth) error_here("nesting is too deep");
     if (is_word("prange") || is_word("srange")) {
       s.kind = StmtKind::Loop;
       s.parallel = take().text == "prange";
@@ -254,7 +283,7 @@ class Parser {
                                          std::to_string(s.extents.size()) + " extent(s)");
         d.hint = "write one extent per variable: prange i, j in M, N { ... }";
       }
-      s.body = parse_block();
+      s.body = parse_block(&s.closing_comments, &s.trailing_comment);
       return s;
     }
     Ident first = ident("a statement (binding, launch, prange or srange)");
@@ -264,6 +293,7 @@ class Parser {
       s.target = first;
       s.value = parse_expr();
       expect(Tok::Semi, "after a binding");
+      s.trailing_comment = take_trailing();
       return s;
     }
     s.kind = StmtKind::Call;
@@ -278,6 +308,7 @@ class Parser {
     comma_list(Tok::RParen, [&] { s.args.push_back(parse_expr()); });
     expect(Tok::RParen, "to close the argument list");
     expect(Tok::Semi, "after a launch");
+    s.trailing_comment = take_trailing();
     return s;
   }
 
@@ -286,11 +317,12 @@ class Parser {
   int depth_ = 0;
 
   Expr parse_expr() {
-    if (++depth_ > kMaxDepth) error_here("expression is nested too deeply");
+    ++depth_;
     struct Guard {
       int& d;
       ~Guard() { --d; }
     } guard{depth_};
+    if (depth_ > kMaxDepth) error_here("expression is nested too deeply");
     Expr lhs = parse_term();
     while (at(Tok::Plus) || at(Tok::Minus)) {
       Token op = take();
@@ -311,11 +343,12 @@ class Parser {
   Expr parse_unary() {
     if (at(Tok::Minus)) {
       Token op = take();
-      if (++depth_ > kMaxDepth) error_here("expression is nested too deeply");
+      ++depth_;
       struct Guard {
         int& d;
         ~Guard() { --d; }
       } guard{depth_};
+      if (depth_ > kMaxDepth) error_here("expression is nested too deeply");
       return Expr::unary('-', parse_unary(), op.loc);
     }
     return parse_postfix();
@@ -388,6 +421,7 @@ class Parser {
       if (at(Tok::End)) error_here("expected '}' to close the mapping");
       m.instances.push_back(parse_instance());
     }
+    m.closing_comments = take_comments();
     take();
     return m;
   }
@@ -494,6 +528,7 @@ class Parser {
       }
     }
     take();  // ;
+    in.trailing_comment = take_trailing();
     return in;
   }
 

@@ -72,6 +72,9 @@ void print_expr(const Expr& e, std::string& out) {
   }
 }
 
+// "  // text" for a same-line comment, or "".
+std::string trailing(const std::string& c) { return c.empty() ? "" : "  //" + c; }
+
 void comments(const std::vector<std::string>& cs, const std::string& indent, std::string& out) {
   for (const std::string& c : cs) out += c == "\n" ? std::string("\n") : indent + "//" + c + "\n";
 }
@@ -93,17 +96,18 @@ void print_stmts(const std::vector<Stmt>& body, int depth, std::string& out) {
     out += ind;
     switch (s.kind) {
       case StmtKind::Bind:
-        out += s.target.name + " = " + format_expr(s.value) + ";\n";
+        out += s.target.name + " = " + format_expr(s.value) + ";" + trailing(s.trailing_comment) + "\n";
         break;
       case StmtKind::Call:
         if (!s.label.name.empty()) out += s.label.name + ": ";
-        out += s.target.name + "(" + join(s.args, format_expr) + ");\n";
+        out += s.target.name + "(" + join(s.args, format_expr) + ");" + trailing(s.trailing_comment) + "\n";
         break;
       case StmtKind::Loop:
         out += std::string(s.parallel ? "prange " : "srange ") +
-               join(s.vars, [](const Ident& i) { return i.name; }) + " in " + join(s.extents, format_expr) +
-               " {\n";
+               join(s.vars, [](const Ident& i) { return i.name; }) + " in " + join(s.extents, format_expr) + " {" +
+               trailing(s.trailing_comment) + "\n";
         print_stmts(s.body, depth + 1, out);
+        comments(s.closing_comments, ind + "  ", out);
         out += ind + "}\n";
         break;
     }
@@ -118,7 +122,7 @@ std::string task_text(const TaskDecl& t) {
            return p.name.name + ": " + privilege_spelling(p.priv) + " " + p.elem.name + "[" +
                   join(p.dims, [](const Ident& i) { return i.name; }) + "]";
          }) +
-         ");\n";
+         ");" + trailing(t.trailing_comment) + "\n";
   return out;
 }
 
@@ -135,8 +139,9 @@ std::string variant_text(const VariantDecl& v) {
     out += " extern %{" + v.extern_code + "%}\n";
     return out;
   }
-  out += " {\n";
+  out += " {" + trailing(v.trailing_comment) + "\n";
   print_stmts(v.body, 1, out);
+  comments(v.closing_comments, "  ", out);
   out += "}\n";
   return out;
 }
@@ -179,8 +184,9 @@ std::string mapping_text(const Mapping& m) {
         line += " " + c;
       }
     }
-    out += line + ";\n";
+    out += line + ";" + trailing(in.trailing_comment) + "\n";
   }
+  comments(m.closing_comments, "  ", out);
   out += "}\n";
   return out;
 }

@@ -75,6 +75,7 @@ MmaPartitionShape mma_partition_shape(const MmaInstr& instr, int64_t m, int64_t 
   std::string iname = instr.name + "(" + str(m) + ", " + str(n) + ", " + str(k) + ")";
   if (m != instr.m || k != instr.k || !instr.legal_n(n)) {
     r.error = iname + " is not a legal instruction shape";
+    r.bad_instruction = true;
     r.hint = instr.name + " takes m=" + str(instr.m) + ", n in " + str(instr.n_min) + ".." + str(instr.n_max) +
              " step " + str(instr.n_step) + ", k=" + str(instr.k);
     return r;
@@ -143,12 +144,13 @@ std::vector<DimMap> mma_piece(const MmaInstr& instr, MmaRole role, ProcKind hold
   if (wg) {
     // Warp p: rows 16p..16p+15 of each 64-row group.
     rows = {16 * p, {{16, 1}, {tile[0] / 64, 64}}};
-    cols = {0, {{tile[1], 1}}};
+    if (tile.size() > 1) cols = {0, {{tile[1], 1}}};
   } else {
     // Lane p: rows p/4 and p/4+8 of each 16-row group; columns 2(p%4), 2(p%4)+1 of each 8-column group.
     rows = {p / 4, {{2, 8}, {tile[0] / 16, 16}}};
-    cols = {2 * (p % 4), {{2, 1}, {tile[1] / 8, 8}}};
+    if (tile.size() > 1) cols = {2 * (p % 4), {{2, 1}, {tile[1] / 8, 8}}};
   }
+  if (tile.size() == 1) return {rows};  // a row vector co-partitioned with the accumulator rows
   DimMap all_rows{0, {{tile[0], 1}}};
   DimMap all_cols{0, {{tile[1], 1}}};
   switch (role) {

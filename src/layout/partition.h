@@ -46,6 +46,7 @@ const char* mma_role_name(MmaRole r);
 struct MmaPartitionShape {
   std::string error;  // empty when legal
   std::string hint;
+  bool bad_instruction = false;     // the instruction shape itself is illegal (not the tile)
   int pieces = 0;                   // 4 (warpgroup -> warps) or 32 (warp -> threads)
   std::vector<int64_t> piece_extents;
 };
@@ -55,7 +56,9 @@ struct MmaPartitionShape {
 MmaPartitionShape mma_partition_shape(const MmaInstr& instr, int64_t m, int64_t n, int64_t k, MmaRole role,
                                       ProcKind holder, const std::vector<int64_t>& tile);
 
-// The DimMaps of piece `p` (a warp index or a lane index) of a legal mma partition.
+// The DimMaps of piece `p` (a warp index or a lane index) of a legal mma partition. A rank-1 `tile`
+// is a row vector co-partitioned with the accumulator rows (role acc): its piece is the rows only,
+// and at WARP level the four lanes of a quad share them.
 std::vector<DimMap> mma_piece(const MmaInstr& instr, MmaRole role, ProcKind holder,
                               const std::vector<int64_t>& tile, int64_t p);
 

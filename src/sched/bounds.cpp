@@ -74,12 +74,14 @@ IIBounds ii_bounds(const Problem& p) {
     }
   }
   b.rec_mii = static_cast<int>(lo);
-  // Name a critical cycle: one with zero slack at rec_mii.
+  // Name a critical cycle: one with the least slack at rec_mii.
   if (!p.deps.empty()) {
     std::vector<std::vector<int>> next;
     auto D = longest(p, b.rec_mii, &next);
+    long long best = kNegInf;
+    for (std::size_t v = 0; v < D.size(); ++v) best = std::max(best, D[v][v]);
     for (std::size_t v = 0; v < D.size(); ++v) {
-      if (D[v][v] != 0 || b.rec_mii <= 1) continue;
+      if (D[v][v] != best || best == kNegInf || b.rec_mii <= 1) continue;
       std::string s = p.ops[v].name;
       int cur = next[v][v];
       for (int steps = 0; cur >= 0 && steps <= static_cast<int>(D.size()); ++steps) {

@@ -1,6 +1,6 @@
 // bounds.h — lower bounds on the initiation interval, computed before any solver runs:
 // ResMII (the busiest unit's total reservations over its capacity) and RecMII (the largest
-// ceil(sum of delays / sum of distances) over dependence cycles). Tested by tests/sched/bounds_test.cpp.
+// ceil(sum of delays / sum of distances) over dependence cycles). Tested by tests/sched/graph_test.cpp.
 #pragma once
 
 #include <string>

@@ -4,7 +4,7 @@
 // minimize F subject to -F <= C[i]*C'[j] - C[j]*C'[i] <= F for all i < j: the new costs keep the
 // ratios of the old ones as closely as the budget U allows. Among the minimizers of F the smallest
 // sum(C') is taken (a second solve), so exact ratios come out in lowest terms. Zero stays zero.
-// Tested by tests/sched/costnorm_test.cpp.
+// Tested by tests/sched/graph_test.cpp.
 #pragma once
 
 #include <cstdint>

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 
 #include <z3++.h>
@@ -92,6 +90,23 @@ struct Encoder {
         }
         if (!lits.empty()) add("capacity", z3::pble(lits, coef.data(), p.capacity[f]));
       }
+      // Redundant but propagation-friendly for capacity-1 units: ops that occupy f on every cycle
+      // of their execution may not overlap modulo I (difference constraints on the slots).
+      if (p.capacity[f] != 1) continue;
+      std::vector<int> users;
+      for (int v = 0; v < N; ++v) {
+        bool all = p.ops[v].len > 0;
+        for (auto& row : p.ops[v].rrt) all &= row[f] == 1;
+        if (all) users.push_back(v);
+      }
+      for (std::size_t x = 0; x < users.size(); ++x)
+        for (std::size_t y = x + 1; y < users.size(); ++y) {
+          int a = users[x], b = users[y];
+          z3::expr diff = r[b] - r[a];  // in (-I, I)
+          int la = p.ops[a].len, lb = p.ops[b].len;
+          // (r_b - r_a) mod I >= len_a and (r_a - r_b) mod I >= len_b
+          add("capacity", (diff >= 0 && diff >= la && I - diff >= lb) || (diff < 0 && diff + I >= la && -diff >= lb));
+        }
     }
   }
 
@@ -230,30 +245,21 @@ JointResult solve_joint(const Problem& p, int ii, int length, const JointOptions
   auto start = std::chrono::steady_clock::now();
   JointResult out;
   z3::context ctx;
-  const char* mode = std::getenv("LOOM_SCHED_Z3");  // developer switch for profiling
-  z3::solver s = (mode && std::string(mode) == "sat")
-                     ? (z3::tactic(ctx, "simplify") & z3::tactic(ctx, "propagate-ineqs") & z3::tactic(ctx, "solve-eqs") &
-                        z3::tactic(ctx, "lia2pb") & z3::tactic(ctx, "pb2bv") & z3::tactic(ctx, "bit-blast") &
-                        z3::tactic(ctx, "sat"))
-                           .mk_solver()
-                           : z3::solver(ctx);
+  z3::solver s(ctx);
   z3::params prm(ctx);
   prm.set("random_seed", 0u);
-  if (mode && std::string(mode).rfind("arith", 0) == 0) prm.set("arith.solver", static_cast<unsigned>(std::atoi(mode + 5)));
   if (opt.rlimit > 0) prm.set("rlimit", static_cast<unsigned>(std::min<unsigned long long>(opt.rlimit, 4000000000ULL)));
   if (opt.max_seconds > 0) prm.set("timeout", static_cast<unsigned>(std::max(1.0, opt.max_seconds * 1000)));
   s.set(prm);
   Encoder e{p, ii, length, (length + ii - 1) / ii, 0, p.warps, ctx, s, {}, {}, {}, {}, {}};
   e.T = (e.n - 1) * ii + length;
-  const char* skip = std::getenv("LOOM_SCHED_SKIP");  // developer switch for profiling
-  auto on = [&](const char* f) { return !skip || !std::strstr(skip, f); };
   e.variables();
-  if (on("dep")) e.dependence();
-  if (on("cap")) e.capacity();
-  if (on("warp")) e.warps();
-  if (on("reg")) e.registers();
-  if (on("mem")) e.memory();
-  if (on("conc")) e.concurrency();
+  e.dependence();
+  e.capacity();
+  e.warps();
+  e.registers();
+  e.memory();
+  e.concurrency();
   z3::expr_vector assumptions(ctx);
   for (auto& [name, a] : e.family) assumptions.push_back(a);
   z3::check_result r = s.check(assumptions);

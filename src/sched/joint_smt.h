@@ -17,7 +17,7 @@
 // Liveness follows Fig. 5 over Q: copy i of v is live on [t(v)+i*I, last use) and, for results
 // used by a copy past the last one, up to and including the end of Q. Warps other than 0 are
 // interchangeable; a value-precedence order on warp numbers removes that symmetry.
-// Tested by tests/sched/joint_test.cpp and the property test.
+// Tested by tests/sched/search_test.cpp and the property test.
 #pragma once
 
 #include <string>

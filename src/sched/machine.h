@@ -4,7 +4,7 @@
 //
 // Built-in models: "hopper" (H100 SXM, sm_90a) and "blackwell" (B200, sm_100a); each number says
 // where it comes from in machine.cpp. A model may also be given as a JSON object (see
-// docs/schedule.md). Tested by tests/sched/machine_test.cpp.
+// docs/schedule.md). Tested by tests/sched/graph_test.cpp.
 #pragma once
 
 #include <cstdint>

@@ -122,10 +122,13 @@ std::vector<std::string> validate_schedule(const Problem& p, const Schedule& s, 
   // Memory capacity and registers per warp, at every cycle of Q.
   int W = p.warps;
   if (warps) {
+    bool range_ok = true;
     for (int v = 0; v < n; ++v)
-      if (s.warp[v] < 0 || s.warp[v] >= W)
+      if (s.warp[v] < 0 || s.warp[v] >= W) {
         fail(p.ops[v].name + " assigned to warp group " + std::to_string(s.warp[v]) + " of " + std::to_string(W));
-    if (!bad.empty()) return bad;
+        range_ok = false;
+      }
+    if (!range_ok) return bad;
     if (p.has_variable_latency())
       for (int v = 0; v < n; ++v)
         if (p.ops[v].variable_latency != (s.warp[v] == 0))

@@ -1,5 +1,7 @@
 // The C++ builder API (loom/builder.h): the whole GEMM example built in C++ prints exactly as
 // examples/gemm/gemm.loom and dumps as the parsed file; small programs; misuse throws.
+#include <functional>
+#include <random>
 #include <stdexcept>
 
 #include "loom/builder.h"
@@ -222,6 +224,22 @@ TEST(Builder, LabelledLaunchAndExpressions) {
   EXPECT_EQ(launch.target.name, "t");
 }
 
+TEST(Builder, ReducePrivilege) {
+  ProgramBuilder b;
+  b.task("rowsum").tensor("S", "red", "f32", {"M"}).tensor("X", Privilege::Read, "f32", {"M", "N"});
+  b.variant("rowsum_leaf", "rowsum", {{"S", Privilege::Reduce}, "X"}).leaf();
+  b.op("rowsum", {"S", "X"});
+  const std::string expected =
+      "task rowsum(S: red f32[M], X: r f32[M, N]);\n"
+      "\n"
+      "variant rowsum_leaf of rowsum(S: red, X): leaf {\n"
+      "  rowsum(S, X);\n"
+      "}\n";
+  Program p = b.build();
+  EXPECT_EQ(format_program(p), expected);
+  EXPECT_EQ(dump_program(p), dump_program(parse_ok(expected)));
+}
+
 TEST(Builder, CommentsKeepBlankLineMarkerAndRawText) {
   ProgramBuilder b;
   b.comment("first\n\nthird").blank_line().blank_line().raw_comment("verbatim  ");
@@ -294,6 +312,38 @@ TEST(Builder, ExternAndMappingMisuse) {
   in.smem("64KiB").pipeline(2);
   EXPECT_EQ(*in.decl().smem_bytes, 64 * 1024);
   EXPECT_FALSE(in.decl().entry);
+}
+
+// Random expression trees made with the builder survive format -> parse unchanged (precedence,
+// associativity, unary minus and negative literals, postfix indexing of any base).
+TEST(Builder, RandomExpressionsRoundTripThroughThePrinter) {
+  std::mt19937 rng(20240611);
+  std::function<Ex(int)> gen = [&](int depth) -> Ex {
+    int pick = static_cast<int>(rng() % (depth <= 0 ? 4 : 12));
+    switch (pick) {
+      case 0: return lit(static_cast<int64_t>(rng() % 200) - 100);
+      case 1: return name(std::string(1, static_cast<char>('a' + rng() % 26)));
+      case 2: return real(rng() % 2 ? "0.5" : "1e-3");
+      case 3: return star();
+      case 4: return gen(depth - 1) + gen(depth - 1);
+      case 5: return gen(depth - 1) - gen(depth - 1);
+      case 6: return gen(depth - 1) * gen(depth - 1);
+      case 7: return gen(depth - 1) / gen(depth - 1) % gen(depth - 1);
+      case 8: return -gen(depth - 1);
+      case 9: return call("f", {gen(depth - 1), gen(depth - 1)});
+      case 10: return idx(gen(depth - 1), {gen(depth - 1)});
+      default: return list({gen(depth - 1), gen(depth - 1)});
+    }
+  };
+  for (int round = 0; round < 50; ++round) {
+    ProgramBuilder b;
+    b.task("t").tensor("C", "rw", "f32", {"M"});
+    b.variant("v", "t", {"C"});
+    for (int i = 0; i < 20; ++i) b.bind("x" + std::to_string(i), gen(5));
+    Program p = b.build();
+    std::string text = format_program(p);
+    EXPECT_EQ(dump_program(parse_ok(text)), dump_program(p)) << text;
+  }
 }
 
 }  // namespace

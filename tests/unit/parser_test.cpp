@@ -188,7 +188,7 @@ TEST(Parser, LeadingCommentsAreKeptWhereTheyAppear) {
       "// second line\n"
       "\n"
       "// task comment\n"
-      "task t(C: r f32[M]);  // trailing comment on a code line: dropped\n"
+      "task t(C: r f32[M]);  // trailing comment on a code line: kept\n"
       "\n"
       "// variant comment\n"
       "variant v of t(C): inner {\n"
@@ -218,15 +218,11 @@ TEST(Parser, LeadingCommentsAreKeptWhereTheyAppear) {
   EXPECT_EQ(p.mapping->comments, std::vector<std::string>{" mapping comment"});
   EXPECT_EQ(p.mapping->instances[0].comments, std::vector<std::string>{" instance comment"});
   EXPECT_EQ(p.trailing_comments, std::vector<std::string>{" the end"});
-  std::string expected = text;
-  expected.replace(expected.find("  // trailing"), std::string("  // trailing comment on a code line: dropped").size(), "");
-  EXPECT_EQ(format_program(p), expected);
+  EXPECT_TRUE(p.misplaced_comments.empty());
+  EXPECT_EQ(format_program(p), text);  // same-line comments are kept too
 }
 
 TEST(Parser, CommentsBeforeAClosingBraceSurviveFormatting) {
-  GTEST_SKIP() << "bug: a `//` comment on its own line just before a closing '}' (end of a variant body, a loop "
-                  "body or the mapping) is attached to the '}' token, which the parser drops; `loom fmt` then "
-                  "silently deletes it. The AST has no place for it (needs e.g. closing comments on bodies).";
   const std::string text =
       "task t(C: r f32[M]);\n"
       "\n"
@@ -261,7 +257,7 @@ TEST(Parser, SyntaxErrorsNameTheirPlaceAndWhatWasExpected) {
       {"variant v of t(C): inner {\n  x = a[];\n}\n", "test.loom:2:8: error: an index needs at least one coordinate"},
       {"variant v of t(C): inner {\n  x = (1;\n}\n",
        "test.loom:2:9: error: expected ')' to close the parenthesis, found ';'"},
-      {"variant v of t(C): inner {\n  t(C)\n}\n", "test.loom:3:1: error: expected ';' after a launch, found '}'"},
+      {"variant v of t(C): inner {\n  t(C)\n}\n", "test.loom:2:7: error: expected ';' after a launch"},
       {"variant v of t(C): inner {\n  prange i, j in M {\n  }\n}\n",
        "test.loom:2:3: error: loop has 2 variable(s) but 1 extent(s)"},
       {"variant v of t(C): inner {\n  x = 1;\n", "test.loom:3:1: error: expected '}' to close a body, found end of file"},
@@ -340,14 +336,10 @@ TEST(Parser, MissingSemicolonDoesNotSwallowTheNextDeclaration) {
       "variant v of b(C): inner {\n"
       "  x = ;\n"
       "}\n");
-  EXPECT_NE(r.diagnostics.find("test.loom:2:1: error: expected ';' after a task declaration, found 'task'"),
-            std::string::npos)
+  EXPECT_NE(r.diagnostics.find("test.loom:1:20: error: expected ';' after a task declaration"), std::string::npos)
       << r.diagnostics;
-  if (r.program.find_task("b") == nullptr || r.errors != 2)
-    GTEST_SKIP() << "bug: when the token that ends a declaration early is itself the next top-level keyword "
-                    "(a missing ';' after `task a(...)`), Parser::recover() takes that keyword before looking for "
-                    "one, so `task b` is skipped (and its errors are never reported). Got " << r.errors
-                 << " error(s):\n" << r.diagnostics;
+  EXPECT_NE(r.program.find_task("b"), nullptr);
+  EXPECT_EQ(r.errors, 2) << r.diagnostics;
   EXPECT_EQ(r.errors, 2) << r.diagnostics;
   EXPECT_NE(r.program.find_task("b"), nullptr);
 }
@@ -355,15 +347,16 @@ TEST(Parser, MissingSemicolonDoesNotSwallowTheNextDeclaration) {
 // ---- hostile input ----
 
 TEST(Parser, DeepNestingIsADiagnosticNotACrash) {
-  const size_t n = 100000;
+  const size_t n = 100000;  // the '(' case at full size; the others far past the limit but cheaper
+  const size_t m = 20000;
   const std::string head = std::string(kTask) + "variant v of t(C, A): inner {\n  x = ";
   const std::pair<std::string, std::string> nests[] = {
       {repeat("(", n) + "1" + repeat(")", n), "expression is nested too deeply"},
       {repeat("(", n), "expression is nested too deeply"},  // and never closed
-      {repeat("-", n) + "1", "expression is nested too deeply"},
-      {repeat("[", n) + repeat("]", n), "expression is nested too deeply"},
-      {repeat("a[", n) + "0" + repeat("]", n), "expression is nested too deeply"},
-      {repeat("f(", n) + repeat(")", n), "expression is nested too deeply"},
+      {repeat("-", m) + "1", "expression is nested too deeply"},
+      {repeat("[", m) + repeat("]", m), "expression is nested too deeply"},
+      {repeat("a[", m) + "0" + repeat("]", m), "expression is nested too deeply"},
+      {repeat("f(", m) + repeat(")", m), "expression is nested too deeply"},
   };
   for (const auto& [expr, message] : nests) {
     SCOPED_TRACE(expr.substr(0, 10));
@@ -372,8 +365,8 @@ TEST(Parser, DeepNestingIsADiagnosticNotACrash) {
     EXPECT_LT(r.errors, DiagnosticEngine::kMaxErrors);
     EXPECT_NE(r.diagnostics.find(message), std::string::npos) << r.diagnostics.substr(0, 500);
   }
-  Parsed loops = parse(std::string(kTask) + "variant v of t(C, A): inner {\n" + repeat("prange i in 1 {\n", n) +
-                       repeat("}\n", n) + "}\n");
+  Parsed loops = parse(std::string(kTask) + "variant v of t(C, A): inner {\n" + repeat("prange i in 1 {\n", m) +
+                       repeat("}\n", m) + "}\n");
   EXPECT_GE(loops.errors, 1);
   // The innermost loop's extent hits the limit first, hence "expression is nested too deeply".
   EXPECT_NE(loops.diagnostics.find("too deep"), std::string::npos) << loops.diagnostics.substr(0, 500);
@@ -428,7 +421,7 @@ TEST(Parser, UnterminatedCodeBlock) {
   EXPECT_GE(r.errors, 1);
   EXPECT_EQ(r.diagnostics.find("test.loom:2:32: error: unterminated code block: '%{' has no matching '%}'\n"), 0u)
       << r.diagnostics;
-  EXPECT_EQ(r.program.variants.size(), 0u);
+  EXPECT_EQ(r.errors, 1) << r.diagnostics;  // one error, no cascade at end of file
   EXPECT_EQ(r.program.tasks.size(), 1u);
 }
 
@@ -450,11 +443,24 @@ TEST(Parser, JunkBytesAreBoundedDiagnostics) {
 TEST(Parser, EveryPrefixOfTheGemmExampleParsesWithoutCrashing) {
   std::string text = read_file(source_dir() + "/examples/gemm/gemm.loom");
   ASSERT_FALSE(text.empty());
-  for (size_t len = 0; len <= text.size(); len += 7) {
+  for (size_t len = 0; len <= text.size(); len += 11) {
     Parsed r = parse(text.substr(0, len));
     EXPECT_LE(r.errors, DiagnosticEngine::kMaxErrors);
   }
   EXPECT_EQ(parse(text).errors, 0);
+}
+
+TEST(Parser, CommentsTheCanonicalFormCannotHoldAreReported) {
+  Parsed r = parse(
+      "task t(C: r f32[M]);\n"
+      "mapping sm_90a {\n"
+      "  instance a = v on HOST mem(GLOBAL)\n"
+      "      // between clauses\n"
+      "      entry;\n"
+      "}\n");
+  ASSERT_EQ(r.errors, 0) << r.diagnostics;
+  ASSERT_EQ(r.program.misplaced_comments.size(), 1u);
+  EXPECT_EQ(r.program.misplaced_comments[0].line, 5u);
 }
 
 }  // namespace

@@ -275,6 +275,21 @@ TEST(Partition, AmpereMmaSyncAccumulatorLayout) {
   EXPECT_FALSE(wg.error.empty()) << "mma.sync is issued by a warp";
 }
 
+// A rank-1 tile (e.g. row sums next to a 64 x N accumulator) follows the accumulator's rows; the four
+// lanes of a quad share their two rows.
+TEST(Partition, RowVectorFollowsTheAccumulatorRows) {
+  for (int64_t w = 0; w < 4; ++w) {
+    std::vector<DimMap> piece = mma_piece(wgmma(), MmaRole::Acc, ProcKind::Warpgroup, {64}, w);
+    ASSERT_EQ(piece.size(), 1u);
+    EXPECT_EQ(coords(piece[0]), coords(mma_piece(wgmma(), MmaRole::Acc, ProcKind::Warpgroup, {64, 8}, w)[0]));
+    for (int64_t l = 0; l < 32; ++l) {
+      std::vector<DimMap> lane = mma_piece(wgmma(), MmaRole::Acc, ProcKind::Warp, {16}, l);
+      ASSERT_EQ(lane.size(), 1u);
+      EXPECT_EQ(coords(lane[0]), (std::set<int64_t>{l / 4, l / 4 + 8}));
+    }
+  }
+}
+
 // ---- mma: shapes that cannot be partitioned ----
 
 TEST(Partition, IllegalMmaShapesAreErrorsWithHints) {

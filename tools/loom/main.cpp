@@ -96,6 +96,13 @@ int run(const Options& o) {
   if (diag.has_errors()) return report(diag, o);
 
   if (o.command == "fmt") {
+    // Never drop a comment silently: refuse to format when one sits where the canonical form has no
+    // place for it (inside an expression or between instance clauses).
+    for (const loom::SourceLoc& loc : program.misplaced_comments) {
+      auto& d = diag.error(loc, "`loom fmt` cannot keep the comment here; it would be lost");
+      d.hint = "move the comment onto its own line before the statement, instance or declaration";
+    }
+    if (diag.has_errors()) return report(diag, o);
     std::string canon = loom::format_program(program);
     if (o.check_only) {
       if (canon != text) {

@@ -1,0 +1,110 @@
+// Tests of cli.h: exit codes, diagnostics, --json, --svg.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sched/cli.h"
+
+namespace loom::sched {
+namespace {
+
+struct CliRun {
+  int rc;
+  std::string out, err;
+};
+
+CliRun run(std::vector<std::string> args) {
+  args.insert(args.begin(), "schedule");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  int rc = schedule_main(static_cast<int>(argv.size()), argv.data());
+  std::string out = testing::internal::GetCapturedStdout();
+  std::string err = testing::internal::GetCapturedStderr();
+  return {rc, out, err};
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  std::string path = testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string example(const std::string& n) { return std::string(LOOM_SCHED_EXAMPLES) + "/" + n; }
+
+TEST(Cli, Fig1Json) {
+  CliRun r = run({example("fig1-attention.json"), "--json"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["II"], 2);
+  EXPECT_EQ(j["length"], 4);
+  EXPECT_EQ(j["optimal"], true);
+  EXPECT_EQ(j["schedule"]["S"], 0);
+  EXPECT_TRUE(j["warps"].contains("P"));
+  EXPECT_TRUE(j["seconds"].is_number());
+}
+
+TEST(Cli, TextReportShowsPipeline) {
+  CliRun r = run({example("fig1-attention.json")});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("II = 2"), std::string::npos);
+  EXPECT_NE(r.out.find("prologue"), std::string::npos);
+  EXPECT_NE(r.out.find("steady state"), std::string::npos);
+  EXPECT_NE(r.out.find("epilogue"), std::string::npos);
+  EXPECT_NE(r.out.find("optimal: yes"), std::string::npos);
+}
+
+TEST(Cli, SvgIsWritten) {
+  std::string svg = testing::TempDir() + "fig1.svg";
+  CliRun r = run({example("fig1-attention.json"), "--svg", svg});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::ifstream in(svg);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str().rfind("<?xml", 0), 0u);
+  EXPECT_NE(ss.str().find("modular reservation table"), std::string::npos);
+  EXPECT_NE(ss.str().find("</svg>"), std::string::npos);
+}
+
+TEST(Cli, BadJsonGivesLineAndColumn) {
+  std::string f = temp_file("bad.json", "{\n  \"nodes\": [\n    {\"name\": \"A\" \"unit\": \"tc\"}\n  ]\n}\n");
+  CliRun r = run({f});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find(f + ":3:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("error: invalid JSON"), std::string::npos) << r.err;
+}
+
+TEST(Cli, BadGraphGivesPosition) {
+  std::string f = temp_file("bad2.json", "{\"nodes\": [{\"name\": \"A\", \"unit\": \"tc\", \"cycles\": 1}],\n \"edges\": [{\"from\": \"A\", \"to\": \"Z\"}]}\n");
+  CliRun r = run({f});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find(f + ":2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown node 'Z'"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UserErrors) {
+  EXPECT_EQ(run({}).rc, 1);
+  EXPECT_EQ(run({"/nonexistent/graph.json"}).rc, 1);
+  EXPECT_EQ(run({example("fig1-attention.json"), "--bogus"}).rc, 1);
+  EXPECT_EQ(run({example("fig1-attention.json"), "--time-limit", "abc"}).rc, 1);
+  EXPECT_EQ(run({example("fig1-attention.json"), "--machine", "volta"}).rc, 1);
+  EXPECT_EQ(run({"--help"}).rc, 0);
+}
+
+TEST(Cli, ModuloOnly) {
+  CliRun r = run({example("gemm-mainloop.json"), "--no-ws", "--json"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["optimal"], true);
+  EXPECT_TRUE(j["warps"].empty());
+}
+
+}  // namespace
+}  // namespace loom::sched

@@ -1,0 +1,95 @@
+// Tests of joint_smt.h and search.h (Algorithm 1).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "sched/joint_smt.h"
+#include "sched/search.h"
+#include "sched/validate.h"
+#include "test_util.h"
+
+namespace loom::sched {
+namespace {
+
+TEST(Search, Fig1HoistsTheFirstGemm) {
+  Problem p = test::problem_from(test::kFig1);
+  SearchOptions o;
+  o.time_limit = 30;
+  SearchResult r = search_schedule(p, o);
+  ASSERT_TRUE(r.found);
+  EXPECT_TRUE(r.optimal);
+  EXPECT_EQ(r.schedule.ii, 2);
+  EXPECT_EQ(r.schedule.length, 4);
+  // S of iteration i+1 runs in the steady state with P and O of iteration i: S is one stage ahead.
+  EXPECT_EQ(r.schedule.time[0] / 2, 0);
+  EXPECT_EQ(r.schedule.time[1] / 2, 1);
+  EXPECT_EQ(r.schedule.time[2] / 2, 1);
+  EXPECT_TRUE(validate_schedule(p, r.schedule).empty());
+}
+
+TEST(Search, RegisterLimitSplitsWarps) {
+  // Two independent chains whose values do not fit in one warp group: they must be split.
+  Problem p = test::problem_from(R"({"machine": {"units": {"tc": 1, "alu": 1}, "warps": 2, "reg_limit": 100},
+    "nodes": [{"name": "A", "unit": "tc", "cycles": 1, "regs": 60}, {"name": "B", "unit": "alu", "cycles": 1},
+              {"name": "C", "unit": "tc", "cycles": 1, "regs": 60}, {"name": "D", "unit": "alu", "cycles": 1}],
+    "edges": [{"from": "A", "to": "B", "delay": 3}, {"from": "C", "to": "D", "delay": 3}]})");
+  SearchResult r = search_schedule(p, {});
+  ASSERT_TRUE(r.found);
+  EXPECT_TRUE(validate_schedule(p, r.schedule).empty());
+  EXPECT_NE(r.schedule.warp[0], r.schedule.warp[2]);
+}
+
+TEST(Search, VariableLatencyOpsGetWarpZero) {
+  Problem p = test::problem_from(R"({"machine": {"units": {"tc": 1, "tma": 1}, "warps": 2, "memories": {"smem": 1000}},
+    "nodes": [{"name": "L", "unit": "tma", "cycles": 4, "variable_latency": true, "smem": 100},
+              {"name": "G", "unit": "tc", "cycles": 1}],
+    "edges": [{"from": "L", "to": "G"}]})");
+  EXPECT_TRUE(p.ops[0].streaming);
+  SearchResult r = search_schedule(p, {});
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(r.schedule.warp[0], 0);
+  EXPECT_EQ(r.schedule.warp[1], 1);
+  EXPECT_EQ(r.schedule.ii, 1);
+}
+
+TEST(Search, ImpossibleRegistersAreExplained) {
+  Problem p = test::problem_from(R"({"machine": {"units": {"tc": 1}, "warps": 2, "reg_limit": 32},
+    "nodes": [{"name": "A", "unit": "tc", "cycles": 1, "regs": 64}, {"name": "B", "unit": "tc", "cycles": 1}],
+    "edges": [{"from": "A", "to": "B"}]})");
+  SearchResult r = search_schedule(p, {});
+  EXPECT_FALSE(r.found);
+  EXPECT_NE(r.infeasible.find("64 registers"), std::string::npos) << r.infeasible;
+}
+
+TEST(Search, UnsatCoreNamesTheFamily) {
+  // Two values of 60 registers live together at II = 1 on a single compute warp group with limit 100.
+  Problem p = test::problem_from(R"({"machine": {"units": {"tc": 1, "alu": 1}, "warps": 1, "reg_limit": 100},
+    "nodes": [{"name": "A", "unit": "tc", "cycles": 1, "regs": 60}, {"name": "B", "unit": "alu", "cycles": 1}],
+    "edges": [{"from": "A", "to": "B", "delay": 3}]})");
+  JointResult j = solve_joint(p, 1, 4, {});
+  ASSERT_EQ(j.status, JointResult::Status::Unsat);
+  EXPECT_NE(std::find(j.core.begin(), j.core.end(), "registers"), j.core.end());
+  SearchResult r = search_schedule(p, {});
+  ASSERT_TRUE(r.found);
+  EXPECT_GT(r.schedule.ii, 1);
+  EXPECT_TRUE(validate_schedule(p, r.schedule).empty());
+}
+
+TEST(Search, BudgetExhaustionIsNotOptimal) {
+  std::ifstream in(std::string(LOOM_SCHED_EXAMPLES) + "/fa-forward-hopper.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Graph g = parse_graph(ss.str());
+  Problem p = build_problem(g, builtin_machine("hopper"), {});
+  SearchOptions o;
+  o.time_limit = 5;
+  o.rlimit = 1000;  // far too small: every SMT query stops early
+  SearchResult r = search_schedule(p, o);
+  EXPECT_FALSE(r.optimal);
+  if (r.found) EXPECT_TRUE(validate_schedule(p, r.schedule).empty());
+  else EXPECT_NE(r.infeasible.find("budget"), std::string::npos) << r.infeasible;
+}
+
+}  // namespace
+}  // namespace loom::sched

@@ -1,0 +1,62 @@
+// Tests of validate.h: each constraint family reports its violation.
+#include <gtest/gtest.h>
+
+#include "sched/validate.h"
+#include "test_util.h"
+
+namespace loom::sched {
+namespace {
+
+bool mentions(const std::vector<std::string>& v, const std::string& what) {
+  for (auto& s : v)
+    if (s.find(what) != std::string::npos) return true;
+  return false;
+}
+
+TEST(Validate, Fig1Schedule) {
+  Problem p = test::problem_from(test::kFig1);
+  Schedule s{2, 4, {0, 2, 3}, {0, 0, 0}};
+  EXPECT_TRUE(validate_schedule(p, s).empty());
+}
+
+TEST(Validate, CapacityConflict) {
+  Problem p = test::problem_from(test::kFig1);
+  Schedule s{2, 4, {0, 1, 2}, {0, 0, 0}};  // O at 2 clashes with S modulo 2 (the document's example)
+  EXPECT_TRUE(mentions(validate_schedule(p, s), "unit tc over capacity"));
+}
+
+TEST(Validate, Dependence) {
+  Problem p = test::problem_from(test::kFig1);
+  Schedule s{2, 4, {0, 0, 3}, {0, 0, 0}};
+  EXPECT_TRUE(mentions(validate_schedule(p, s), "dependence S -> P"));
+}
+
+TEST(Validate, RegistersPerWarp) {
+  Problem p = test::problem_from(test::kFig1);
+  p.reg_limit = 100;
+  Schedule s{2, 4, {0, 2, 3}, {0, 0, 0}};
+  EXPECT_TRUE(mentions(validate_schedule(p, s), "registers/thread"));
+}
+
+TEST(Validate, CrossWarpSpillAndConcurrency) {
+  Problem p = test::problem_from(test::kFig1);
+  p.ops[0].spill = 2;
+  Schedule s{2, 4, {0, 2, 3}, {1, 0, 0}};  // S on another warp: P needs delay 1 + 2
+  auto bad = validate_schedule(p, s);
+  EXPECT_TRUE(mentions(bad, "cross-warp"));
+  p.ops[0].spill = 0;
+  p.deps[1].blocking = true;  // O waits on P while S (same warp, slot 1 = O's slot?) executes
+  Schedule s2{2, 4, {1, 2, 3}, {0, 0, 0}};
+  EXPECT_TRUE(mentions(validate_schedule(p, s2), "waits (blocking)"));
+}
+
+TEST(Validate, Memory) {
+  Problem p = test::problem_from(R"({"machine": {"units": {"tc": 1}, "memories": {"smem": 100}},
+    "nodes": [{"name": "A", "unit": "tc", "cycles": 1, "smem": 60}, {"name": "B", "unit": "tc", "cycles": 1}],
+    "edges": [{"from": "A", "to": "B", "delay": 3}]})");
+  Schedule s{2, 5, {0, 3}, {0, 0}};  // two copies of A live at once: 120 > 100
+  EXPECT_TRUE(mentions(validate_schedule(p, s), "smem over capacity"));
+}
+
+}  // namespace
+}  // namespace loom::sched
