@@ -132,6 +132,14 @@ class Parser {
     }
   }
 
+  // '(' item {',' item} ')' after the clause word `clause` (already taken).
+  template <typename F>
+  void paren_list(const std::string& clause, F item) {
+    expect(Tok::LParen, ("after '" + clause + "'").c_str());
+    comma_list(Tok::RParen, item);
+    expect(Tok::RParen, ("to close '" + clause + "'").c_str());
+  }
+
   // ---- task := 'task' IDENT ['<' IDENT {, IDENT} '>'] '(' [param {, param}] ')' ';' ----
   TaskDecl parse_task() {
     TaskDecl t;
@@ -224,14 +232,10 @@ class Parser {
     while (true) {
       if (is_word("tunables")) {
         take();
-        expect(Tok::LParen, "after 'tunables'");
-        comma_list(Tok::RParen, [&] { v.tunables.push_back(ident("a tunable name")); });
-        expect(Tok::RParen, "to close 'tunables'");
+        paren_list("tunables", [&] { v.tunables.push_back(ident("a tunable name")); });
       } else if (is_word("on")) {
         take();
-        expect(Tok::LParen, "after 'on'");
-        comma_list(Tok::RParen, [&] { v.processors.push_back(ident("a processor level")); });
-        expect(Tok::RParen, "to close 'on'");
+        paren_list("on", [&] { v.processors.push_back(ident("a processor level")); });
       } else {
         break;
       }
@@ -442,29 +446,23 @@ class Parser {
       Ident c = ident("an instance clause");
       if (c.name == "mem") {
         in.mem_loc = c.loc;
-        expect(Tok::LParen, "after 'mem'");
-        comma_list(Tok::RParen, [&] { in.mems.push_back(ident("a memory (GLOBAL, SHARED, REGISTER, NONE)")); });
-        expect(Tok::RParen, "to close 'mem'");
+        paren_list("mem", [&] { in.mems.push_back(ident("a memory (GLOBAL, SHARED, REGISTER, NONE)")); });
       } else if (c.name == "tune") {
-        expect(Tok::LParen, "after 'tune'");
-        comma_list(Tok::RParen, [&] {
+        paren_list("tune", [&] {
           TuneValue tv;
           tv.name = ident("a tunable name");
           expect(Tok::Assign, "after the tunable name");
           tv.value = parse_expr();
           in.tunes.push_back(std::move(tv));
         });
-        expect(Tok::RParen, "to close 'tune'");
       } else if (c.name == "call") {
-        expect(Tok::LParen, "after 'call'");
-        comma_list(Tok::RParen, [&] {
+        paren_list("call", [&] {
           Dispatch d;
           d.key = ident("a task name or launch label");
           expect(Tok::Colon, "between the launched task and its instance");
           d.instance = ident("an instance name");
           in.calls.push_back(d);
         });
-        expect(Tok::RParen, "to close 'call'");
       } else if (c.name == "entry") {
         in.entry = true;
         in.entry_loc = c.loc;
@@ -510,8 +508,7 @@ class Parser {
         in.smem_bytes = n.ival * mult;
         expect(Tok::RParen, "to close 'smem'");
       } else if (c.name == "layout") {
-        expect(Tok::LParen, "after 'layout'");
-        comma_list(Tok::RParen, [&] {
+        paren_list("layout", [&] {
           LayoutSpec ls;
           ls.arg = ident("a tensor argument name");
           expect(Tok::Colon, "after the tensor argument name");
@@ -520,7 +517,6 @@ class Parser {
           } while (at(Tok::Ident));
           in.layouts.push_back(std::move(ls));
         });
-        expect(Tok::RParen, "to close 'layout'");
       } else {
         auto& d = diag_.error(c.loc, "unknown instance clause '" + c.name + "'");
         d.hint = "clauses are mem, tune, call, entry, warpspecialize, nowarpspecialize, pipeline, smem, layout";

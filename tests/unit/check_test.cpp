@@ -10,18 +10,8 @@
 namespace loom::test {
 namespace {
 
-std::vector<std::filesystem::path> examples() {
-  std::vector<std::filesystem::path> out;
-  for (auto& dir : std::filesystem::directory_iterator(source_dir() + "/examples"))
-    if (dir.is_directory())
-      for (auto& f : std::filesystem::directory_iterator(dir.path()))
-        if (f.path().extension() == ".loom") out.push_back(f.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 TEST(Check, EveryExampleChecksCleanAndMatchesItsTreeGolden) {
-  auto files = examples();
+  auto files = example_files();
   ASSERT_GE(files.size(), 6u);
   for (const auto& f : files) {
     SCOPED_TRACE(f.string());

@@ -7,16 +7,6 @@
 namespace loom::test {
 namespace {
 
-std::vector<std::filesystem::path> example_files() {
-  std::vector<std::filesystem::path> out;
-  for (auto& dir : std::filesystem::directory_iterator(source_dir() + "/examples"))
-    if (dir.is_directory())
-      for (auto& f : std::filesystem::directory_iterator(dir.path()))
-        if (f.path().extension() == ".loom") out.push_back(f.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 TEST(RoundTrip, EveryExampleFormatsToItselfAndReparsesToTheSameProgram) {
   auto files = example_files();
   ASSERT_FALSE(files.empty());

@@ -2,6 +2,7 @@
 // running parse + check on a string.
 #pragma once
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -24,6 +26,17 @@ inline std::string read_file(const std::filesystem::path& p) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// Every examples/<name>/<name>.loom, sorted.
+inline std::vector<std::filesystem::path> example_files() {
+  std::vector<std::filesystem::path> out;
+  for (auto& dir : std::filesystem::directory_iterator(source_dir() + "/examples"))
+    if (dir.is_directory())
+      for (auto& f : std::filesystem::directory_iterator(dir.path()))
+        if (f.path().extension() == ".loom") out.push_back(f.path());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // Compares `actual` with the golden file at `rel` (relative to tests/golden/). With UPDATE_GOLDEN=1
