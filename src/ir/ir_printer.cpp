@@ -1,0 +1,173 @@
+// Printer for the event IR: stable text for goldens and --print-after-all. See ir.h.
+#include <cstdio>
+#include <map>
+
+#include "ir/ir.h"
+
+namespace loom::ir {
+
+ValueId Function::add_value(ValueInfo v) {
+  values.push_back(std::move(v));
+  return static_cast<ValueId>(values.size() - 1);
+}
+
+namespace {
+
+class Printer {
+ public:
+  explicit Printer(const Function& f) : f_(f) { name_block(f.body, f.params); }
+
+  std::string run() {
+    std::string out = "func @" + f_.name + "(";
+    for (size_t i = 0; i < f_.params.size(); ++i) out += (i ? ", " : "") + typed(f_.params[i]);
+    out += ") {\n";
+    block(f_.body, 1, out);
+    out += "  return " + ref(f_.result) + "\n}\n";
+    return out;
+  }
+
+ private:
+  // Names values in definition order: %C, %C.1, ... ; unnamed values get %0, %1, ...
+  void name_value(ValueId v) {
+    if (v == kNone || names_.count(v)) return;
+    std::string base = f_.info(v).name;
+    if (base.empty()) {
+      names_[v] = "%" + std::to_string(unnamed_++);
+      return;
+    }
+    int& n = uses_[base];
+    names_[v] = n == 0 ? "%" + base : "%" + base + "." + std::to_string(n);
+    ++n;
+  }
+  void name_block(const Block& b, const std::vector<ValueId>& extra) {
+    for (ValueId v : extra) name_value(v);
+    for (ValueId v : b.args) name_value(v);
+    for (const Op& op : b.ops) {
+      name_value(op.result);
+      for (const Block& r : op.regions) name_block(r, {});
+    }
+  }
+
+  std::string val(ValueId v) const {
+    if (v == kNone) return "*";
+    auto it = names_.find(v);
+    return it == names_.end() ? "%?" + std::to_string(v) : it->second;
+  }
+
+  std::string typed(ValueId v) const {
+    const ValueInfo& i = f_.info(v);
+    switch (i.type) {
+      case Type::Index: return val(v) + ": index";
+      case Type::Float: return val(v) + ": float";
+      case Type::Event: return val(v) + ": event";
+      case Type::Events: {
+        std::string s = val(v) + ": events[";
+        for (size_t d = 0; d < i.event_dims.size(); ++d) s += (d ? ", " : "") + std::string(proc_name(i.event_dims[d]));
+        return s + "]";
+      }
+      case Type::Tensor:
+        return val(v) + ": " + dtype_name(i.dtype) + "<" + std::to_string(i.rank) + ">@" + mem_name(i.mem);
+    }
+    return val(v);
+  }
+
+  std::string ref(const EventRef& r) const {
+    if (r.value == kNone) return "none";
+    std::string s = val(r.value);
+    if (!r.indices.empty()) {
+      s += "[";
+      for (size_t i = 0; i < r.indices.size(); ++i) s += (i ? ", " : "") + (r.indices[i] == kNone ? ":" : val(r.indices[i]));
+      s += "]";
+    }
+    return s;
+  }
+
+  std::string after(const Op& op) const {
+    std::string s = " after [";
+    for (size_t i = 0; i < op.after.size(); ++i) s += (i ? ", " : "") + ref(op.after[i]);
+    return s + "]";
+  }
+
+  std::string partition(const Op& op) const {
+    const PartitionSpec& p = op.part;
+    switch (p.kind) {
+      case PartitionSpec::Kind::Blocks: {
+        std::string s = "blocks[";
+        for (size_t i = 0; i < p.block.size(); ++i) s += (i ? ", " : "") + val(p.block[i]);
+        return s + "]";
+      }
+      case PartitionSpec::Kind::Slices: return "slices(" + std::to_string(p.dim) + ")";
+      case PartitionSpec::Kind::Mma:
+        return std::string("mma(") + mma_role_name(p.role) + ", " + p.instr + "(" + std::to_string(p.m) + ", " +
+               std::to_string(p.n) + ", " + std::to_string(p.k) + "), " + proc_name(p.holder) + ")";
+    }
+    return "?";
+  }
+
+  void block(const Block& b, int depth, std::string& out) const {
+    std::string ind(static_cast<size_t>(depth) * 2, ' ');
+    for (const Op& op : b.ops) {
+      if (!op.origin.empty()) out += ind + "// " + op.origin + "\n";
+      out += ind;
+      if (op.result != kNone) out += val(op.result) + " = ";
+      switch (op.kind) {
+        case OpKind::Const: out += "const " + std::to_string(op.ival); break;
+        case OpKind::FConst: {
+          char buf[64];
+          std::snprintf(buf, sizeof buf, "%.17g", op.fval);
+          out += std::string("fconst ") + buf;
+          break;
+        }
+        case OpKind::Join: out += "join" + after(op); break;
+        case OpKind::Arith: out += op.name + " " + val(op.operands[0]) + ", " + val(op.operands[1]); break;
+        case OpKind::Dim: out += "dim " + val(op.operands[0]) + ", " + std::to_string(op.ival); break;
+        case OpKind::ProcIndex: out += std::string("proc_index ") + proc_name(op.proc); break;
+        case OpKind::Alloc: {
+          out += std::string("alloc ") + mem_name(op.mem) + " " + dtype_name(op.dtype) + " [";
+          for (size_t i = 0; i < op.operands.size(); ++i) out += (i ? ", " : "") + val(op.operands[i]);
+          out += "]";
+          break;
+        }
+        case OpKind::Piece: {
+          out += "piece " + val(op.operands[0]) + " " + partition(op) + " [";
+          for (size_t i = 1; i < op.operands.size(); ++i) out += (i > 1 ? ", " : "") + val(op.operands[i]);
+          out += "]";
+          break;
+        }
+        case OpKind::Copy: out += "copy " + val(op.operands[0]) + " -> " + val(op.operands[1]) + after(op); break;
+        case OpKind::Call: {
+          out += "call " + op.name + "(";
+          for (size_t i = 0; i < op.operands.size(); ++i) out += (i ? ", " : "") + val(op.operands[i]);
+          out += ")" + after(op);
+          break;
+        }
+        case OpKind::For:
+        case OpKind::PFor: {
+          const Block& body = op.regions.at(0);
+          if (op.kind == OpKind::For) {
+            out += "for " + val(body.args.at(0)) + " in [0, " + val(op.operands.at(0)) + ") iter(" +
+                   val(body.args.at(1)) + ")" + after(op) + " {\n";
+          } else {
+            out += std::string("pfor ") + proc_name(op.proc) + " " + val(body.args.at(0)) + " in [0, " +
+                   val(op.operands.at(0)) + ")" + after(op) + " {\n";
+          }
+          block(body, depth + 1, out);
+          out += ind + "  yield " + ref(body.yield) + "\n" + ind + "}";
+          break;
+        }
+      }
+      out += "\n";
+    }
+  }
+
+  const Function& f_;
+  std::map<ValueId, std::string> names_;
+  std::map<std::string, int> uses_;
+  int unnamed_ = 0;
+};
+
+}  // namespace
+
+std::string print(const Function& f) { return Printer(f).run(); }
+
+}  // namespace loom::ir

@@ -1,0 +1,161 @@
+// Verifier for the event IR: SSA (each value defined once, used only where its definition is
+// visible), operand types per op kind, event references that match their event array's rank, and
+// loop regions with the right arguments. See ir.h; runs after every pass in test builds.
+#include <set>
+
+#include "ir/ir.h"
+
+namespace loom::ir {
+namespace {
+
+class Verifier {
+ public:
+  explicit Verifier(const Function& f) : f_(f) {}
+
+  std::string run() {
+    std::vector<std::set<ValueId>> scopes(1);
+    for (ValueId p : f_.params) define(p, scopes);
+    block(f_.body, scopes);
+    if (f_.result.value != kNone) check_ref(f_.result, scopes, "function result");
+    return problems_;
+  }
+
+ private:
+  void problem(const std::string& m) { problems_ += m + "\n"; }
+
+  bool valid(ValueId v) const { return v >= 0 && static_cast<size_t>(v) < f_.values.size(); }
+
+  void define(ValueId v, std::vector<std::set<ValueId>>& scopes) {
+    if (!valid(v)) return problem("definition of out-of-range value " + std::to_string(v));
+    if (!defined_.insert(v).second) return problem("value " + std::to_string(v) + " (" + f_.info(v).name + ") is defined twice");
+    scopes.back().insert(v);
+  }
+
+  bool visible(ValueId v, const std::vector<std::set<ValueId>>& scopes) const {
+    for (const auto& s : scopes)
+      if (s.count(v)) return true;
+    return false;
+  }
+
+  void use(ValueId v, Type want, const std::vector<std::set<ValueId>>& scopes, const std::string& where) {
+    if (!valid(v)) return problem(where + ": use of out-of-range value " + std::to_string(v));
+    if (!visible(v, scopes)) return problem(where + ": value " + std::to_string(v) + " (" + f_.info(v).name + ") used where it is not defined");
+    if (f_.info(v).type != want) problem(where + ": value " + std::to_string(v) + " (" + f_.info(v).name + ") has the wrong type");
+  }
+
+  void check_ref(const EventRef& r, const std::vector<std::set<ValueId>>& scopes, const std::string& where) {
+    if (!valid(r.value)) return problem(where + ": event reference to out-of-range value");
+    if (!visible(r.value, scopes)) return problem(where + ": event " + f_.info(r.value).name + " used where it is not defined");
+    const ValueInfo& i = f_.info(r.value);
+    if (i.type == Type::Event) {
+      if (!r.indices.empty()) problem(where + ": a single event cannot be indexed");
+    } else if (i.type == Type::Events) {
+      if (r.indices.size() != i.event_dims.size())
+        problem(where + ": event array " + i.name + " has " + std::to_string(i.event_dims.size()) + " dimension(s), indexed with " +
+                std::to_string(r.indices.size()));
+      for (ValueId x : r.indices)
+        if (x != kNone) use(x, Type::Index, scopes, where);
+    } else {
+      problem(where + ": " + i.name + " is not an event");
+    }
+  }
+
+  void block(const Block& b, std::vector<std::set<ValueId>>& scopes) {
+    for (const Op& op : b.ops) {
+      std::string where = "op '" + (op.origin.empty() ? std::to_string(static_cast<int>(op.kind)) : op.origin) + "'";
+      for (const EventRef& r : op.after) check_ref(r, scopes, where);
+      switch (op.kind) {
+        case OpKind::Const:
+        case OpKind::FConst:
+        case OpKind::Join:
+        case OpKind::ProcIndex: break;
+        case OpKind::Arith:
+          if (op.operands.size() != 2) problem(where + ": arith takes two operands");
+          for (ValueId v : op.operands) use(v, Type::Index, scopes, where);
+          break;
+        case OpKind::Dim:
+          if (op.operands.size() != 1) problem(where + ": dim takes one tensor");
+          else use(op.operands[0], Type::Tensor, scopes, where);
+          break;
+        case OpKind::Alloc:
+          for (ValueId v : op.operands) use(v, Type::Index, scopes, where);
+          break;
+        case OpKind::Piece:
+          if (op.operands.empty()) {
+            problem(where + ": piece needs a source");
+            break;
+          }
+          use(op.operands[0], Type::Tensor, scopes, where);
+          for (size_t i = 1; i < op.operands.size(); ++i) use(op.operands[i], Type::Index, scopes, where);
+          for (ValueId v : op.part.block)
+            if (v != kNone) use(v, Type::Index, scopes, where);
+          break;
+        case OpKind::Copy:
+          if (op.operands.size() != 2) problem(where + ": copy takes a source and a destination");
+          for (ValueId v : op.operands) use(v, Type::Tensor, scopes, where);
+          break;
+        case OpKind::Call:
+          for (ValueId v : op.operands)
+            if (valid(v) && f_.info(v).type == Type::Event)
+              problem(where + ": call arguments are tensors or scalars, not events");
+          for (ValueId v : op.operands)
+            if (valid(v) && !visible(v, scopes)) problem(where + ": argument used where it is not defined");
+          break;
+        case OpKind::For:
+        case OpKind::PFor: {
+          if (op.operands.size() != 1) problem(where + ": a loop takes one trip count");
+          else use(op.operands[0], Type::Index, scopes, where);
+          if (op.regions.size() != 1) {
+            problem(where + ": a loop has one body");
+            break;
+          }
+          const Block& body = op.regions[0];
+          size_t want = op.kind == OpKind::For ? 2 : 1;
+          if (body.args.size() != want) {
+            problem(where + ": loop body has " + std::to_string(body.args.size()) + " argument(s), expected " + std::to_string(want));
+            break;
+          }
+          scopes.emplace_back();
+          define(body.args[0], scopes);
+          if (valid(body.args[0]) && f_.info(body.args[0]).type != Type::Index) problem(where + ": induction variable must be an index");
+          if (op.kind == OpKind::For) {
+            define(body.args[1], scopes);
+            if (valid(body.args[1]) && f_.info(body.args[1]).type != Type::Event) problem(where + ": carried value must be an event");
+          }
+          block(body, scopes);
+          if (body.yield.value != kNone) check_ref(body.yield, scopes, where + " yield");
+          scopes.pop_back();
+          break;
+        }
+      }
+      if (op.result != kNone) {
+        define(op.result, scopes);
+        Type want = Type::Index;
+        switch (op.kind) {
+          case OpKind::Alloc:
+          case OpKind::Piece: want = Type::Tensor; break;
+          case OpKind::FConst: want = Type::Float; break;
+          case OpKind::Copy:
+          case OpKind::Call:
+          case OpKind::Join:
+          case OpKind::For: want = Type::Event; break;
+          case OpKind::PFor: want = Type::Events; break;
+          default: break;
+        }
+        if (valid(op.result) && f_.info(op.result).type != want) problem(where + ": result has the wrong type");
+      } else if (op.kind != OpKind::Const) {
+        problem(where + ": op has no result");
+      }
+    }
+  }
+
+  const Function& f_;
+  std::set<ValueId> defined_;
+  std::string problems_;
+};
+
+}  // namespace
+
+std::string verify(const Function& f) { return Verifier(f).run(); }
+
+}  // namespace loom::ir
