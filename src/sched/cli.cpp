@@ -25,7 +25,7 @@ const char* kUsage =
     "  --machine hopper|blackwell|FILE  machine model (overrides the graph's \"machine\")\n"
     "  --json                           print the result as JSON\n"
     "  --svg OUT.svg                    draw the modular reservation table and warp assignment\n"
-    "  --time-limit S                   wall-clock budget for the whole search (default 60)\n"
+    "  --time-limit S                   wall-clock budget for the whole search (default 300)\n"
     "  --rlimit N                       deterministic Z3 resource budget (default 4e6 per second of --time-limit)\n"
     "  --norm-budget U                  cost-normalization bound on the sum of costs (default 300)\n"
     "  --no-normalize                   use the graph's cycle counts as they are\n"

@@ -18,7 +18,7 @@
 namespace loom::sched {
 
 struct SearchOptions {
-  double time_limit = 60;            // seconds for the whole search
+  double time_limit = 300;           // seconds for the whole search
   unsigned long long rlimit = 0;     // total Z3 resource budget; 0 = kRlimitPerSecond * time_limit
   bool warp_specialize = true;       // false: modulo scheduling only (no warps, no SMT)
   int extra_stages = 0;              // also try L up to (ceil(Len(M)/I) + extra) * I
