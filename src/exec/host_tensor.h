@@ -65,6 +65,15 @@ class View {
   std::vector<int64_t> extents_;
 };
 
+// The partition operators on views (both engines cut tensors with these, so they agree exactly):
+// piece `color` of blocks of `block` sizes (0 = the whole dimension), clipped at the edges;
+View blocks_of(const View& v, const std::vector<int64_t>& block, const std::vector<int64_t>& color);
+// slice `i` along dimension `dim` (the dimension is removed);
+View slice_of(const View& v, int dim, int64_t i);
+// piece `p` of the mma operand distribution of `role` for a tile held by `holder` (rank-2 tiles, or
+// rank-1 row vectors with role acc). The caller has checked the tile is legal for the instruction.
+View mma_of(const View& v, MmaRole role, ProcKind holder, int64_t p);
+
 // Runs a built-in leaf op on views and scalars (`args[i]` is a view for tensor arguments, `scalars[i]`
 // the value for scalar arguments). Throws std::runtime_error with a clear message when the shapes do
 // not fit (a run-time shape error in the user's program, e.g. mma of 64x16 by 32x8).
