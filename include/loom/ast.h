@@ -62,17 +62,17 @@ struct Expr {
 
 // ---- Tasks -------------------------------------------------------------------------------------------
 
-// r: read; w: write (old contents are not read); rw: both; red: reduce — the task only combines
-// values into the tensor with a reduction (rowmax, rowsum), so parallel launches may reduce into
-// overlapping pieces and the result does not depend on their order.
-enum class Privilege { Read, Write, ReadWrite, Reduce };
-const char* privilege_spelling(Privilege p);  // "r", "w", "rw", "red"
-inline bool reads(Privilege p) { return p != Privilege::Write; }   // needs the old contents
+// r: read; w: write (old contents are not read); rw: both; red(sum) / red(max): reduce — the task
+// only combines values into the tensor with that reduction (rowsum / rowmax), so parallel launches
+// may reduce into overlapping pieces and the result does not depend on their order.
+enum class Privilege { Read, Write, ReadWrite, ReduceSum, ReduceMax };
+const char* privilege_spelling(Privilege p);  // "r", "w", "rw", "red(sum)", "red(max)"
+inline bool is_reduce(Privilege p) { return p == Privilege::ReduceSum || p == Privilege::ReduceMax; }
+inline bool reads(Privilege p) { return p != Privilege::Write; }   // the result depends on old contents
 inline bool writes(Privilege p) { return p != Privilege::Read; }   // changes the contents
 // Whether a task holding `have` on a tensor may launch a sub-task with `want` on it.
 inline bool may_delegate(Privilege have, Privilege want) {
   if (have == Privilege::ReadWrite) return true;
-  if (have == Privilege::Reduce) return want == Privilege::Reduce;
   return want == have;
 }
 

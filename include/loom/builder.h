@@ -96,7 +96,7 @@ struct VarParam {
   VarParam(const char* n) : name(n) {}         // NOLINT
   VarParam(std::string n) : name(std::move(n)) {}  // NOLINT
   VarParam(std::string n, Privilege p) : name(std::move(n)), priv(p) {}
-  VarParam(std::string n, const std::string& privilege);  // "r" | "w" | "rw" | "red"
+  VarParam(std::string n, const std::string& privilege);  // "r" | "w" | "rw" | "red(sum)" | "red(max)"
   std::string name;
   std::optional<Privilege> priv;
 };
@@ -106,7 +106,7 @@ class ProgramBuilder;
 // Adds parameters to a task declared with ProgramBuilder::task.
 class TaskRef {
  public:
-  // `C: rw T[M, N]`; privilege "r", "w", "rw" or "red"; at least one dimension.
+  // `C: rw T[M, N]`; privilege "r", "w", "rw", "red(sum)" or "red(max)"; at least one dimension.
   TaskRef& tensor(const std::string& name, Privilege priv, const std::string& elem,
                   const std::vector<std::string>& dims);
   TaskRef& tensor(const std::string& name, const std::string& priv, const std::string& elem,

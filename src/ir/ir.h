@@ -20,6 +20,9 @@
 // dependence it does not prove redundant, and the CPU executor (src/exec/) runs ready operations in
 // a seeded random order to check it.
 //   copy %src -> %dst    elementwise; shapes equal, element types equal;
+//   copy.sum / copy.max  a reducing copy: dst = dst + src (max(dst, src)) elementwise — the copy-out
+//                        of a red(sum) / red(max) argument; reducing copies into the same elements
+//                        commute, so parallel ones need no order between them;
 //   call NAME(args)      a leaf: a built-in leaf op (src/lang/ops.h) or an extern leaf variant;
 //   join                 completes when all of its preconditions have completed (no work);
 //   for %k in [0, %n) iter(%c) { ...; yield %x }
@@ -114,7 +117,7 @@ struct Op {
   std::vector<EventRef> after;    // asynchronous ops: preconditions
   int64_t ival = 0;               // Const: value; Dim: dimension
   double fval = 0;                // FConst: value
-  std::string name;               // Arith: operator; Call: leaf name
+  std::string name;               // Arith: operator; Call: leaf name; Copy: "" or reduction sum|max
   DType dtype = DType::F32;       // Alloc
   MemKind mem = MemKind::None;    // Alloc
   ProcKind proc = ProcKind::Thread;  // ProcIndex, PFor

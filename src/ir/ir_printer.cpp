@@ -134,7 +134,10 @@ class Printer {
           out += "]";
           break;
         }
-        case OpKind::Copy: out += "copy " + val(op.operands[0]) + " -> " + val(op.operands[1]) + after(op); break;
+        case OpKind::Copy:
+          out += (op.name.empty() ? "copy " : "copy." + op.name + " ") + val(op.operands[0]) + " -> " +
+                 val(op.operands[1]) + after(op);
+          break;
         case OpKind::Call: {
           out += "call " + op.name + "(";
           for (size_t i = 0; i < op.operands.size(); ++i) out += (i ? ", " : "") + val(op.operands[i]);

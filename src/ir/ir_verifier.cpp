@@ -92,6 +92,7 @@ class Verifier {
           break;
         case OpKind::Copy:
           if (op.operands.size() != 2) problem(where + ": copy takes a source and a destination");
+          if (!op.name.empty() && op.name != "sum" && op.name != "max") problem(where + ": unknown reducing copy " + op.name);
           for (ValueId v : op.operands) use(v, Type::Tensor, scopes, where);
           break;
         case OpKind::Call:

@@ -76,7 +76,8 @@ const char* privilege_spelling(Privilege p) {
     case Privilege::Read: return "r";
     case Privilege::Write: return "w";
     case Privilege::ReadWrite: return "rw";
-    case Privilege::Reduce: return "red";
+    case Privilege::ReduceSum: return "red(sum)";
+    case Privilege::ReduceMax: return "red(max)";
   }
   return "r";
 }

@@ -34,8 +34,9 @@ Privilege privilege(const std::string& call, const std::string& s) {
   if (s == "r") return Privilege::Read;
   if (s == "w") return Privilege::Write;
   if (s == "rw") return Privilege::ReadWrite;
-  if (s == "red") return Privilege::Reduce;
-  misuse(call, "unknown privilege '" + s + "' (privileges are r, w, rw and red)");
+  if (s == "red(sum)") return Privilege::ReduceSum;
+  if (s == "red(max)") return Privilege::ReduceMax;
+  misuse(call, "unknown privilege '" + s + "' (privileges are r, w, rw, red(sum) and red(max))");
 }
 
 std::vector<Expr> exprs(std::vector<Ex> xs) {

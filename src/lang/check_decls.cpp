@@ -470,7 +470,7 @@ class BodyChecker {
         auto& d = r_.error(s.target.loc, "unknown leaf operation '" + callee + "'");
         std::string dym = did_you_mean(callee, names);
         d.hint = dym.empty() ? "built-in leaf operations are mma, fill, clear, copy, convert, exp, exp2, scale, rowmax, "
-                               "rowsum, add, sub, mul, max, relu, sigmoid, tanh, silu; or use an extern body"
+                               "rowsum, add, sub, mul, div, max, relu, sigmoid, tanh, silu; or use an extern body"
                              : dym;
       }
       return;
@@ -497,10 +497,11 @@ class BodyChecker {
       if (!t.ok) return;
       ranks.push_back(t.rank);
       auto pr = privs_.find(t.root);
-      if (pr != privs_.end() && pr->second == Privilege::Reduce) {
-        if (!(op.family == OpFamily::RowReduce && i == 0)) {
-          auto& d = r_.error(e.loc, "task '" + t_.name.name + "' holds only the reduce privilege on '" + t.root +
-                                        "'; it may only combine into it with rowmax or rowsum");
+      if (pr != privs_.end() && is_reduce(pr->second)) {
+        const char* allowed = pr->second == Privilege::ReduceSum ? "rowsum" : "rowmax";
+        if (!(i == 0 && std::string(op.name) == allowed)) {
+          auto& d = r_.error(e.loc, "task '" + t_.name.name + "' holds only the " + privilege_spelling(pr->second) +
+                                        " privilege on '" + t.root + "'; it may only combine into it with " + allowed);
           d.hint = "declare '" + t.root + ": rw' to read or overwrite it (then parallel launches cannot share it)";
         }
         continue;
@@ -596,18 +597,19 @@ class BodyChecker {
           auto& d = r_.error(e.loc, std::string("privilege escalation: task '") + t_.name.name + "' has '" +
                                         privilege_spelling(have) + "' on '" + t.root + "' but launches '" +
                                         callee.name.name + "' with '" + privilege_spelling(prm.priv) + "' on it");
-          d.hint = have == Privilege::Reduce ? "a task holding 'red' can only pass on 'red'"
-                                             : "a task can only pass on privileges it holds";
+          d.hint = is_reduce(have) ? std::string("a task holding '") + privilege_spelling(have) + "' can only pass on '" +
+                                         privilege_spelling(have) + "'"
+                                   : "a task can only pass on privileges it holds";
           DiagnosticEngine::note(d, prm.name.loc, "'" + callee.name.name + "' declares '" + prm.name.name + ": " +
                                                       privilege_spelling(prm.priv) + "' here");
         }
       }
       // Reductions commute, so parallel launches may reduce into overlapping pieces.
-      if (writes(prm.priv) && prm.priv != Privilege::Reduce) check_aliasing(e, t, loops);
+      if (writes(prm.priv) && !is_reduce(prm.priv)) check_aliasing(e, t, loops);
       for (const LoopCtx& l : loops) {
         if (!l.parallel || !l.reduced) continue;
         auto red = l.reduced->find(t.root);
-        if (prm.priv != Privilege::Reduce && red != l.reduced->end()) {
+        if (!is_reduce(prm.priv) && red != l.reduced->end()) {
           auto& d = r_.error(e.loc, "'" + callee.name.name + "' uses '" + t.root +
                                         "' in the same prange iteration that reduces into it, before the reduction over "
                                         "all iterations is complete");
@@ -615,7 +617,7 @@ class BodyChecker {
           DiagnosticEngine::note(d, red->second, "the reduction into '" + t.root + "' is here");
         }
       }
-      if (prm.priv == Privilege::Reduce)
+      if (is_reduce(prm.priv))
         for (const LoopCtx& l : loops)
           if (l.parallel && l.reduced) l.reduced->emplace(t.root, e.loc);
     }
@@ -654,7 +656,7 @@ class BodyChecker {
       if (!why.empty()) {
         auto& d = r_.error(e.loc, "aliasing writes in prange: " + why + ", so parallel iterations write the same data");
         d.hint = "index a blocks partition with the prange variables, e.g. P[i, j], use srange, or give the "
-                 "parameter the 'red' privilege if the task only reduces into it";
+                 "parameter a red(sum) or red(max) privilege if the task only reduces into it";
         DiagnosticEngine::note(d, l.loc, "the prange is here");
       }
     }

@@ -595,7 +595,7 @@ class Instantiator {
         const TVal* t = tensor(s.args[i], env);
         if (!t) return;
         a = *t;
-        if (a.overlapping && writes(prm.priv) && prm.priv != Privilege::Reduce && loop && loop->parallel) {
+        if (a.overlapping && writes(prm.priv) && !is_reduce(prm.priv) && loop && loop->parallel) {
           // The threads of a quad hold replicas of the same rows. They may write them only when each
           // computes the same values: every tensor the launch reads is such a replicated row piece.
           const Expr* private_arg = nullptr;
@@ -609,7 +609,7 @@ class Instantiator {
                                                   "' are shared by the 4 threads of a quad, and '" + ct.name.name +
                                                   "' writes '" + prm.name.name + "' from data each thread holds alone ('" +
                                                   format_expr(*private_arg) + "')");
-            d.hint = "give '" + prm.name.name + "' the 'red' privilege if the task only reduces into it (rowmax, rowsum)";
+            d.hint = "give '" + prm.name.name + "' the red(sum) or red(max) privilege if the task only reduces into it (rowsum, rowmax)";
             DiagnosticEngine::note(d, prm.name.loc, "'" + prm.name.name + "' is declared here");
             return;
           }

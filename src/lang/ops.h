@@ -3,7 +3,7 @@
 // Semantics (docs/language.md): mma(C, A, B): C += A*B; fill(X, v); clear(X): X = 0; copy(D, S)
 // (same element type); convert(D, S); exp/exp2/relu/sigmoid/tanh/silu(D, S) elementwise;
 // scale(D, S, s): D = S*s; rowmax(D, S): D[i] = max(D[i], max_j S[i,j]); rowsum(D, S):
-// D[i] += sum_j S[i,j]; add/sub/mul/max(D, A, B) elementwise, B of rank 1 broadcast along rows.
+// D[i] += sum_j S[i,j]; add/sub/mul/div/max(D, A, B) elementwise, B of rank 1 broadcast along rows.
 // Test: tests/errors/leaf_op_*.loom.
 #pragma once
 

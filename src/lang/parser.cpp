@@ -159,11 +159,22 @@ class Parser {
     return t;
   }
 
+  // After the word `red`: '(' (sum | max) ')'.
+  Privilege reduce_op(SourceLoc red_loc) {
+    expect(Tok::LParen, "after 'red' (red(sum) or red(max))");
+    Ident op = ident("a reduction: sum or max");
+    expect(Tok::RParen, "to close red(...)");
+    if (op.name == "sum") return Privilege::ReduceSum;
+    if (op.name == "max") return Privilege::ReduceMax;
+    auto& d = diag_.error(op.loc, "unknown reduction '" + op.name + "'");
+    d.hint = "reductions are red(sum) (for rowsum) and red(max) (for rowmax)";
+    throw SyntaxError{};
+  }
+
   std::optional<Privilege> privilege_word(const std::string& w) {
     if (w == "r") return Privilege::Read;
     if (w == "w") return Privilege::Write;
     if (w == "rw") return Privilege::ReadWrite;
-    if (w == "red") return Privilege::Reduce;
     return std::nullopt;
   }
 
@@ -172,8 +183,10 @@ class Parser {
     Param p;
     p.name = ident("a parameter name");
     expect(Tok::Colon, "after the parameter name");
-    Ident first = ident("a privilege (r, w, rw, red) or a scalar type");
-    if (auto pr = privilege_word(first.name)) {
+    Ident first = ident("a privilege (r, w, rw, red(sum), red(max)) or a scalar type");
+    std::optional<Privilege> pr = privilege_word(first.name);
+    if (first.name == "red") pr = reduce_op(first.loc);
+    if (pr) {
       p.is_tensor = true;
       p.priv = *pr;
       p.elem = ident("an element type (f16, bf16, f32, i32) or a type parameter");
@@ -207,11 +220,11 @@ class Parser {
       vp.name = ident("a parameter name");
       if (at(Tok::Colon)) {
         take();
-        Ident pw = ident("a privilege (r, w, rw)");
-        vp.priv = privilege_word(pw.name);
+        Ident pw = ident("a privilege (r, w, rw, red(sum), red(max))");
+        vp.priv = pw.name == "red" ? std::optional<Privilege>(reduce_op(pw.loc)) : privilege_word(pw.name);
         vp.priv_loc = pw.loc;
         if (!vp.priv) {
-          diag_.error(pw.loc, "unknown privilege '" + pw.name + "'").hint = "privileges are r, w, rw and red";
+          diag_.error(pw.loc, "unknown privilege '" + pw.name + "'").hint = "privileges are r, w, rw, red(sum) and red(max)";
           throw SyntaxError{};
         }
       }

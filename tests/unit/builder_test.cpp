@@ -226,13 +226,13 @@ TEST(Builder, LabelledLaunchAndExpressions) {
 
 TEST(Builder, ReducePrivilege) {
   ProgramBuilder b;
-  b.task("rowsum").tensor("S", "red", "f32", {"M"}).tensor("X", Privilege::Read, "f32", {"M", "N"});
-  b.variant("rowsum_leaf", "rowsum", {{"S", Privilege::Reduce}, "X"}).leaf();
+  b.task("rowsum").tensor("S", "red(sum)", "f32", {"M"}).tensor("X", Privilege::Read, "f32", {"M", "N"});
+  b.variant("rowsum_leaf", "rowsum", {{"S", Privilege::ReduceSum}, "X"}).leaf();
   b.op("rowsum", {"S", "X"});
   const std::string expected =
-      "task rowsum(S: red f32[M], X: r f32[M, N]);\n"
+      "task rowsum(S: red(sum) f32[M], X: r f32[M, N]);\n"
       "\n"
-      "variant rowsum_leaf of rowsum(S: red, X): leaf {\n"
+      "variant rowsum_leaf of rowsum(S: red(sum), X): leaf {\n"
       "  rowsum(S, X);\n"
       "}\n";
   Program p = b.build();

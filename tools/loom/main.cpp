@@ -5,7 +5,9 @@
 //   loom schedule GRAPH.json ... optimal software pipelining + warp specialization (docs/schedule.md)
 // FILE may be `-` for stdin. Common flags: --diagnostics=json, --version, --help.
 // Exit status: 0 ok, 1 user error (diagnostics printed), 2 internal error (a loom bug).
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -13,8 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "exec/executor.h"
+#include "exec/inputs.h"
+#include "exec/reference.h"
 #include "loom/check.h"
 #include "loom/frontend.h"
+#include "passes/pipeline.h"
 #ifdef LOOM_HAVE_SCHED
 #include "sched/cli.h"
 #endif
@@ -27,13 +33,17 @@ constexpr const char* kUsage =
     "commands:\n"
     "  check FILE               check a program and its mapping\n"
     "  fmt FILE                 print the canonical form (-i: rewrite FILE, --check: exit 1 if not canonical)\n"
-    "  compile FILE             compile; --emit=ast (syntax tree) | tree (instantiated task tree, default)\n"
+    "  compile FILE             compile; --emit=tree (instantiated task tree, default) | ast | ir (event IR)\n"
+    "  run --cpu FILE           run the compiled event IR on the CPU in a random legal order and compare\n"
+    "                           with the sequential reference (--size M=129,N=257 --seed 7 [--seeds N])\n"
     "  schedule GRAPH.json      optimal modulo schedule + warp assignment (see docs/schedule.md)\n"
     "\n"
     "options:\n"
     "  -                        read the program from stdin\n"
     "  -o FILE                  write the output to FILE\n"
     "  --diagnostics=json       print diagnostics as JSON on stderr\n"
+    "  --print-after-all        print the IR after every pass that changed it (compile --emit=ir)\n"
+    "  --time-passes            print the time of every pass\n"
     "  --version                print the version\n";
 
 struct Options {
@@ -44,6 +54,12 @@ struct Options {
   bool json_diags = false;
   bool in_place = false;
   bool check_only = false;
+  bool print_after_all = false;
+  bool time_passes = false;
+  bool cpu = false;
+  std::string sizes;
+  uint64_t seed = 1;
+  int seeds = 1;
 };
 
 int usage_error(const std::string& msg) {
@@ -81,6 +97,53 @@ int report(const loom::DiagnosticEngine& diag, const Options& o) {
   else
     std::cerr << diag.format_text();
   return diag.has_errors() ? 1 : 0;
+}
+
+// `loom run --cpu`: the same random integer inputs through the sequential reference interpreter and
+// through the compiled event IR executed in a seeded random order; prints `match` or the first
+// mismatching element. Exit 0 on match, 1 otherwise.
+int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree& tree) {
+  if (!o.cpu) return usage_error("`loom run` needs --cpu (the only engine in this build)");
+  std::map<std::string, int64_t> sizes;
+  try {
+    sizes = loom::exec::parse_sizes(o.sizes);
+  } catch (const std::runtime_error& e) {
+    std::cerr << "loom: error: --size: " << e.what() << "\n";
+    return 1;
+  }
+  loom::ir::Function f = loom::lower_to_event_ir(program, tree);
+  bool all_match = true;
+  for (int s = 0; s < o.seeds; ++s) {
+    uint64_t seed = o.seed + static_cast<uint64_t>(s);
+    loom::exec::Args inputs, ref, got;
+    try {
+      inputs = loom::exec::make_inputs(program, tree, sizes, seed);
+      ref = loom::exec::copy_args(inputs);
+      got = loom::exec::copy_args(inputs);
+      loom::exec::run_reference(program, tree, ref);
+    } catch (const std::runtime_error& e) {
+      std::cerr << "loom: error: " << e.what() << "\n";
+      return 1;
+    }
+    std::vector<loom::exec::ExecArg> eargs;
+    for (const loom::exec::Arg& a : got.args) {
+      if (a.is_tensor) eargs.emplace_back(a.view);
+      else eargs.emplace_back(a.scalar);
+    }
+    loom::exec::ExecResult r = loom::exec::execute(f, eargs, seed);
+    if (!r.ok) {
+      std::cerr << "loom: error: the compiled program failed on the CPU (seed " << seed << "): " << r.error << "\n";
+      return 1;
+    }
+    auto mm = loom::exec::compare_outputs(ref, got, 0);
+    if (mm) {
+      std::cout << "mismatch (seed " << seed << "): " << mm->describe() << "\n";
+      all_match = false;
+      break;
+    }
+  }
+  if (all_match) std::cout << "match\n";
+  return all_match ? 0 : 1;
 }
 
 int run(const Options& o) {
@@ -137,6 +200,19 @@ int run(const Options& o) {
   int rc = report(diag, o);
   if (rc != 0) return rc;
   if (o.command == "check") return 0;
+  if (!tree) {
+    std::cerr << sm.name(file) << ": error: the program has no mapping, so there is nothing to compile\n";
+    return 1;
+  }
+  if (o.command == "run") return run_cpu(o, program, *tree);
+  if (o.emit == "ir") {
+    loom::PipelineOptions po;
+    po.print_after_all = o.print_after_all;
+    po.time_passes = o.time_passes;
+    po.log = &std::cout;
+    loom::ir::Function f = loom::lower_to_event_ir(program, *tree, po);
+    return write_output(o, loom::ir::print(f)) ? 0 : 1;
+  }
   if (o.emit == "tree") {
     if (!tree) {
       std::cerr << sm.name(file) << ": error: the program has no mapping, so there is no task tree to show\n";
@@ -146,7 +222,7 @@ int run(const Options& o) {
                       tree->machine->target + ")\n" + loom::format_task_tree(*tree);
     return write_output(o, out) ? 0 : 1;
   }
-  return usage_error("unknown --emit kind '" + o.emit + "' (this build supports ast and tree)");
+  return usage_error("unknown --emit kind '" + o.emit + "' (this build supports tree, ast and ir)");
 }
 
 }  // namespace
@@ -176,7 +252,7 @@ int main(int argc, char** argv) {
     }
     Options o;
     o.command = args[0];
-    if (o.command != "check" && o.command != "fmt" && o.command != "compile")
+    if (o.command != "check" && o.command != "fmt" && o.command != "compile" && o.command != "run")
       return usage_error("unknown command '" + o.command + "'");
     for (size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
@@ -185,6 +261,23 @@ int main(int argc, char** argv) {
       else if (a == "-i") o.in_place = true;
       else if (a == "--check") o.check_only = true;
       else if (a.rfind("--emit=", 0) == 0) o.emit = a.substr(7);
+      else if (a == "--print-after-all") o.print_after_all = true;
+      else if (a == "--time-passes") o.time_passes = true;
+      else if (a == "--cpu") o.cpu = true;
+      else if (a == "--size" || a == "--seed" || a == "--seeds") {
+        if (i + 1 >= args.size()) return usage_error(a + " needs a value");
+        const std::string& v = args[++i];
+        if (a == "--size") {
+          o.sizes = v;
+        } else {
+          char* end = nullptr;
+          unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+          if (v.empty() || *end != '\0' || (a == "--seeds" && (n < 1 || n > 100000)))
+            return usage_error(a + " needs a positive integer, found '" + v + "'");
+          if (a == "--seed") o.seed = n;
+          else o.seeds = static_cast<int>(n);
+        }
+      }
       else if (a == "-o") {
         if (i + 1 >= args.size()) return usage_error("-o needs a file name");
         o.output = args[++i];

@@ -1,0 +1,123 @@
+// The CPU executor for the event IR (issue 3, section 3): runs a compiled ir::Function on the host in
+// a seeded random order of ready operations, to prove that the compiler's events keep the source
+// program's sequential semantics. Semantics are those of src/ir/ir.h; this file says how they are
+// realized.
+//
+// METHOD. The IR is expanded dynamically into a graph of operation *instances*: an op plus the values
+// of the induction variables and processor indices of its enclosing loops. A block (the function
+// body, or one iteration of a loop) is instantiated when its enclosing instance starts (the function
+// at the beginning; an iteration when its loop runs): its immediate ops (const, fconst, arith, dim,
+// proc_index, alloc, piece) are evaluated in program order, and every asynchronous op (copy, call,
+// join, for, pfor) becomes one instance whose `after` references are resolved to completion records.
+// References are resolved after the whole block is instantiated, so a reference to an event defined
+// later in the same block (never produced by a pass: the verifier rejects it) waits instead of failing
+// and a cycle of such references shows up as a deadlock.
+// Then, repeatedly, one *ready* instance (all preconditions complete) is picked uniformly at random
+// with std::mt19937_64(seed) — not in program order — and run:
+//   copy         copy_view(src, dst); copy.sum / copy.max: dst = dst + src / max(dst, src)
+//                elementwise (max propagates NaN, so a poisoned operand stays visible);
+//   call NAME    run_leaf_op for a built-in leaf op (tensor operands are views, index/float operands
+//                are scalars); `extern:*` and unknown names are an error (no CPU implementation);
+//   join         nothing;
+//   for / pfor   instantiates all its iterations at once (each iteration's body is a fresh block
+//                instance: allocs in it are fresh poisoned buffers per iteration).
+// Its completion then completes its event. Events:
+//   - a copy/call/join event completes when the instance has run;
+//   - the yield of iteration k completes when the event its `yield` refers to completes (a body
+//     without a yield — `yield none` — completes as soon as the loop has started);
+//   - `for`: the block argument %c of iteration 0 is the loop's own start (complete once the loop's
+//     preconditions are), of iteration k > 0 the yield of iteration k-1; the loop's event completes
+//     when the loop has started and every iteration's yield has completed (at once for %n = 0);
+//   - `pfor`: E[i] is the yield of iteration i; a reference with `:` is all the elements it selects,
+//     and any reference to E also waits for the pfor to have started (so E[:] of a zero-trip pfor
+//     still waits for the pfor's preconditions). An index out of range is an error.
+// Execution ends when no instance is left (ok), when an instance fails (error), or when nothing is
+// ready but instances remain: a DEADLOCK, reported as an error naming the stuck operations and the
+// preconditions they wait for (a compiler bug: verified SSA IR cannot deadlock, so this means an
+// event reference that can never complete). Messages name values as the printer does (%C, %C.1),
+// ops by their path (see EdgeId) and origin, and instances by their loop indices ([%k=1, %p=3]).
+//
+// PROCESSORS. `proc_index PROC` is the induction value of the innermost enclosing `pfor PROC`
+// iteration (an index within the parent processor: a warp's index within its warpgroup when the IR
+// nests pfor WARP in pfor WARPGROUP). Vectorized IR (ir.h: pfor loops over WARPGROUP/WARP/THREAD
+// flattened away) is supported under this convention: an asynchronous op other than pfor whose
+// result has type `events[P1, ...]` is executed once per processor (i1, ...) in
+// [0, proc_extents[P1]) x ..., with proc_index P1 = i1, ...; its result element [i1, ...] is that
+// processor's completion. Immediate ops that depend on a proc_index not bound where they are defined
+// are evaluated per executing processor. A proc_index evaluated where no processor of its kind is
+// bound is an error. (A proposal: ir.h does not yet say how vectorized ops are marked, and today's
+// verifier types copy/call/join/for results as `event`; the vectorization pass must agree with it.)
+//
+// LIMITS. Expansion is bounded (ExecOptions::max_instances instances — op instances and block
+// instances (loop iterations, processors) counted together — and max_element_ops element operations: a
+// copy counts its elements, an mma M*N*K, other leaf ops the elements of their tensor operands);
+// exceeding either is an error, not a hang.
+//
+// MUTATION. ExecOptions::skip_edge deletes one event edge (see EdgeId), in every instance of its op:
+//   After   op's after[index] is ignored: the op no longer waits for that reference;
+//   Carried the loop's iterations are not chained: %c of every iteration is the loop's start (as for
+//           iteration 0);
+//   Yield   the body's yield is ignored: every iteration completes as soon as the loop has started,
+//           so the loop's event (for) or its elements (pfor) no longer wait for the body.
+// A dropped edge never causes a deadlock; it can only let an operation run earlier. list_edges
+// enumerates every edge that can be dropped.
+//
+// Test: tests/unit/executor_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "exec/host_tensor.h"
+#include "ir/ir.h"
+
+namespace loom::exec {
+
+// One argument of the function, in the order of f.params: a view for tensor params (the executor
+// reads and writes the caller's buffer through it), a number for index and float params.
+using ExecArg = std::variant<View, double>;
+
+// One event edge of the IR, by its position in the tree: `op_path` is the op's index in the
+// function body, then its index in that op's loop body, and so on (loops have one body).
+struct EdgeId {
+  enum class Kind { After, Carried, Yield };
+  Kind kind = Kind::After;
+  std::vector<int> op_path;  // the op holding the edge (for Carried/Yield: the loop)
+  int index = 0;             // After: index into op.after; otherwise 0
+  bool operator==(const EdgeId&) const = default;
+};
+
+// Every droppable edge of `f` in program order: each `after` entry of each asynchronous op, the
+// carried event of each `for` whose body refers to %c, and the yield of each loop body that has one.
+std::vector<EdgeId> list_edges(const ir::Function& f);
+
+// "after[1] of copy at 2.0.3 (gemm_block: copy-in A)" — for reports.
+std::string describe_edge(const ir::Function& f, const EdgeId& e);
+
+struct ExecOptions {
+  int64_t max_instances = 2'000'000;
+  int64_t max_element_ops = 50'000'000;
+  std::optional<EdgeId> skip_edge;
+  // Processors per parent for vectorized IR (see PROCESSORS above), e.g. {WARP: 4, THREAD: 32}.
+  std::map<ProcKind, int64_t> proc_extents;
+  bool trace = false;  // record one line per instance run in ExecResult::trace
+};
+
+struct ExecResult {
+  bool ok = false;
+  std::string error;          // empty when ok
+  int64_t instances = 0;      // op and block instances created
+  int64_t ops_run = 0;        // asynchronous instances run
+  int64_t element_ops = 0;
+  std::vector<std::string> trace;  // with ExecOptions::trace
+};
+
+// Runs `f` on `args`. Never throws for problems of the IR or its data: they come back in the result.
+ExecResult execute(const ir::Function& f, const std::vector<ExecArg>& args, uint64_t seed,
+                   const ExecOptions& opt = {});
+
+}  // namespace loom::exec

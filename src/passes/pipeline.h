@@ -1,0 +1,25 @@
+// The middle end's pass pipeline: one linear list of passes from the checked program to the final
+// event IR. Each pass has one entry function in its own file under src/passes/. The IR is verified
+// after every pass (an invalid IR is an internal error naming the pass); with print_after_all the IR
+// is printed after each pass that changed it, and with time_passes each pass is timed.
+// Today's pipeline: dependence analysis. Test: tests/unit/pipeline_test.cpp.
+#pragma once
+
+#include <ostream>
+
+#include "ir/ir.h"
+#include "loom/ast.h"
+#include "loom/check.h"
+
+namespace loom {
+
+struct PipelineOptions {
+  bool print_after_all = false;  // print the IR after every pass that changed it
+  bool time_passes = false;      // print how long each pass took
+  std::ostream* log = nullptr;   // where the two above go (required when either is set)
+};
+
+// Lowers a checked program (`tree` from check_program) to the final event IR.
+ir::Function lower_to_event_ir(const Program& p, const TaskTree& tree, const PipelineOptions& opt = {});
+
+}  // namespace loom
