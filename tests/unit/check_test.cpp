@@ -65,7 +65,9 @@ TEST(Check, TileSizesComeFromTheMapping) {
   CheckResult r = check_text(text);
   ASSERT_TRUE(r.ok) << r.diagnostics;
   for (const TreeNode& n : r.tree->nodes)
-    if (n.instance == "gemm_thread") EXPECT_EQ(n.args[0].extents, (std::vector<std::optional<int64_t>>{2, 32}));
+    if (n.instance == "gemm_thread") {
+      EXPECT_EQ(n.args[0].extents, (std::vector<std::optional<int64_t>>{2, 32}));
+    }
 }
 
 TEST(Check, JsonDiagnosticsCarryLocationNotesAndHints) {
