@@ -17,6 +17,21 @@
 // Liveness follows Fig. 5 over Q: copy i of v is live on [t(v)+i*I, last use) and, for results
 // used by a copy past the last one, up to and including the end of Q. Warps other than 0 are
 // interchangeable; a value-precedence order on warp numbers removes that symmetry.
+//
+// Solving (for speed, without changing the answer):
+//  - Lazy liveness (CEGAR). The registers, register-file and memory constraints (one per
+//    definition point of Q, quadratic in the number of values, most of Z3's work) are built but
+//    not asserted. Z3 solves the rest; each constraint the model violates is asserted (with its
+//    family's guard) and Z3 is asked again, on the same incremental solver, until a model
+//    satisfies all of them (sat) or the solver says unsat (unsat for a subset is unsat for all).
+//  - Hint. With opt.hint (the modulo ILP's optimal schedule, length <= L), a first query fixes the
+//    issue times to it (constants: liveness, clashes and spill slacks fold away) so Z3 only
+//    searches the warp assignment. Sat answers the full query (those times satisfy every time
+//    constraint at this L). If unsat, a partial hint keeps only the times of ops on saturated
+//    units (every slot of the modular reservation table full) and lets the others move. Unsat
+//    of a hinted query says nothing about other times, so the full query follows on a fresh
+//    solver. Hints never change sat/unsat, only which model is returned.
+//  - Z3's relevancy propagation is off (4-7x faster on the attention graphs).
 // Tested by tests/sched/search_test.cpp and the property test.
 #pragma once
 
@@ -31,6 +46,8 @@ namespace loom::sched {
 struct JointOptions {
   unsigned long long rlimit = 0;  // Z3 resource limit for this query (deterministic); 0 = none
   double max_seconds = 0;         // wall-clock guard; 0 = none
+  bool lazy = true;               // liveness families by CEGAR (false: all constraints up front)
+  const Schedule* hint = nullptr; // a modulo schedule at this II of length <= L to try first
 };
 
 struct JointResult {
@@ -40,6 +57,11 @@ struct JointResult {
   std::string reason;               // when Unknown: Z3's reason (resource limit, timeout)
   double seconds = 0;
   unsigned long long rlimit_used = 0;
+  int checks = 0;                   // solver calls (CEGAR rounds, hint phase included)
+  int lazy_added = 0, lazy_total = 0;  // liveness constraints added by CEGAR / that exist
+  bool hint_tried = false, hint_used = false;  // the hint phase ran / found the answer
+  int hints_tried = 0;              // 1: all times fixed; 2: also the partial hint (saturated units)
+  double hint_seconds = 0;          // time in the hint phase
 };
 
 JointResult solve_joint(const Problem& p, int ii, int length, const JointOptions& opt);

@@ -1,10 +1,294 @@
 #include "sched/modulo_ilp.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
 
 namespace loom::sched {
 
-ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_seconds, int max_nodes) {
+namespace {
+
+constexpr long long kNeg = std::numeric_limits<long long>::min() / 4;
+
+// Longest paths with weights d - I*δ, including the empty path (D[v][v] >= 0). A positive
+// D[v][v] afterwards is a positive dependence cycle: no schedule at this I.
+std::vector<std::vector<long long>> longest_paths(const Problem& p, int ii) {
+  const int n = static_cast<int>(p.ops.size());
+  std::vector<std::vector<long long>> D(n, std::vector<long long>(n, kNeg));
+  for (int v = 0; v < n; ++v) D[v][v] = 0;
+  for (const Dep& d : p.deps)
+    D[d.from][d.to] = std::max(D[d.from][d.to], static_cast<long long>(d.delay) - static_cast<long long>(ii) * d.distance);
+  for (int k = 0; k < n; ++k)
+    for (int i = 0; i < n; ++i) {
+      if (D[i][k] == kNeg) continue;
+      for (int j = 0; j < n; ++j)
+        if (D[k][j] != kNeg) D[i][j] = std::max(D[i][j], std::min(D[i][k] + D[k][j], std::numeric_limits<long long>::max() / 8));
+    }
+  return D;
+}
+
+bool unit_can_overflow(const Problem& p, std::size_t f) {
+  long long total = 0;
+  for (const Op& o : p.ops)
+    for (auto& row : o.rrt) total += row[f];
+  return total > p.capacity[f];
+}
+
+// A quick list schedule (ops by earliest start; each at the first cycle from its earliest start
+// that satisfies the dependences on ops already placed and has room in the modular reservation
+// table). Only an incumbent: it may fail, and it proves nothing about minimality.
+bool list_schedule(const Problem& p, int ii, const std::vector<long long>& est, const std::vector<int>& order,
+                   Schedule& out) {
+  const int n = static_cast<int>(p.ops.size());
+  std::vector<std::vector<int>> mrt(p.units.size(), std::vector<int>(ii, 0));
+  std::vector<long long> t(n, -1);
+  for (int v : order) {
+    long long lo = est[v], hi = std::numeric_limits<long long>::max() / 4;
+    for (const Dep& d : p.deps) {
+      long long need = d.delay - static_cast<long long>(ii) * d.distance;
+      if (d.to == v && d.from != v && t[d.from] >= 0) lo = std::max(lo, t[d.from] + need);
+      if (d.from == v && d.to != v && t[d.to] >= 0) hi = std::min(hi, t[d.to] - need);
+    }
+    bool placed = false;
+    for (long long c = lo; c < lo + ii && c <= hi && !placed; ++c) {
+      bool fits = true;
+      for (std::size_t f = 0; f < p.units.size() && fits; ++f)
+        for (int k = 0; k < p.ops[v].len && fits; ++k)
+          if (p.ops[v].rrt[k][f] && mrt[f][(c + k) % ii] + p.ops[v].rrt[k][f] > p.capacity[f]) fits = false;
+      if (!fits) continue;
+      // Reservations of one op may overlap themselves modulo I (len > I).
+      std::vector<std::vector<int>> add(p.units.size(), std::vector<int>(ii, 0));
+      for (std::size_t f = 0; f < p.units.size(); ++f)
+        for (int k = 0; k < p.ops[v].len; ++k) add[f][(c + k) % ii] += p.ops[v].rrt[k][f];
+      for (std::size_t f = 0; f < p.units.size() && fits; ++f)
+        for (int r = 0; r < ii && fits; ++r)
+          if (add[f][r] && mrt[f][r] + add[f][r] > p.capacity[f]) fits = false;
+      if (!fits) continue;
+      for (std::size_t f = 0; f < p.units.size(); ++f)
+        for (int r = 0; r < ii; ++r) mrt[f][r] += add[f][r];
+      t[v] = c;
+      placed = true;
+    }
+    if (!placed) return false;
+  }
+  for (const Dep& d : p.deps)
+    if (t[d.to] - t[d.from] < d.delay - static_cast<long long>(ii) * d.distance) return false;
+  out.ii = ii;
+  out.time.assign(t.begin(), t.end());
+  out.length = 0;
+  for (int v = 0; v < n; ++v) out.length = std::max<long long>(out.length, t[v] + p.ops[v].span());
+  return true;
+}
+
+// Iterative modulo scheduling (Rau, 1994): ops by height (longest tail first); each at the first
+// cycle in [Estart, Estart + I) with room, or else at Estart (or one past its previous cycle),
+// evicting the ops it collides with in the reservation table and the successors whose
+// dependences it breaks; at most `budget` placements.
+bool iterative_modulo_schedule(const Problem& p, int ii, const std::vector<long long>& est,
+                               const std::vector<long long>& tail, Schedule& out) {
+  const int n = static_cast<int>(p.ops.size());
+  const std::size_t U = p.units.size();
+  std::vector<long long> t(n, -1), prev(n, -1);
+  auto need = [&](const Dep& d) { return d.delay - static_cast<long long>(ii) * d.distance; };
+  auto usage = [&](int v, long long c) {
+    std::vector<std::vector<int>> u(U, std::vector<int>(ii, 0));
+    for (std::size_t f = 0; f < U; ++f)
+      for (int k = 0; k < p.ops[v].len; ++k) u[f][(c + k) % ii] += p.ops[v].rrt[k][f];
+    return u;
+  };
+  std::vector<std::vector<int>> mrt(U, std::vector<int>(ii, 0));
+  auto apply = [&](int v, long long c, int sign) {
+    auto u = usage(v, c);
+    for (std::size_t f = 0; f < U; ++f)
+      for (int r = 0; r < ii; ++r) mrt[f][r] += sign * u[f][r];
+  };
+  auto fits = [&](int v, long long c) {
+    auto u = usage(v, c);
+    for (std::size_t f = 0; f < U; ++f)
+      for (int r = 0; r < ii; ++r)
+        if (u[f][r] && mrt[f][r] + u[f][r] > p.capacity[f]) return false;
+    return true;
+  };
+  int budget = 20 * n + 50;
+  for (;;) {
+    int v = -1;
+    for (int x = 0; x < n; ++x)
+      if (t[x] < 0 && (v < 0 || tail[x] > tail[v] || (tail[x] == tail[v] && est[x] < est[v]))) v = x;
+    if (v < 0) break;
+    if (budget-- <= 0) return false;
+    long long lo = est[v];
+    for (const Dep& d : p.deps)
+      if (d.to == v && d.from != v && t[d.from] >= 0) lo = std::max(lo, t[d.from] + need(d));
+    long long c = -1;
+    for (long long x = lo; x < lo + ii; ++x)
+      if (fits(v, x)) {
+        c = x;
+        break;
+      }
+    if (c < 0) c = (prev[v] >= lo) ? prev[v] + 1 : lo;
+    // Evict resource conflicts until v fits.
+    auto u = usage(v, c);
+    for (int o = 0; o < n; ++o) {
+      if (o == v || t[o] < 0) continue;
+      auto uo = usage(o, t[o]);
+      bool clash = false;
+      for (std::size_t f = 0; f < U && !clash; ++f)
+        for (int r = 0; r < ii && !clash; ++r)
+          if (u[f][r] && uo[f][r] && mrt[f][r] + u[f][r] > p.capacity[f]) clash = true;
+      if (clash) {
+        apply(o, t[o], -1);
+        t[o] = -1;
+      }
+    }
+    if (!fits(v, c)) return false;  // v collides with itself (len > I)
+    apply(v, c, +1);
+    t[v] = prev[v] = c;
+    // Evict the ops whose dependences with v are now broken.
+    for (const Dep& d : p.deps) {
+      if (d.from == d.to) continue;
+      if (d.from == v && t[d.to] >= 0 && t[d.to] - c < need(d)) {
+        apply(d.to, t[d.to], -1);
+        t[d.to] = -1;
+      }
+      if (d.to == v && t[d.from] >= 0 && c - t[d.from] < need(d)) {
+        apply(d.from, t[d.from], -1);
+        t[d.from] = -1;
+      }
+    }
+  }
+  for (const Dep& d : p.deps)
+    if (t[d.to] - t[d.from] < need(d)) return false;
+  long long tmin = *std::min_element(t.begin(), t.end());
+  out.ii = ii;
+  out.time.assign(n, 0);
+  out.length = 0;
+  for (int v = 0; v < n; ++v) {
+    out.time[v] = static_cast<int>(t[v] - tmin);
+    out.length = std::max(out.length, out.time[v] + p.ops[v].span());
+  }
+  return true;
+}
+
+// Several priority orders (earliest start; then longest tail first; then deterministic shuffles of
+// ops with equal earliest start); the shortest list schedule found.
+bool greedy_schedule(const Problem& p, int ii, const std::vector<long long>& est, const std::vector<long long>& tail,
+                     Schedule& out) {
+  const int n = static_cast<int>(p.ops.size());
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  bool found = false;
+  auto attempt = [&](const std::vector<int>& o) {
+    Schedule s;
+    if (list_schedule(p, ii, est, o, s) && (!found || s.length < out.length)) {
+      out = s;
+      found = true;
+    }
+  };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return est[a] < est[b]; });
+  attempt(order);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return est[a] != est[b] ? est[a] < est[b] : tail[a] > tail[b]; });
+  attempt(order);
+  std::mt19937 rng(12345);
+  for (int k = 0; k < 30; ++k) {
+    std::vector<unsigned> key(n);
+    for (auto& x : key) x = rng();
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return est[a] != est[b] ? est[a] < est[b] : key[a] < key[b]; });
+    attempt(order);
+  }
+  Schedule ims;
+  if (iterative_modulo_schedule(p, ii, est, tail, ims) && (!found || ims.length < out.length)) {
+    out = ims;
+    found = true;
+  }
+  return found;
+}
+
+// Time-indexed formulation over the horizon [0, H): binary x[v][t] for t in v's window
+// [est(v), H - tail(v)]; the modular reservation table per unit and slot; dependences in the
+// strong (disaggregated) form "v issued by τ => u issued by τ - need"; minimize L >= t(v) + span(v).
+// Its LP relaxation is far tighter than the slot/stage form's. Every modulo schedule of length
+// <= H lies inside the windows (t(v) >= est(v) because t >= 0, t(v) + tail(v) <= L), so an
+// Infeasible answer proves L > H and an Optimal one is the least L at this I.
+ModuloResult time_indexed(const Problem& p, int ii, int H, long long lb, const std::vector<long long>& est,
+                          const std::vector<long long>& tail, double max_seconds, int max_nodes) {
+  ModuloResult out;
+  const int n = static_cast<int>(p.ops.size());
+  std::vector<long long> lst(n);
+  for (int v = 0; v < n; ++v) {
+    lst[v] = H - tail[v];
+    if (lst[v] < est[v]) {
+      out.status = Ilp::Status::Infeasible;
+      return out;
+    }
+  }
+  Ilp ilp;
+  int L = ilp.add_var(static_cast<double>(lb), H, true, 1.0);
+  std::vector<std::vector<int>> x(n);
+  for (int v = 0; v < n; ++v) {
+    std::vector<std::pair<int, double>> one, len{{L, 1}};
+    for (long long t = est[v]; t <= lst[v]; ++t) {
+      x[v].push_back(ilp.add_var(0, 1, true));
+      one.push_back({x[v].back(), 1});
+      len.push_back({x[v].back(), -static_cast<double>(t + p.ops[v].span())});
+    }
+    ilp.add_row(one, 1, 1);
+    ilp.add_row(len, 0, Ilp::kInf);
+  }
+  auto X = [&](int v, long long t) { return x[v][t - est[v]]; };
+  for (std::size_t f = 0; f < p.units.size(); ++f) {
+    if (!unit_can_overflow(p, f)) continue;
+    for (int r = 0; r < ii; ++r) {
+      std::vector<std::pair<int, double>> row;
+      for (int v = 0; v < n; ++v)
+        for (long long t = est[v]; t <= lst[v]; ++t) {
+          double c = 0;
+          for (int k = 0; k < p.ops[v].len; ++k)
+            if ((t + k) % ii == r) c += p.ops[v].rrt[k][f];
+          if (c != 0) row.push_back({X(v, t), c});
+        }
+      if (!row.empty()) ilp.add_row(row, -Ilp::kInf, p.capacity[f]);
+    }
+  }
+  for (const Dep& d : p.deps) {
+    if (d.from == d.to) continue;  // self edges: need <= 0 (no positive cycle), always satisfied
+    long long need = d.delay - static_cast<long long>(ii) * d.distance;
+    const int u = d.from, v = d.to;
+    for (long long tau = est[v]; tau <= lst[v]; ++tau) {
+      // sum_{s <= tau} x[v][s] - sum_{s <= tau - need} x[u][s] <= 0
+      long long upto = std::min(lst[u], tau - need);
+      if (upto >= lst[u]) continue;  // the right side is 1
+      std::vector<std::pair<int, double>> row;
+      for (long long s = est[v]; s <= tau; ++s) row.push_back({X(v, s), 1});
+      for (long long s = est[u]; s <= upto; ++s) row.push_back({X(u, s), -1});
+      ilp.add_row(row, -Ilp::kInf, 0);
+    }
+  }
+  Ilp::Result r = ilp.solve(max_seconds, max_nodes);
+  out.status = r.status;
+  out.seconds = r.seconds;
+  out.nodes = r.nodes;
+  if (!r.x.empty()) {
+    Schedule& s = out.schedule;
+    s.ii = ii;
+    s.time.assign(n, 0);
+    s.length = 0;
+    for (int v = 0; v < n; ++v) {
+      for (long long t = est[v]; t <= lst[v]; ++t)
+        if (std::lround(r.x[X(v, t)]) == 1) s.time[v] = static_cast<int>(t);
+      s.length = std::max(s.length, s.time[v] + p.ops[v].span());
+    }
+  }
+  return out;
+}
+
+// The slot/stage form without a horizon (an Infeasible answer proves that no modulo schedule
+// exists at this I), with the proven lower bound `lb` on L.
+ModuloResult slot_stage(const Problem& p, int ii, long long lb, double max_seconds, int max_nodes) {
   ModuloResult out;
   const int n = static_cast<int>(p.ops.size());
   // Stages never need to exceed a longest path of per-edge stage gaps: each edge forces at most
@@ -23,17 +307,14 @@ ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_second
     ilp.add_row(one, 1, 1);
     k[v] = ilp.add_var(0, static_cast<double>(kmax), true);
   }
-  int L = ilp.add_var(0, Ilp::kInf, true, 1.0);
+  int L = ilp.add_var(static_cast<double>(lb), Ilp::kInf, true, 1.0);
   auto time_terms = [&](int v, double sign, std::vector<std::pair<int, double>>& t) {
     t.push_back({k[v], sign * ii});
     for (int r = 1; r < ii; ++r) t.push_back({a[v][r], sign * r});
   };
   // Modular reservation table.
   for (std::size_t f = 0; f < p.units.size(); ++f) {
-    long long total = 0;
-    for (const Op& o : p.ops)
-      for (auto& row : o.rrt) total += row[f];
-    if (total <= p.capacity[f]) continue;  // can never overflow
+    if (!unit_can_overflow(p, f)) continue;
     for (int r = 0; r < ii; ++r) {
       std::vector<std::pair<int, double>> row;
       for (int v = 0; v < n; ++v) {
@@ -83,6 +364,100 @@ ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_second
     s.length = len;
   }
   return out;
+}
+
+}  // namespace
+
+ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_seconds, int max_nodes) {
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const int n = static_cast<int>(p.ops.size());
+  ModuloResult out;
+  auto finish = [&](ModuloResult r, const char* how) {
+    r.seconds = elapsed();
+    r.nodes += out.nodes;
+    r.solves = out.solves;
+    r.method = how;
+    r.lower_bound = out.lower_bound;
+    return r;
+  };
+  // Lower bound on L: a schedule starts at t >= 0, so t(v) >= est(v) = max(0, longest path into v),
+  // and L >= t(v) + tail(v), tail(v) = the longest path from v to the end of any op.
+  auto D = longest_paths(p, ii);
+  for (int v = 0; v < n; ++v)
+    if (D[v][v] > 0) {
+      out.status = Ilp::Status::Infeasible;  // a dependence cycle needs more than I cycles per iteration
+      return finish(out, "recurrence");
+    }
+  std::vector<long long> est(n, 0), tail(n, 0);
+  long long lb = 1;
+  for (int v = 0; v < n; ++v) {
+    tail[v] = p.ops[v].span();
+    for (int u = 0; u < n; ++u) {
+      if (D[u][v] != kNeg) est[v] = std::max(est[v], D[u][v]);
+      if (D[v][u] != kNeg) tail[v] = std::max(tail[v], D[v][u] + p.ops[u].span());
+    }
+    lb = std::max(lb, est[v] + tail[v]);
+  }
+  out.lower_bound = static_cast<int>(lb);
+  // An incumbent from a list schedule: when it meets the bound it is optimal without a solver.
+  Schedule inc;
+  bool have_inc = greedy_schedule(p, ii, est, tail, inc);
+  if (have_inc) {
+    if (inc.length <= lb) {
+      ModuloResult r;
+      r.status = Ilp::Status::Optimal;
+      r.schedule = inc;
+      return finish(r, "list schedule meets the lower bound");
+    }
+  }
+  // Time-indexed ILPs over growing horizons H: each infeasible one proves L > H (cheap: the LP
+  // relaxation is usually infeasible at the root), the first feasible one gives the least L (the
+  // closer H is to it, the cheaper). H starts at the smallest stage count the bound allows and
+  // grows by I/4, ending at the incumbent's length.
+  const long long kMaxCells = 40000;  // variables of one time-indexed ILP
+  const int kMaxSolves = 12;
+  std::vector<long long> horizons;
+  const long long step = std::max(1, ii / 4);
+  for (long long H = (lb + ii - 1) / ii * ii; static_cast<int>(horizons.size()) < kMaxSolves; H += step) {
+    if (have_inc && H >= inc.length) break;
+    horizons.push_back(H);
+  }
+  if (have_inc) horizons.push_back(inc.length);
+  for (long long H : horizons) {
+    if (H < lb) continue;
+    if (H * n > kMaxCells) break;
+    double left = max_seconds - elapsed();
+    if (left <= 0) break;
+    ModuloResult r = time_indexed(p, ii, static_cast<int>(H), lb, est, tail, left, max_nodes);
+    out.nodes += r.nodes;
+    out.solves++;
+    if (r.status == Ilp::Status::Infeasible) {
+      lb = std::max(lb, H + 1);  // no schedule of length <= H
+      continue;
+    }
+    if (r.status == Ilp::Status::Optimal) return finish(r, "time-indexed ILP");
+    // A limit stopped CBC: report what we have, honestly.
+    if (r.status == Ilp::Status::Feasible) return finish(r, "time-indexed ILP (limit)");
+    if (have_inc) {
+      ModuloResult f;
+      f.status = Ilp::Status::Feasible;
+      f.schedule = inc;
+      return finish(f, "list schedule (ILP limit)");
+    }
+    return finish(r, "time-indexed ILP (limit)");
+  }
+  // Fallback: the slot/stage form has no horizon, so it also proves infeasibility at this I.
+  double left = max_seconds - elapsed();
+  ModuloResult r = slot_stage(p, ii, lb, std::max(0.05, left), max_nodes);
+  out.nodes += r.nodes;
+  out.solves++;
+  if (r.status == Ilp::Status::Unknown && have_inc) {
+    r.status = Ilp::Status::Feasible;
+    r.schedule = inc;
+  }
+  if (r.status == Ilp::Status::Feasible && have_inc && inc.length < r.schedule.length) r.schedule = inc;
+  return finish(r, "slot/stage ILP");
 }
 
 }  // namespace loom::sched

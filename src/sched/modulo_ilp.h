@@ -4,7 +4,19 @@
 // unit and slot; dependences t(v) - t(u) >= d - I*δ; the objective is the schedule length
 // L >= t(v) + len(v). The formulation has no time horizon, so Infeasible is a proof that no modulo
 // schedule exists at this I. Tested by tests/sched/modulo_test.cpp and the property test.
+//
+// Speed (the formulation above has a weak LP relaxation; proving L minimal took most of the
+// search on the attention graphs): optimal_modulo_schedule first computes the dependence bound
+// L >= est(v) + tail(v) (longest paths at I) and a list-scheduled incumbent. If the incumbent
+// meets the bound, it is optimal without CBC. Otherwise it solves a time-indexed ILP (binary
+// x[v][t] inside dependence windows, disaggregated precedence rows, much tighter) over horizons
+// H = s*I for the smallest stage counts s the bound allows, then H = the incumbent's length: an
+// infeasible horizon proves L > H, a feasible one gives the least L. Only when every horizon is
+// infeasible (or too large) does it fall back to the slot/stage form above, with the bound
+// raised, which also proves that no modulo schedule exists at I.
 #pragma once
+
+#include <string>
 
 #include "sched/ilp.h"
 #include "sched/problem.h"
@@ -17,8 +29,12 @@ struct ModuloResult {
   Schedule schedule;  // valid when status is Optimal or Feasible (warps empty)
   double seconds = 0;
   long nodes = 0;
+  int solves = 0;           // CBC calls
+  int lower_bound = 0;      // the dependence bound on L used (est + tail)
+  std::string method;       // what decided the result
 };
 
 ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_seconds, int max_nodes = -1);
+
 
 }  // namespace loom::sched

@@ -116,7 +116,7 @@ std::string text_report(const Problem& p, const SearchResult& r) {
     }
     out << "\n" << straight_line_text(p, s);
   }
-  out << "\nsolve: " << fmt("%.3f", r.seconds) << " s total; modulo ILP " << r.ilp_calls << " call(s) "
+  out << "\nsolve: " << fmt("%.3f", r.seconds) << " s total (" << fmt("%.3f", r.cpu_seconds) << " s CPU); modulo ILP " << r.ilp_calls << " call(s) "
       << fmt("%.3f", r.ilp_seconds) << " s; SMT " << r.smt_calls << " call(s) " << fmt("%.3f", r.smt_seconds)
       << " s, rlimit " << r.rlimit_used << (r.budget_exhausted ? "; BUDGET EXHAUSTED" : "") << "\n";
   for (auto& st : r.steps) {
@@ -136,6 +136,7 @@ nlohmann::json json_report(const Problem& p, const SearchResult& r) {
   j["optimal_unconditional"] = r.found && r.unconditional;
   j["proof"] = r.found ? r.proof : r.infeasible;
   j["seconds"] = r.seconds;
+  j["cpu_seconds"] = r.cpu_seconds;
   j["bounds"] = {{"ResMII", r.bounds.res_mii}, {"RecMII", r.bounds.rec_mii}, {"res_unit", r.bounds.res_unit},
                  {"rec_cycle", r.bounds.rec_cycle}};
   nlohmann::json norm = nlohmann::json::object();

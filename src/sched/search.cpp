@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 
 #include "sched/joint_smt.h"
 #include "sched/modulo_ilp.h"
@@ -38,6 +39,7 @@ std::string universal_refutation(const Problem& p, bool ws) {
 
 SearchResult search_schedule(const Problem& p, const SearchOptions& opt) {
   auto start = std::chrono::steady_clock::now();
+  const std::clock_t cpu_start = std::clock();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   SearchResult res;
   res.bounds = ii_bounds(p);
@@ -93,7 +95,8 @@ SearchResult search_schedule(const Problem& p, const SearchOptions& opt) {
     bool len_proven = m.status == Ilp::Status::Optimal;
     res.steps.push_back({ii, M.length, "modulo-ilp",
                          std::string(len_proven ? "optimal" : "feasible (limit; length not proven minimal)") +
-                             " L=" + std::to_string(M.length),
+                             " L=" + std::to_string(M.length) + " (" + m.method + ", dependence bound " +
+                             std::to_string(m.lower_bound) + ", " + std::to_string(m.solves) + " CBC solves)",
                          m.seconds});
     if (!len_proven) notes.push_back("the minimal length at II=" + std::to_string(ii) + " is not proven");
     if (!opt.warp_specialize) {
@@ -115,12 +118,21 @@ SearchResult search_schedule(const Problem& p, const SearchOptions& opt) {
       JointOptions jo;
       jo.max_seconds = std::max(0.05, tleft / 2);
       jo.rlimit = std::max<unsigned long long>(1, (budget - res.rlimit_used) / 2);
+      // The ILP's schedule as a hint at its own length (at a larger L with the same stage count
+      // the fixed-times subproblem is the same one, already refuted).
+      if (L == M.length) jo.hint = &M;
       JointResult j = solve_joint(p, ii, L, jo);
       res.smt_calls++;
       res.smt_seconds += j.seconds;
       res.rlimit_used += j.rlimit_used;
+      std::string how = std::to_string(j.checks) + " checks, " + std::to_string(j.lazy_added) + "/" +
+                        std::to_string(j.lazy_total) + " liveness constraints added";
+      if (j.hint_tried)
+        how += j.hint_used ? std::string(j.hints_tried == 1 ? "; warps for the ILP's schedule"
+                                                            : "; the ILP's times on saturated units kept")
+                           : "; hints refuted";
       if (j.status == JointResult::Status::Sat) {
-        res.steps.push_back({ii, L, "smt", "sat", j.seconds});
+        res.steps.push_back({ii, L, "smt", "sat (" + how + ")", j.seconds});
         res.found = true;
         res.schedule = j.schedule;
         found = true;
@@ -129,7 +141,7 @@ SearchResult search_schedule(const Problem& p, const SearchOptions& opt) {
         break;
       }
       if (j.status == JointResult::Status::Unsat) {
-        res.steps.push_back({ii, L, "smt", "unsat [" + join(j.core) + "]", j.seconds});
+        res.steps.push_back({ii, L, "smt", "unsat [" + join(j.core) + "] (" + how + ")", j.seconds});
         last_core = j.core;
         continue;
       }
@@ -145,6 +157,7 @@ SearchResult search_schedule(const Problem& p, const SearchOptions& opt) {
     unconditional = false;
   }
   res.seconds = elapsed();
+  res.cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
   if (res.found) {
     const Schedule& s = res.schedule;
     if (res.optimal) {

@@ -44,6 +44,7 @@ struct SearchResult {
   std::vector<SearchStep> steps;
   int ilp_calls = 0, smt_calls = 0;
   double ilp_seconds = 0, smt_seconds = 0, seconds = 0;
+  double cpu_seconds = 0;     // process CPU time of the search (the machine may be shared)
   unsigned long long rlimit_used = 0;
   bool budget_exhausted = false;
 };
