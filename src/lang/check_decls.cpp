@@ -744,8 +744,6 @@ void check_task(const TaskDecl& t, Reporter& r) {
       d.hint = "scalar parameters are f32, i32 or index; tensor parameters start with a privilege (r, w, rw)";
     }
   }
-  for (const std::string& d : dims)
-    if (names.count(d) == 0) names[d] = {};
 }
 
 }  // namespace

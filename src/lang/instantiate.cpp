@@ -151,7 +151,7 @@ class Instantiator {
     tree_.nodes[id].args = targs;
 
     if (v.kind == VariantKind::Leaf) {
-      check_registers(in, v, proc, env);
+      check_registers(in, proc, env);
       if (!v.is_extern) run_leaf(v.body, env);
       return id;
     }
@@ -438,7 +438,7 @@ class Instantiator {
   }
 
   // A thread's REGISTER tensors must fit in its registers.
-  void check_registers(const Instance& in, const VariantDecl& v, ProcKind proc, const Env& env) {
+  void check_registers(const Instance& in, ProcKind proc, const Env& env) {
     if (proc != ProcKind::Thread) return;
     int64_t bytes = 0;
     std::string parts;
@@ -464,7 +464,6 @@ class Instantiator {
                                           std::to_string(m_.limits.regs_per_thread) + " a thread has");
       d.hint = "use smaller tiles or split the tile among more warpgroups";
     }
-    (void)v;
   }
 
   // ---- inner bodies: launches ----
@@ -550,8 +549,7 @@ class Instantiator {
         return;
       }
       const ProcLevel& lvl = *m_.level(cproc);
-      bool direct = loop && loop->parallel && loops.size() >= 1;
-      if (!direct) {
+      if (!loop || !loop->parallel) {
         auto& d = r_.error(s.target.loc, "a launch onto " + std::string(proc_name(cproc)) + " from " + proc_name(proc) +
                                              " must be a prange over the " + proc_name(cproc) + "s");
         d.hint = lvl.fixed_count ? "write prange over " + std::to_string(lvl.per_parent) + " iterations around the launch"
