@@ -152,7 +152,17 @@ std::string Mismatch::describe() const {
   return s + "]: reference " + num(expected) + ", executor " + num(actual);
 }
 
-std::optional<Mismatch> compare_outputs(const Args& a, const Args& b, double tolerance) {
+// One unit in the last place of `t` at the magnitude of `x` (bf16: 8 significant bits, f16: 11,
+// f32: 24; i32: 1).
+static double ulp(DType t, double x) {
+  if (t == DType::I32) return 1;
+  int bits = t == DType::BF16 ? 8 : t == DType::F16 ? 11 : 24;
+  int e = 0;
+  std::frexp(std::max(std::fabs(x), 1e-30), &e);  // x = m * 2^e, 0.5 <= m < 1
+  return std::ldexp(1.0, e - bits);
+}
+
+std::optional<Mismatch> compare_outputs(const Args& a, const Args& b, double tolerance, double ulps) {
   for (const Arg& x : a.args) {
     if (!x.is_tensor || !writes(x.priv)) continue;
     const Arg* y = b.find(x.name);
@@ -163,7 +173,10 @@ std::optional<Mismatch> compare_outputs(const Args& a, const Args& b, double tol
     for (size_t k = 0; k < da.size(); ++k) {
       const double u = da[k], w = db[k];
       const bool nu = std::isnan(u), nw = std::isnan(w);
-      bool same = (nu && nw) || (!nu && !nw && (u == w || std::fabs(u - w) <= tolerance));
+      bool same = (nu && nw) ||
+                  (!nu && !nw &&
+                   (u == w || std::fabs(u - w) <= tolerance ||
+                    std::fabs(u - w) <= ulps * ulp(x.view.dtype(), std::max(std::fabs(u), std::fabs(w)))));
       if (same) continue;
       Mismatch m;
       m.tensor = x.name;

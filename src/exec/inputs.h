@@ -61,7 +61,9 @@ struct Mismatch {
   double actual = 0;    // from `b`
   std::string describe() const;  // "C[3, 17]: reference 12, executor 11"
 };
-std::optional<Mismatch> compare_outputs(const Args& a, const Args& b, double tolerance = 0);
+// With `ulps` > 0 a difference of at most that many units in the last place of the tensor's element
+// type (at the larger magnitude) is also accepted.
+std::optional<Mismatch> compare_outputs(const Args& a, const Args& b, double tolerance = 0, double ulps = 0);
 
 // Number of NaN elements of one tensor argument (poison that was never overwritten).
 int64_t count_nan(const Arg& a);

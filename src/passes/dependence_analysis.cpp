@@ -28,7 +28,9 @@
 //   A red(sum) / red(max) argument is a reduction instance (as in Legion): instead of a copy-in,
 //   `call fill(%X, 0 | -inf)` sets its allocation to the reduction's identity, and its copy-out is
 //   the reducing `copy.sum` / `copy.max` (dst = dst + X, max(dst, X)). So the lanes of a quad that
-//   reduce into the same replicated rows each fold in their partial result, in any order.
+//   reduce into the same replicated rows each fold in their partial result, in any order. (On
+//   floats that is equal to the reference's lane-by-lane sum only up to rounding: each partial is
+//   rounded to the allocation's type and folded in schedule order.)
 // - Ordering: every variant execution keeps, per root tensor (a parameter or a local; a piece
 //   counts as its root), the events of the last write and of the reads since. A read waits for the
 //   last write; a write waits for the last write and every read since. `after` lists hold all of
@@ -44,6 +46,12 @@
 //   wait on %c and may run ahead, as ir.h and section 4.2.5 expect. The body yields the join of
 //   the states of the roots it touched (and of the locals it created); after the loop a written
 //   root's last write is the loop's event, and an only-read root gets the loop's event as a reader.
+// - Replicated row pieces (rank-1 `mma` partitions held by a WARP; see the header for the rule and
+//   an example): for a prange whose body's launches read such pieces of a source the loop writes,
+//   the source is copied to a snapshot (`<name>_snap`, origin "...: prange ... (snapshot of X)")
+//   before the pfor, and the lanes' copy-ins read their pieces of it (the copy-outs still write the
+//   real tensor). Only statements directly in the body qualify (a nested loop starts without
+//   snapshots), and only while the iteration has not written the source itself.
 // - prange -> `pfor PROC` (one per loop variable, nested), PROC = processor kind of the instance
 //   the first launch in the body runs on. Inside, outer roots start with nothing pending (the
 //   pfor's preconditions cover them); the body yields the iteration's completion; after the loop
@@ -114,6 +122,9 @@ struct Scope {
   std::map<std::string, TensorVal> tensors;
   std::map<std::string, PartVal> parts;
   std::map<int64_t, ValueId> consts;
+  // Inside a prange body (its own statements only): partition source -> its snapshot taken before
+  // the pfor (see "Replicated row pieces" above).
+  std::map<ValueId, ValueId> snapshots;
 };
 
 // One execution of a variant: a node of the task tree.
@@ -574,7 +585,60 @@ class Lowering {
       LOOM_ASSERT(fr_->next_child < fr_->node->children.size(), "prange without its tree node");
       proc = t_.nodes[static_cast<size_t>(fr_->node->children[fr_->next_child])].proc;
     }
-    loop_level(s, 0, trips, touched, sc, proc, text);
+    // Snapshots belong to the statements of one prange body: a nested loop starts without them.
+    Scope here = sc;
+    here.snapshots.clear();
+    if (s.parallel) snapshot_shared_rows(s, here, touched, text);
+    loop_level(s, 0, trips, touched, here, proc, text);
+  }
+
+  // Pieces of an mma partition of a rank-1 tensor held by a WARP are shared by the 4 lanes of a quad
+  // (docs/language.md section 5): replicated row pieces, the only overlapping pieces a prange may
+  // write through (besides red). The reference interpreter (src/exec/reference.h) decides the same way.
+  bool overlapping(const PartVal& pv) const {
+    return pv.spec.kind == PartitionSpec::Kind::Mma && pv.spec.holder == ProcKind::Warp && info(pv.src).rank == 1;
+  }
+
+  // Before the pfor of prange `s`: one snapshot per source of an overlapping partition that a launch
+  // directly in the body reads (r, rw) through a piece and that the loop writes (see the header).
+  // The snapshot copy is a read of the source's root: after its last write, and a reader of it, so
+  // the pfor (which writes the root) waits for it.
+  void snapshot_shared_rows(const Stmt& s, Scope& sc, const std::map<int, Touch>& touched, const std::string& text) {
+    if (fr_->node->leaf) return;
+    std::map<std::string, bool> rebound;  // names bound in the body before a launch shadow the outer ones
+    for (const Stmt& st : s.body) {
+      if (st.kind == StmtKind::Bind) rebound[st.target.name] = true;
+      if (st.kind != StmtKind::Call) continue;
+      const TaskDecl* t = p_.find_task(st.target.name);
+      LOOM_ASSERT(t && t->params.size() == st.args.size(), "launch of " << st.target.name);
+      for (size_t i = 0; i < t->params.size(); ++i) {
+        const Param& prm = t->params[i];
+        if (!prm.is_tensor || !reads(prm.priv) || is_reduce(prm.priv)) continue;
+        const Expr& a = st.args[i];
+        if (a.kind != ExprKind::Index || a.args[0].kind != ExprKind::Name || rebound.count(a.args[0].name)) continue;
+        auto it = sc.parts.find(a.args[0].name);
+        if (it == sc.parts.end() || !overlapping(it->second)) continue;
+        const PartVal& pv = it->second;
+        auto tw = touched.find(pv.root);
+        if (tw == touched.end() || !tw->second.write || sc.snapshots.count(pv.src)) continue;
+        const ValueInfo src = info(pv.src);
+        loc_ = s.loc;
+        origin_ = text + " (snapshot of " + src.name + ")";
+        std::vector<ValueId> ext;
+        for (int d = 0; d < src.rank; ++d) ext.push_back(dim(pv.src, d, ""));
+        ValueId snap = tensor_value(src.dtype, src.mem, src.rank, src.name + "_snap");
+        Op& op = emit(OpKind::Alloc, snap, true);
+        op.mem = src.mem;
+        op.dtype = src.dtype;
+        op.operands = ext;
+        RootState& rs = fr_->roots[static_cast<size_t>(pv.root)];
+        ValueId e = copy(pv.src, snap, rs.writer);
+        add_event(rs.readers, EventRef{e, {}});
+        sc.snapshots[pv.src] = snap;
+      }
+    }
+    loc_ = s.loc;
+    origin_ = text;
   }
 
   void loop_level(const Stmt& s, size_t level, const std::vector<ValueId>& trips, const std::map<int, Touch>& touched,
@@ -672,6 +736,7 @@ class Lowering {
     LOOM_ASSERT(ct && ct->params.size() == s.args.size() && cn.args.size() == s.args.size(), "launch arity");
     size_t n = s.args.size();
     std::vector<TensorVal> args(n);
+    std::vector<std::optional<Op>> cut(n);  // the `piece` op an argument was cut with, if any
     std::vector<ValueId> params(n, kNone);
     std::vector<Events> init(n);
     // (1) fresh allocations in the callee's memories.
@@ -682,6 +747,8 @@ class Lowering {
         continue;
       }
       args[i] = tensor(s.args[i], sc, "");
+      if (!cur_->ops.empty() && cur_->ops.back().kind == OpKind::Piece && cur_->ops.back().result == args[i].value)
+        cut[i] = cur_->ops.back();
       std::vector<ValueId> ext;
       for (size_t d = 0; d < prm.dims.size(); ++d) ext.push_back(dim(args[i].value, static_cast<int>(d), prm.dims[d].name));
       const TreeArg& ta = cn.args[i];
@@ -704,7 +771,22 @@ class Lowering {
         continue;
       }
       RootState& st = fr_->roots[static_cast<size_t>(args[i].root)];
-      ValueId e = copy(args[i].value, params[i], st.writer);
+      // A replicated row piece of a source the enclosing prange writes, not yet written in this
+      // iteration: copy in the lane's piece of the snapshot taken before the pfor (whose
+      // preconditions cover the snapshot copy) instead of the shared entries other lanes write.
+      ValueId from = args[i].value;
+      if (cut[i] && st.writer.empty()) {
+        auto sn = sc.snapshots.find(cut[i]->operands[0]);
+        if (sn != sc.snapshots.end() && overlapping(PartVal{cut[i]->operands[0], args[i].root, cut[i]->part})) {
+          const ValueInfo vi = info(args[i].value), snap = info(sn->second);
+          from = tensor_value(vi.dtype, snap.mem, vi.rank, snap.name);
+          Op& op = emit(OpKind::Piece, from, false);
+          op.operands = cut[i]->operands;
+          op.operands[0] = sn->second;
+          op.part = cut[i]->part;
+        }
+      }
+      ValueId e = copy(from, params[i], st.writer);
       add_event(st.readers, EventRef{e, {}});
       init[i] = {EventRef{e, {}}};
     }

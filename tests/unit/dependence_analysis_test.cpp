@@ -3,9 +3,14 @@
 // golden (tests/golden/ir/<name>.dep.txt; UPDATE_GOLDEN=1 regenerates); FileCheck-style facts about
 // GEMM's K loop (Fig. 8); the ordering rules (true, anti, output dependences; nested loops; locals
 // in a loop body) on a small program; reduction arguments (fill with the identity, copy.sum/max);
-// float scalars; extern leaves.
+// float scalars; extern leaves; snapshots of replicated row pieces (the lanes of a quad read the
+// rows as they were before the prange, checked on flash_attention_2's IR and by running a small
+// program on the CPU executor against the reference).
 #include <functional>
 
+#include "exec/executor.h"
+#include "exec/inputs.h"
+#include "exec/reference.h"
 #include "ir/ir.h"
 #include "passes/dependence_analysis.h"
 #include "test_util.h"
@@ -355,6 +360,154 @@ TEST(DependenceAnalysis, ExternLeafIsOneCall) {
       EXPECT_EQ(def_of(f, c->after[0].value)->kind, OpKind::Copy);
     }
   EXPECT_EQ(externs, 2);
+}
+
+// Replicated row pieces (rank-1 mma partitions held by a WARP: the 4 lanes of a quad share them).
+// In softmax_lanes, rescale_sum(ap[t], lp[t], mop[t], mp[t]) writes a and l from replicated rows:
+// its lanes must copy in a and l from snapshots taken before the pfor (else a lane may copy in l
+// after another lane's copy-out and compute l * a * a); mo and m, which that prange only reads, and
+// every other phase need no snapshot.
+TEST(DependenceAnalysis, ReplicatedRowsAreReadFromASnapshot) {
+  Function f = lower_example("flash_attention_2");
+  // The block holding the pfor of the rescale_sum phase.
+  const Block* holder = nullptr;
+  size_t at = 0;
+  std::function<void(const Block&)> find = [&](const Block& b) {
+    for (size_t i = 0; i < b.ops.size(); ++i) {
+      const Op& op = b.ops[i];
+      if (op.kind == OpKind::PFor && op.proc == ProcKind::Thread)
+        for (const Op& in : op.regions[0].ops)
+          if (in.origin.rfind("softmax_warp: rescale_sum(", 0) == 0) {
+            holder = &b;
+            at = i;
+          }
+      for (const Block& r : op.regions) find(r);
+    }
+  };
+  find(f.body);
+  ASSERT_NE(holder, nullptr) << ir::print(f);
+  const Op& pfor = holder->ops[at];
+  // Before the pfor: an alloc and a copy per snapshot, of l and of a, in the source's memory.
+  std::map<std::string, ir::ValueId> snap;   // source name -> snapshot
+  std::map<std::string, ir::ValueId> taken;  // source name -> the snapshot copy's event
+  for (size_t i = 0; i < at; ++i) {
+    const Op& op = holder->ops[i];
+    if (op.origin.find("(snapshot of ") == std::string::npos) continue;
+    if (op.kind == OpKind::Alloc) {
+      EXPECT_EQ(f.info(op.result).name.substr(f.info(op.result).name.size() - 5), "_snap");
+      continue;
+    }
+    ASSERT_EQ(op.kind, OpKind::Copy);
+    EXPECT_TRUE(op.name.empty()) << "a plain copy";
+    const ir::ValueInfo& src = f.info(op.operands[0]);
+    EXPECT_EQ(src.rank, 1);
+    EXPECT_EQ(f.info(op.operands[1]).mem, src.mem);
+    snap[src.name] = op.operands[1];
+    taken[src.name] = op.result;
+    EXPECT_TRUE(waits_on(pfor, op.result)) << "the pfor writes " << src.name << " after the snapshot read it";
+  }
+  ASSERT_EQ(snap.size(), 2u) << ir::print(f);
+  ASSERT_TRUE(snap.count("l") && snap.count("a"));
+  // Inside: the copy-ins of a and l read the lane's piece of the snapshot (same partition);
+  // mo and m the real tensors; the copy-outs write the real a and l.
+  int from_snapshot = 0, from_real = 0, outs = 0;
+  for (const Op& op : pfor.regions[0].ops) {
+    if (op.kind != OpKind::Copy) continue;
+    const Op* src = def_of(f, op.operands[0]);
+    const Op* dst = def_of(f, op.operands[1]);
+    ASSERT_TRUE(src && dst);
+    if (dst->kind == OpKind::Alloc) {  // a copy-in
+      ASSERT_EQ(src->kind, OpKind::Piece);
+      EXPECT_EQ(src->part.kind, ir::PartitionSpec::Kind::Mma);
+      EXPECT_EQ(src->part.holder, ProcKind::Warp);
+      EXPECT_EQ(src->operands.at(1), pfor.regions[0].args[0]) << "the lane's own piece";
+      bool is_snap = src->operands[0] == snap["l"] || src->operands[0] == snap["a"];
+      if (is_snap) {
+        ++from_snapshot;
+        EXPECT_TRUE(op.after.empty()) << "the pfor's preconditions cover the snapshot copy";
+      } else {
+        ++from_real;
+        EXPECT_TRUE(f.info(src->operands[0]).name == "mo" || f.info(src->operands[0]).name == "m");
+      }
+    } else {  // a copy-out
+      ++outs;
+      ASSERT_EQ(dst->kind, OpKind::Piece);
+      EXPECT_NE(dst->operands[0], snap["l"]);
+      EXPECT_NE(dst->operands[0], snap["a"]);
+    }
+  }
+  EXPECT_EQ(from_snapshot, 2);
+  EXPECT_EQ(from_real, 2);
+  EXPECT_EQ(outs, 2);
+  // No other snapshot anywhere: every other phase only reads the rows it shares, or reduces into them.
+  int snaps = 0;
+  walk(f.body, [&](const Op& op) { snaps += op.kind == OpKind::Alloc && op.origin.find("(snapshot of ") != std::string::npos; });
+  EXPECT_EQ(snaps, 2);
+}
+
+// The same rule on a minimal program, run: l = l * a on replicated rows under a WARP, then l is
+// read. Without snapshots, some seeds square a.
+const char* kRows = R"(
+task rows(L: rw f32[M], A: r f32[M]);
+
+variant rows_host of rows(L, A): inner {
+  Lp = blocks(L, [64]);
+  Ap = blocks(A, [64]);
+  prange i in cdiv(M, 64) {
+    rows(Lp[i], Ap[i]);
+  }
+}
+
+variant rows_block of rows(L, A): inner {
+  Lp = blocks(L, [64]);
+  Ap = blocks(A, [64]);
+  prange g in 1 {
+    rows(Lp[g], Ap[g]);
+  }
+}
+
+variant rows_mma of rows(L, A): inner {
+  Lp = mma(L, acc, wgmma(64, 16, 16));
+  Ap = mma(A, acc, wgmma(64, 16, 16));
+  prange t in pieces(Lp) {
+    rows(Lp[t], Ap[t]);
+  }
+}
+
+variant rows_thread of rows(L, A): leaf on(THREAD) {
+  mul(L, L, A);
+}
+
+mapping sm_90a {
+  instance host = rows_host on HOST mem(GLOBAL, GLOBAL) call(rows: blk) entry;
+  instance blk = rows_block on BLOCK mem(GLOBAL, GLOBAL) call(rows: wg);
+  instance wg = rows_mma on WARPGROUP mem(GLOBAL, GLOBAL) call(rows: warp);
+  instance warp = rows_mma on WARP mem(GLOBAL, GLOBAL) call(rows: thr);
+  instance thr = rows_thread on THREAD mem(REGISTER, REGISTER);
+}
+)";
+
+TEST(DependenceAnalysis, ReplicatedRowsSnapshotRunsLikeTheReference) {
+  CheckResult c = check_text(kRows);
+  ASSERT_TRUE(c.ok) << c.diagnostics;
+  Function f = dependence_analysis(c.program, *c.tree);
+  ASSERT_EQ(ir::verify(f), "") << ir::print(f);
+  std::string text = ir::print(f);
+  expect_in_order(text, {"pfor WARP", "%L_snap = alloc GLOBAL f32", "copy %L", "-> %L_snap", "pfor THREAD",
+                         "piece %L_snap mma(acc, wgmma(64, 16, 16), WARP)", "call mul("});
+  EXPECT_EQ(text.find("%A_snap"), std::string::npos) << "A is only read: no snapshot";
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE(seed);
+    exec::Args in = exec::make_inputs(c.program, *c.tree, {{"M", 100}}, seed);
+    exec::Args ref = exec::copy_args(in), got = exec::copy_args(in);
+    exec::run_reference(c.program, *c.tree, ref);
+    std::vector<exec::ExecArg> ea;
+    for (const exec::Arg& a : got.args) ea.emplace_back(a.view);
+    exec::ExecResult r = exec::execute(f, ea, seed);
+    ASSERT_TRUE(r.ok) << r.error;
+    auto mm = exec::compare_outputs(ref, got);
+    EXPECT_FALSE(mm.has_value()) << mm->describe();
+  }
 }
 
 }  // namespace

@@ -35,7 +35,8 @@ constexpr const char* kUsage =
     "  fmt FILE                 print the canonical form (-i: rewrite FILE, --check: exit 1 if not canonical)\n"
     "  compile FILE             compile; --emit=tree (instantiated task tree, default) | ast | ir (event IR)\n"
     "  run --cpu FILE           run the compiled event IR on the CPU in a random legal order and compare\n"
-    "                           with the sequential reference (--size M=129,N=257 --seed 7 [--seeds N])\n"
+    "                           with the sequential reference (--size M=129,N=257 --seed 7 [--seeds N]\n"
+    "                           [--tolerance X]: default exact, or 1 ulp for programs using exp/div/...)\n"
     "  schedule GRAPH.json      optimal modulo schedule + warp assignment (see docs/schedule.md)\n"
     "\n"
     "options:\n"
@@ -60,6 +61,7 @@ struct Options {
   std::string sizes;
   uint64_t seed = 1;
   int seeds = 1;
+  double tolerance = -1;  // < 0: chosen from the program's leaf ops
 };
 
 int usage_error(const std::string& msg) {
@@ -112,6 +114,18 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
     return 1;
   }
   loom::ir::Function f = loom::lower_to_event_ir(program, tree);
+  // Integer inputs keep mma, copies and sums exact, so those programs must match exactly. Programs
+  // with transcendental or dividing leaf ops (exp, exp2, sigmoid, tanh, silu, div) round, and their
+  // row sums add in a schedule-dependent order: they may differ by one rounding step of the output
+  // element type (1 ulp), never more.
+  double tolerance = o.tolerance < 0 ? 0 : o.tolerance;
+  double ulps = 0;
+  if (o.tolerance < 0)
+    for (const loom::VariantDecl& v : program.variants)
+      for (const loom::Stmt& st : v.body)
+        if (st.kind == loom::StmtKind::Call)
+          for (const char* inexact : {"exp", "exp2", "sigmoid", "tanh", "silu", "div"})
+            if (st.target.name == inexact) ulps = 1;
   bool all_match = true;
   for (int s = 0; s < o.seeds; ++s) {
     uint64_t seed = o.seed + static_cast<uint64_t>(s);
@@ -135,14 +149,19 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
       std::cerr << "loom: error: the compiled program failed on the CPU (seed " << seed << "): " << r.error << "\n";
       return 1;
     }
-    auto mm = loom::exec::compare_outputs(ref, got, 0);
+    auto mm = loom::exec::compare_outputs(ref, got, tolerance, ulps);
     if (mm) {
       std::cout << "mismatch (seed " << seed << "): " << mm->describe() << "\n";
       all_match = false;
       break;
     }
   }
-  if (all_match) std::cout << "match\n";
+  if (all_match) {
+    std::cout << "match";
+    if (tolerance > 0) std::cout << " (within " << tolerance << ")";
+    if (ulps > 0) std::cout << " (within 1 ulp: the program rounds inexact results)";
+    std::cout << "\n";
+  }
   return all_match ? 0 : 1;
 }
 
@@ -264,6 +283,12 @@ int main(int argc, char** argv) {
       else if (a == "--print-after-all") o.print_after_all = true;
       else if (a == "--time-passes") o.time_passes = true;
       else if (a == "--cpu") o.cpu = true;
+      else if (a == "--tolerance") {
+        if (i + 1 >= args.size()) return usage_error("--tolerance needs a value");
+        char* end = nullptr;
+        o.tolerance = std::strtod(args[++i].c_str(), &end);
+        if (*end != '\0' || !(o.tolerance >= 0)) return usage_error("--tolerance needs a non-negative number");
+      }
       else if (a == "--size" || a == "--seed" || a == "--seeds") {
         if (i + 1 >= args.size()) return usage_error(a + " needs a value");
         const std::string& v = args[++i];
