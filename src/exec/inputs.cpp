@@ -195,6 +195,15 @@ std::optional<Mismatch> compare_outputs(const Args& a, const Args& b, double tol
   return std::nullopt;
 }
 
+std::vector<ExecArg> exec_args(const Args& a) {
+  std::vector<ExecArg> out;
+  for (const Arg& x : a.args) {
+    if (x.is_tensor) out.emplace_back(x.view);
+    else out.emplace_back(x.scalar);
+  }
+  return out;
+}
+
 int64_t count_nan(const Arg& a) {
   if (!a.is_tensor || !a.view.buffer()) return 0;
   int64_t n = 0;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/executor.h"
 #include "exec/host_tensor.h"
 #include "loom/ast.h"
 #include "loom/check.h"
@@ -47,6 +48,9 @@ Args make_inputs(const Program& p, const TaskTree& tree, const std::map<std::str
 
 // A deep copy: fresh buffers with the same contents (tensors that shared a buffer still share one).
 Args copy_args(const Args& a);
+
+// The executor's view of the same arguments (views share the buffers of `a`).
+std::vector<ExecArg> exec_args(const Args& a);
 
 // Parses "M=129,N=257,K=65" (the --size syntax). Throws std::runtime_error on bad syntax.
 std::map<std::string, int64_t> parse_sizes(const std::string& text);

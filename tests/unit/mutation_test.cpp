@@ -73,15 +73,6 @@ std::string gemm_small_text() {
   return text;
 }
 
-std::vector<ExecArg> exec_args(const Args& a) {
-  std::vector<ExecArg> out;
-  for (const Arg& x : a.args) {
-    if (x.is_tensor) out.emplace_back(x.view);
-    else out.emplace_back(x.scalar);
-  }
-  return out;
-}
-
 bool is_async(OpKind k) {
   return k == OpKind::Copy || k == OpKind::Call || k == OpKind::Join || k == OpKind::For || k == OpKind::PFor;
 }

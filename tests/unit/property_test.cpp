@@ -362,15 +362,6 @@ void PrintTo(const Param& p, std::ostream* os) {
 
 class PropertyTest : public ::testing::TestWithParam<Param> {};
 
-std::vector<ExecArg> exec_args(const Args& a) {
-  std::vector<ExecArg> out;
-  for (const Arg& x : a.args) {
-    if (x.is_tensor) out.emplace_back(x.view);
-    else out.emplace_back(x.scalar);
-  }
-  return out;
-}
-
 TEST_P(PropertyTest, ExecutorMatchesReference) {
   const ExampleCase& ex = cases()[GetParam().example];
   const Variant& var = ex.variants[GetParam().variant];

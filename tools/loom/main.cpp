@@ -139,12 +139,7 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
       std::cerr << "loom: error: " << e.what() << "\n";
       return 1;
     }
-    std::vector<loom::exec::ExecArg> eargs;
-    for (const loom::exec::Arg& a : got.args) {
-      if (a.is_tensor) eargs.emplace_back(a.view);
-      else eargs.emplace_back(a.scalar);
-    }
-    loom::exec::ExecResult r = loom::exec::execute(f, eargs, seed);
+    loom::exec::ExecResult r = loom::exec::execute(f, loom::exec::exec_args(got), seed);
     if (!r.ok) {
       std::cerr << "loom: error: the compiled program failed on the CPU (seed " << seed << "): " << r.error << "\n";
       return 1;
