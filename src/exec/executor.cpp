@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -176,6 +177,7 @@ using RtVal = std::variant<std::monostate, int64_t, double, View, EventVal, Defe
 struct Frame {
   Frame* parent = nullptr;
   std::unordered_map<ValueId, RtVal> vals;
+  std::map<std::vector<int64_t>, RtVal> per_proc;   // deferred values: {value, processor indices...}
   std::vector<std::pair<ProcKind, int64_t>> procs;  // processors bound here
   const Op* loop = nullptr;                         // a loop iteration: its loop and index
   int64_t iter = -1;
@@ -208,7 +210,12 @@ class Executor {
   Executor(const Function& f, uint64_t seed, const ExecOptions& opt, ExecResult& res)
       : f_(f), names_(f), rng_(seed), opt_(opt), res_(res) {
     std::vector<int> path;
-    walk_ops(f_.body, path, [&](const Op& op, const std::vector<int>& p) { paths_[&op] = p; });
+    walk_ops(f_.body, path, [&](const Op& op, const std::vector<int>& p) {
+      paths_[&op] = p;
+      if (op.result != ir::kNone) defs_[op.result] = &op;
+    });
+    extents_ = f_.proc_extents;  // recorded by the vectorization pass; ExecOptions overrides
+    for (const auto& [k, n] : opt_.proc_extents) extents_[k] = n;
     if (opt_.skip_edge) {
       skip_op_ = op_at(f_, opt_.skip_edge->op_path);
       if (!skip_op_) throw std::runtime_error("skip_edge: no op at path " + path_text(opt_.skip_edge->op_path));
@@ -311,27 +318,50 @@ class Executor {
   }
 
   // ---- values ----
+  // The processor kinds whose proc_index value `v` depends on (through its defining ops' operands).
+  const std::vector<ProcKind>& proc_deps(ValueId v) {
+    auto m = proc_deps_.find(v);
+    if (m != proc_deps_.end()) return m->second;
+    std::set<ProcKind> ks;
+    auto d = defs_.find(v);
+    if (d != defs_.end()) {
+      const Op& op = *d->second;
+      if (op.kind == OpKind::ProcIndex) ks.insert(op.proc);
+      std::vector<ValueId> uses = op.operands;
+      if (op.kind == OpKind::Piece) uses.insert(uses.end(), op.part.block.begin(), op.part.block.end());
+      for (ValueId u : uses)
+        if (u != ir::kNone && u != v)
+          for (ProcKind k : proc_deps(u)) ks.insert(k);
+    }
+    return proc_deps_[v] = std::vector<ProcKind>(ks.begin(), ks.end());
+  }
+
   const RtVal& lookup(ValueId v, Frame* start) {
     for (Frame* fr = start; fr; fr = fr->parent) {
       auto it = fr->vals.find(v);
       if (it == fr->vals.end()) continue;
       if (const Deferred* d = std::get_if<Deferred>(&it->second)) {
-        // Depends on a processor index bound below its definition: evaluate it in the outermost
-        // frame between here and the definition where that works (once per processor, not once
-        // per later loop iteration), and remember it there.
+        // Depends on processor indices not bound where it is defined: evaluated once per tuple of
+        // the processors it depends on (as bound at `start`), and remembered in its defining frame
+        // — so every op of one processor (and every later loop iteration) sees the same value,
+        // e.g. the same buffer of an alloc, and the processors that do not differ in those
+        // indices share it.
         const Op* op = d->op;
-        std::vector<Frame*> chain;
-        for (Frame* c = start; c != fr; c = c->parent) chain.push_back(c);
-        if (chain.empty()) chain.push_back(start);  // throws NeedProc below: nothing binds it here
-        for (size_t i = chain.size(); i-- > 0;) {
-          try {
-            RtVal r = eval_immediate(*op, chain[i]);
-            return chain[i]->vals[v] = std::move(r);
-          } catch (const NeedProc&) {
-            if (i == 0) throw;
-          }
+        std::vector<int64_t> key{v};
+        bool bound = true;
+        for (ProcKind k : proc_deps(v)) {
+          std::optional<int64_t> x = proc_bound(k, start);
+          if (!x) bound = false;
+          else key.push_back(*x);
         }
-        throw std::logic_error("unreachable");
+        if (!bound) {
+          eval_immediate(*op, start);  // throws NeedProc naming the unbound processor
+          throw NeedProc("value " + value_name(names_, v) + " needs a processor index that is not bound here");
+        }
+        auto c = fr->per_proc.find(key);
+        if (c != fr->per_proc.end()) return c->second;
+        RtVal r = eval_immediate(*op, start);
+        return fr->per_proc[key] = std::move(r);
       }
       return it->second;
     }
@@ -478,10 +508,11 @@ class Executor {
     EventVal ev;
     int64_t total = 1;
     for (ProcKind k : dims) {
-      auto it = opt_.proc_extents.find(k);
-      if (it == opt_.proc_extents.end())
+      auto it = extents_.find(k);
+      if (it == extents_.end())
         throw std::runtime_error(op_text(names_, op, paths_[&op]) + " runs once per " + proc_name(k) +
-                                 " (its result is an event array) but ExecOptions::proc_extents gives no count for " + proc_name(k));
+                                 " (its result is an event array) but proc_extents gives no count for " + proc_name(k) +
+                                 " (neither the function's nor ExecOptions')");
       ev.extents.push_back(it->second);
       total *= it->second;
     }
@@ -738,6 +769,9 @@ class Executor {
   const ExecOptions& opt_;
   ExecResult& res_;
   std::unordered_map<const Op*, std::vector<int>> paths_;
+  std::unordered_map<ValueId, const Op*> defs_;
+  std::unordered_map<ValueId, std::vector<ProcKind>> proc_deps_;
+  std::map<ProcKind, int64_t> extents_;
   const Op* skip_op_ = nullptr;
   std::deque<Node> nodes_;
   std::vector<LoopInfo> loops_;

@@ -43,10 +43,14 @@
 // flattened away) is supported under this convention: an asynchronous op other than pfor whose
 // result has type `events[P1, ...]` is executed once per processor (i1, ...) in
 // [0, proc_extents[P1]) x ..., with proc_index P1 = i1, ...; its result element [i1, ...] is that
-// processor's completion. Immediate ops that depend on a proc_index not bound where they are defined
-// are evaluated per executing processor. A proc_index evaluated where no processor of its kind is
-// bound is an error. (A proposal: ir.h does not yet say how vectorized ops are marked, and today's
-// verifier types copy/call/join/for results as `event`; the vectorization pass must agree with it.)
+// processor's completion. The counts are ir::Function::proc_extents (recorded by the vectorization
+// pass), with ExecOptions::proc_extents added and taking precedence. Immediate ops that depend on a
+// proc_index not bound where they are defined are evaluated per executing processor: once per tuple
+// of the processor indices they depend on, in the frame where they are defined, so the ops of one
+// processor (and the processors that share those indices, e.g. a warp's threads for a value that
+// depends on the warp index only) see the same value — the same buffer for an alloc. A proc_index
+// evaluated where no processor of its kind is bound is an error. (ir.h, VECTORIZED OPS: how the
+// verifier types such ops.)
 //
 // LIMITS. Expansion is bounded (ExecOptions::max_instances instances — op instances and block
 // instances (loop iterations, processors) counted together — and max_element_ops element operations: a
@@ -102,7 +106,8 @@ struct ExecOptions {
   int64_t max_instances = 2'000'000;
   int64_t max_element_ops = 50'000'000;
   std::optional<EdgeId> skip_edge;
-  // Processors per parent for vectorized IR (see PROCESSORS above), e.g. {WARP: 4, THREAD: 32}.
+  // Processors per parent for vectorized IR (see PROCESSORS above), e.g. {WARP: 4, THREAD: 32};
+  // entries override the function's own ir::Function::proc_extents.
   std::map<ProcKind, int64_t> proc_extents;
   bool trace = false;  // record one line per instance run in ExecResult::trace
 };

@@ -42,12 +42,18 @@
 // per dimension), %E[:, %i] (`:` = broadcast: all elements along that dimension).
 // After vectorization, `proc_index PROC` names the executing processor's index and pfor loops over
 // WARPGROUP, WARP and THREAD are gone (their event arrays stay, indexed by processor indices).
+// VECTORIZED OPS. A copy, call, join or for whose result has type events[P1, ..., Pn] (processor
+// kinds WARPGROUP/WARP/THREAD, outermost first, each at most once) runs once per processor tuple
+// (i1, ..., in); element [i1, ..., in] is that processor's completion (src/exec/executor.h,
+// PROCESSORS). Function::proc_extents records how many processors of each kind there are (per
+// parent processor), filled by the vectorization pass from the flattened loops' constant trip counts.
 //
 // Printer: ir_printer.cpp (stable text for goldens). Verifier: ir_verifier.cpp, run after every pass
 // in test builds. Tests: tests/unit/ir_test.cpp.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -139,6 +145,9 @@ struct Function {
   std::vector<ValueId> params;  // the entry's tensor and scalar arguments
   Block body;
   EventRef result;              // completion of the whole function
+  // Processors per parent processor for vectorized ops (see VECTORIZED OPS), e.g. {WARP: 4,
+  // THREAD: 32}; empty before vectorization. The CPU executor uses it (ExecOptions overrides).
+  std::map<ProcKind, int64_t> proc_extents;
 
   ValueId add_value(ValueInfo v);
   const ValueInfo& info(ValueId v) const { return values.at(static_cast<size_t>(v)); }

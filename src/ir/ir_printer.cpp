@@ -20,7 +20,17 @@ class Printer {
   std::string run() {
     std::string out = "func @" + f_.name + "(";
     for (size_t i = 0; i < f_.params.size(); ++i) out += (i ? ", " : "") + typed(f_.params[i]);
-    out += ") {\n";
+    out += ")";
+    if (!f_.proc_extents.empty()) {  // after vectorization: processors per parent
+      out += " processors(";
+      bool first = true;
+      for (const auto& [k, n] : f_.proc_extents) {
+        out += (first ? "" : ", ") + std::string(proc_name(k)) + "=" + std::to_string(n);
+        first = false;
+      }
+      out += ")";
+    }
+    out += " {\n";
     block(f_.body, 1, out);
     out += "  return " + ref(f_.result) + "\n}\n";
     return out;
@@ -158,6 +168,11 @@ class Printer {
           out += ind + "  yield " + ref(body.yield) + "\n" + ind + "}";
           break;
         }
+      }
+      // A vectorized op (run once per processor) shows its event array type.
+      if (op.kind != OpKind::PFor && op.result != kNone && f_.info(op.result).type == Type::Events) {
+        std::string t = typed(op.result);
+        out += " :" + t.substr(t.find(':') + 1);
       }
       out += "\n";
     }

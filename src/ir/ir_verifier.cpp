@@ -1,6 +1,7 @@
 // Verifier for the event IR: SSA (each value defined once, used only where its definition is
 // visible), operand types per op kind, event references that match their event array's rank, and
-// loop regions with the right arguments. See ir.h; runs after every pass in test builds.
+// loop regions with the right arguments; vectorized ops (a copy/call/join/for whose result is an event
+// array over WARPGROUP/WARP/THREAD, outermost first). See ir.h; runs after every pass in test builds.
 #include <set>
 
 #include "ir/ir.h"
@@ -57,6 +58,22 @@ class Verifier {
         if (x != kNone) use(x, Type::Index, scopes, where);
     } else {
       problem(where + ": " + i.name + " is not an event");
+    }
+  }
+
+  // A vectorized op's event array: WARPGROUP/WARP/THREAD dimensions, outermost first, each once,
+  // with a positive processor count where Function::proc_extents records one.
+  void check_vectorized(ValueId v, const std::string& where) {
+    const std::vector<ProcKind>& dims = f_.info(v).event_dims;
+    if (dims.empty()) problem(where + ": an event array needs at least one dimension");
+    for (size_t d = 0; d < dims.size(); ++d) {
+      ProcKind k = dims[d];
+      if (k != ProcKind::Warpgroup && k != ProcKind::Warp && k != ProcKind::Thread)
+        problem(where + ": a vectorized op runs over WARPGROUP, WARP or THREAD processors, not " + proc_name(k));
+      if (d > 0 && static_cast<int>(k) <= static_cast<int>(dims[d - 1]))
+        problem(where + ": the dimensions of a vectorized op's event array go from the outermost processor inward, each once");
+      auto e = f_.proc_extents.find(k);
+      if (e != f_.proc_extents.end() && e->second <= 0) problem(where + ": processor count of " + proc_name(k) + " is not positive");
     }
   }
 
@@ -139,7 +156,13 @@ class Verifier {
           case OpKind::Copy:
           case OpKind::Call:
           case OpKind::Join:
-          case OpKind::For: want = Type::Event; break;
+          case OpKind::For:
+            want = Type::Event;
+            if (valid(op.result) && f_.info(op.result).type == Type::Events) {  // vectorized: once per processor
+              want = Type::Events;
+              check_vectorized(op.result, where);
+            }
+            break;
           case OpKind::PFor: want = Type::Events; break;
           default: break;
         }

@@ -6,6 +6,7 @@
 #include <iomanip>
 
 #include "passes/dependence_analysis.h"
+#include "passes/vectorize.h"
 
 namespace loom {
 
@@ -34,6 +35,7 @@ void run_pass(const char* name, ir::Function& f, const std::function<void(ir::Fu
 ir::Function lower_to_event_ir(const Program& p, const TaskTree& tree, const PipelineOptions& opt) {
   ir::Function f;
   run_pass("dependence-analysis", f, [&](ir::Function& g) { g = dependence_analysis(p, tree); }, opt);
+  run_pass("vectorize", f, [](ir::Function& g) { vectorize(g); }, opt);
   return f;
 }
 
