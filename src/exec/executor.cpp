@@ -45,34 +45,9 @@ bool is_async(OpKind k) {
   return k == OpKind::Copy || k == OpKind::Call || k == OpKind::Join || k == OpKind::For || k == OpKind::PFor;
 }
 
-// Value names as the printer (ir_printer.cpp) makes them: %C, %C.1, ... in definition order;
-// unnamed values %0, %1, ...
+// Value names as the printer makes them (ir::value_names).
 struct Names {
-  explicit Names(const Function& f) : names(f.values.size()) {
-    std::unordered_map<std::string, int> uses;
-    int unnamed = 0;
-    auto name = [&](ValueId v) {
-      if (v < 0 || static_cast<size_t>(v) >= names.size() || !names[static_cast<size_t>(v)].empty()) return;
-      const std::string& base = f.info(v).name;
-      std::string& out = names[static_cast<size_t>(v)];
-      if (base.empty()) {
-        out = "%" + std::to_string(unnamed++);
-        return;
-      }
-      int& n = uses[base];
-      out = n == 0 ? "%" + base : "%" + base + "." + std::to_string(n);
-      ++n;
-    };
-    std::function<void(const ir::Block&)> block = [&](const ir::Block& b) {
-      for (ValueId v : b.args) name(v);
-      for (const Op& op : b.ops) {
-        name(op.result);
-        for (const ir::Block& r : op.regions) block(r);
-      }
-    };
-    for (ValueId v : f.params) name(v);
-    block(f.body);
-  }
+  explicit Names(const Function& f) : names(ir::value_names(f)) {}
   std::vector<std::string> names;
 };
 

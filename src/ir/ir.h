@@ -156,6 +156,11 @@ struct Function {
 // Stable, readable text: one op per line, regions indented, values named %name or %name.N.
 std::string print(const Function& f);
 
+// The printed name of every value ("%C", "%C.1", ... in definition order; "%0", "%1", ... for
+// unnamed values), indexed by ValueId; "" for values not reachable from the function. Messages that
+// mention values (executor errors, test reports) use it so they match the printed IR.
+std::vector<std::string> value_names(const Function& f);
+
 // Structural checks (SSA dominance, operand types, event-reference shapes, region arguments).
 // Returns "" when valid, otherwise one message per problem (an internal error: passes produce IR).
 std::string verify(const Function& f);

@@ -1,5 +1,6 @@
 // Printer for the event IR: stable text for goldens and --print-after-all. See ir.h.
 #include <cstdio>
+#include <functional>
 #include <map>
 
 #include "ir/ir.h"
@@ -15,7 +16,7 @@ namespace {
 
 class Printer {
  public:
-  explicit Printer(const Function& f) : f_(f) { name_block(f.body, f.params); }
+  explicit Printer(const Function& f) : f_(f), names_(value_names(f)) {}
 
   std::string run() {
     std::string out = "func @" + f_.name + "(";
@@ -37,31 +38,11 @@ class Printer {
   }
 
  private:
-  // Names values in definition order: %C, %C.1, ... ; unnamed values get %0, %1, ...
-  void name_value(ValueId v) {
-    if (v == kNone || names_.count(v)) return;
-    std::string base = f_.info(v).name;
-    if (base.empty()) {
-      names_[v] = "%" + std::to_string(unnamed_++);
-      return;
-    }
-    int& n = uses_[base];
-    names_[v] = n == 0 ? "%" + base : "%" + base + "." + std::to_string(n);
-    ++n;
-  }
-  void name_block(const Block& b, const std::vector<ValueId>& extra) {
-    for (ValueId v : extra) name_value(v);
-    for (ValueId v : b.args) name_value(v);
-    for (const Op& op : b.ops) {
-      name_value(op.result);
-      for (const Block& r : op.regions) name_block(r, {});
-    }
-  }
-
   std::string val(ValueId v) const {
     if (v == kNone) return "*";
-    auto it = names_.find(v);
-    return it == names_.end() ? "%?" + std::to_string(v) : it->second;
+    if (v < 0 || static_cast<size_t>(v) >= names_.size() || names_[static_cast<size_t>(v)].empty())
+      return "%?" + std::to_string(v);
+    return names_[static_cast<size_t>(v)];
   }
 
   std::string typed(ValueId v) const {
@@ -179,12 +160,38 @@ class Printer {
   }
 
   const Function& f_;
-  std::map<ValueId, std::string> names_;
-  std::map<std::string, int> uses_;
-  int unnamed_ = 0;
+  std::vector<std::string> names_;
 };
 
 }  // namespace
+
+std::vector<std::string> value_names(const Function& f) {
+  std::vector<std::string> names(f.values.size());
+  std::map<std::string, int> uses;
+  int unnamed = 0;
+  auto name = [&](ValueId v) {
+    if (v < 0 || static_cast<size_t>(v) >= names.size() || !names[static_cast<size_t>(v)].empty()) return;
+    const std::string& base = f.info(v).name;
+    std::string& out = names[static_cast<size_t>(v)];
+    if (base.empty()) {
+      out = "%" + std::to_string(unnamed++);
+      return;
+    }
+    int& n = uses[base];
+    out = n == 0 ? "%" + base : "%" + base + "." + std::to_string(n);
+    ++n;
+  };
+  std::function<void(const Block&)> block = [&](const Block& b) {
+    for (ValueId v : b.args) name(v);
+    for (const Op& op : b.ops) {
+      name(op.result);
+      for (const Block& r : op.regions) block(r);
+    }
+  };
+  for (ValueId v : f.params) name(v);
+  block(f.body);
+  return names;
+}
 
 std::string print(const Function& f) { return Printer(f).run(); }
 

@@ -134,28 +134,9 @@ class HappensBefore {
   enum Kind { Plain, Start, All, Elem, Carried };
 
   void names() {
-    std::unordered_map<std::string, int> uses;
-    int unnamed = 0;
-    auto name = [&](ValueId v) {
-      if (v == ir::kNone || names_.count(v)) return;
-      const std::string& base = f_.info(v).name;
-      if (base.empty()) {
-        names_[v] = "%" + std::to_string(unnamed++);
-        return;
-      }
-      int& n = uses[base];
-      names_[v] = n == 0 ? "%" + base : "%" + base + "." + std::to_string(n);
-      ++n;
-    };
-    std::function<void(const ir::Block&)> block = [&](const ir::Block& b) {
-      for (ValueId v : b.args) name(v);
-      for (const Op& op : b.ops) {
-        name(op.result);
-        for (const ir::Block& r : op.regions) block(r);
-      }
-    };
-    for (ValueId v : f_.params) name(v);
-    block(f_.body);
+    std::vector<std::string> all = ir::value_names(f_);
+    for (size_t v = 0; v < all.size(); ++v)
+      if (!all[v].empty()) names_[static_cast<ValueId>(v)] = all[v];
   }
   std::string nm(ValueId v) const {
     auto it = names_.find(v);
