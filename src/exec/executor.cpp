@@ -41,10 +41,6 @@ const char* kind_name(OpKind k) {
   return "?";
 }
 
-bool is_async(OpKind k) {
-  return k == OpKind::Copy || k == OpKind::Call || k == OpKind::Join || k == OpKind::For || k == OpKind::PFor;
-}
-
 // Value names as the printer makes them (ir::value_names).
 struct Names {
   explicit Names(const Function& f) : names(ir::value_names(f)) {}

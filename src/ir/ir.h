@@ -101,6 +101,11 @@ enum class OpKind {
   PFor,       // %E = pfor PROC %p in [0, %n) after [...] { ... yield REF }
 };
 
+// Whether ops of kind `k` are asynchronous (take preconditions and produce an event or events).
+inline bool is_async(OpKind k) {
+  return k == OpKind::Copy || k == OpKind::Call || k == OpKind::Join || k == OpKind::For || k == OpKind::PFor;
+}
+
 // How a `piece` cuts its source (see src/layout/partition.h).
 struct PartitionSpec {
   enum class Kind { Blocks, Slices, Mma } kind = Kind::Blocks;

@@ -22,10 +22,6 @@ using ir::ValueId;
 
 bool implicit_level(ProcKind k) { return k == ProcKind::Warpgroup || k == ProcKind::Warp || k == ProcKind::Thread; }
 
-bool is_async(OpKind k) {
-  return k == OpKind::Copy || k == OpKind::Call || k == OpKind::Join || k == OpKind::For || k == OpKind::PFor;
-}
-
 // Applies `fn` to every event reference of `b` at any depth: `after` lists and loop-body yields
 // (and `b`'s own yield).
 void for_each_ref(Block& b, const std::function<void(EventRef&)>& fn) {

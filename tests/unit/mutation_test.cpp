@@ -73,10 +73,6 @@ std::string gemm_small_text() {
   return text;
 }
 
-bool is_async(OpKind k) {
-  return k == OpKind::Copy || k == OpKind::Call || k == OpKind::Join || k == OpKind::For || k == OpKind::PFor;
-}
-
 Op* op_at(ir::Function& f, const std::vector<int>& path) {
   ir::Block* b = &f.body;
   Op* op = nullptr;
