@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -59,6 +60,8 @@ class DiagnosticEngine {
   Diagnostic& error(SourceLoc loc, std::string message);
   Diagnostic& warning(SourceLoc loc, std::string message);
   static void note(Diagnostic& d, SourceLoc loc, std::string message);
+  // Adds a finished diagnostic (e.g. a CompileError's) as it is.
+  void report(Diagnostic d);
 
   bool has_errors() const { return errors_ > 0; }
   int error_count() const { return errors_; }
@@ -76,6 +79,17 @@ class DiagnosticEngine {
   const SourceManager& sm_;
   std::vector<Diagnostic> diags_;
   int errors_ = 0;
+};
+
+// A user error found by a middle-end pass (e.g. a tensor mapped to NONE that must still live in
+// memory, shared memory over the mapping's budget): the pass throws it, lower_to_event_ir's callers
+// report `diagnostic` through their DiagnosticEngine and exit with status 1. The front end reports
+// its errors directly; passes throw because one such error makes the rest of the lowering moot.
+class CompileError : public std::exception {
+ public:
+  explicit CompileError(Diagnostic d) : diagnostic(std::move(d)) {}
+  const char* what() const noexcept override { return diagnostic.message.c_str(); }
+  Diagnostic diagnostic;
 };
 
 // A compiler bug, never the user's fault. The CLI reports it and exits with status 2.

@@ -70,6 +70,10 @@ struct Limits {
   int64_t regs_per_sm = 0;      // 32-bit registers
   int max_threads_per_block = 0;
   int sm_count = 0;
+  // Per-warpgroup register reallocation (Hopper `setmaxnreg`, used by warp specialization): the
+  // legal per-thread counts are setmaxnreg_min..setmaxnreg_max in steps of setmaxnreg_step;
+  // all 0 = not available.
+  int setmaxnreg_min = 0, setmaxnreg_max = 0, setmaxnreg_step = 0;
 };
 
 struct Machine {

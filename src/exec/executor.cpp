@@ -595,17 +595,22 @@ class Executor {
     Frame* fr = nodes_[loop_node].frame;
     LoopInfo info = loops_[static_cast<size_t>(nodes_[loop_node].loop_info)];
     const ir::Block& body = op.regions[0];
-    if (body.args.size() != (op.kind == OpKind::For ? 2u : 1u))
+    if (op.kind == OpKind::For ? body.args.size() < 2 : body.args.size() != 1)
       throw std::runtime_error(op_text(names_, op, paths_[&op]) + ": loop body has the wrong number of arguments");
-    bool unchained = skipped(&op, EdgeId::Kind::Carried, 0);
     for (int64_t k = 0; k < info.n; ++k) {
       Frame* it = new_frame(fr);
       it->loop = &op;
       it->iter = k;
       it->vals[body.args[0]] = k;
       if (op.kind == OpKind::For) {
-        int32_t carried = (k == 0 || unchained) ? loop_node : info.yields[static_cast<size_t>(k - 1)];
-        it->vals[body.args[1]] = EventVal{{}, {carried}, -1};
+        // Carried event j: the yield of iteration k - d_j (the history of yields is info.yields).
+        for (size_t j = 0; j + 1 < body.args.size(); ++j) {
+          const int64_t d = ir::carried_distance(op, j);
+          if (d < 1) throw std::runtime_error(op_text(names_, op, paths_[&op]) + ": carried distance " + std::to_string(d) + " is not at least 1");
+          bool unchained = skipped(&op, EdgeId::Kind::Carried, static_cast<int>(j));
+          int32_t carried = (k < d || unchained) ? loop_node : info.yields[static_cast<size_t>(k - d)];
+          it->vals[body.args[j + 1]] = EventVal{{}, {carried}, -1};
+        }
       } else {
         it->procs.emplace_back(op.proc, k);
       }
@@ -760,8 +765,9 @@ std::vector<EdgeId> list_edges(const ir::Function& f) {
     for (size_t i = 0; i < op.after.size(); ++i) out.push_back({EdgeId::Kind::After, p, static_cast<int>(i)});
     if (op.regions.size() != 1) return;
     const ir::Block& body = op.regions[0];
-    if (op.kind == OpKind::For && body.args.size() == 2 && block_refers(body, body.args[1]))
-      out.push_back({EdgeId::Kind::Carried, p, 0});
+    if (op.kind == OpKind::For)
+      for (size_t j = 1; j < body.args.size(); ++j)
+        if (block_refers(body, body.args[j])) out.push_back({EdgeId::Kind::Carried, p, static_cast<int>(j - 1)});
     if (body.yield.value != ir::kNone) out.push_back({EdgeId::Kind::Yield, p, 0});
   });
   return out;
@@ -776,7 +782,15 @@ std::string describe_edge(const ir::Function& f, const EdgeId& e) {
     case EdgeId::Kind::After:
       if (e.index < 0 || static_cast<size_t>(e.index) >= op->after.size()) return "after[" + std::to_string(e.index) + "] of " + where + " (no such entry)";
       return "after[" + std::to_string(e.index) + "] (" + ref_text(nm, op->after[static_cast<size_t>(e.index)]) + ") of " + where;
-    case EdgeId::Kind::Carried: return "carried event of " + where;
+    case EdgeId::Kind::Carried: {
+      const ir::Block* body = op->regions.empty() ? nullptr : &op->regions[0];
+      if (!body || e.index < 0 || static_cast<size_t>(e.index) + 1 >= body->args.size())
+        return "carried event " + std::to_string(e.index) + " of " + where + " (no such event)";
+      if (body->args.size() == 2) return "carried event of " + where;  // the usual single %c
+      int64_t d = ir::carried_distance(*op, static_cast<size_t>(e.index));
+      return "carried event " + value_name(nm, body->args[static_cast<size_t>(e.index) + 1]) + " (distance " +
+             std::to_string(d) + ") of " + where;
+    }
     case EdgeId::Kind::Yield:
       return "yield" + (op->regions.empty() ? std::string() : " (" + ref_text(nm, op->regions[0].yield) + ")") + " of " + where;
   }

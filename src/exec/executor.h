@@ -25,9 +25,10 @@
 //   - a copy/call/join event completes when the instance has run;
 //   - the yield of iteration k completes when the event its `yield` refers to completes (a body
 //     without a yield — `yield none` — completes as soon as the loop has started);
-//   - `for`: the block argument %c of iteration 0 is the loop's own start (complete once the loop's
-//     preconditions are), of iteration k > 0 the yield of iteration k-1; the loop's event completes
-//     when the loop has started and every iteration's yield has completed (at once for %n = 0);
+//   - `for`: carried block argument %cj (distance d_j) of iteration k < d_j is the loop's own start
+//     (complete once the loop's preconditions are), of iteration k >= d_j the yield of iteration
+//     k - d_j (every iteration's yield is kept); the loop's event completes when the loop has
+//     started and every iteration's yield has completed (at once for %n = 0);
 //   - `pfor`: E[i] is the yield of iteration i; a reference with `:` is all the elements it selects,
 //     and any reference to E also waits for the pfor to have started (so E[:] of a zero-trip pfor
 //     still waits for the pfor's preconditions). An index out of range is an error.
@@ -36,6 +37,7 @@
 // preconditions they wait for (a compiler bug: verified SSA IR cannot deadlock, so this means an
 // event reference that can never complete). Messages name values as the printer does (%C, %C.1),
 // ops by their path (see EdgeId) and origin, and instances by their loop indices ([%k=1, %p=3]).
+// Warp roles and `cross` marks (ir.h, WARP SPECIALIZATION) are ignored: they carry no semantics.
 //
 // PROCESSORS. `proc_index PROC` is the induction value of the innermost enclosing `pfor PROC`
 // iteration (an index within the parent processor: a warp's index within its warpgroup when the IR
@@ -59,8 +61,8 @@
 //
 // MUTATION. ExecOptions::skip_edge deletes one event edge (see EdgeId), in every instance of its op:
 //   After   op's after[index] is ignored: the op no longer waits for that reference;
-//   Carried the loop's iterations are not chained: %c of every iteration is the loop's start (as for
-//           iteration 0);
+//   Carried carried event `index` (0 = the first, %c) of a for loop is cut: in every iteration it
+//           is the loop's start (as for k < d), so that chain between iterations is gone;
 //   Yield   the body's yield is ignored: every iteration completes as soon as the loop has started,
 //           so the loop's event (for) or its elements (pfor) no longer wait for the body.
 // A dropped edge never causes a deadlock; it can only let an operation run earlier. list_edges
@@ -91,12 +93,12 @@ struct EdgeId {
   enum class Kind { After, Carried, Yield };
   Kind kind = Kind::After;
   std::vector<int> op_path;  // the op holding the edge (for Carried/Yield: the loop)
-  int index = 0;             // After: index into op.after; otherwise 0
+  int index = 0;             // After: index into op.after; Carried: which carried event (0 = %c); Yield: 0
   bool operator==(const EdgeId&) const = default;
 };
 
-// Every droppable edge of `f` in program order: each `after` entry of each asynchronous op, the
-// carried event of each `for` whose body refers to %c, and the yield of each loop body that has one.
+// Every droppable edge of `f` in program order: each `after` entry of each asynchronous op, each
+// carried event of each `for` that its body refers to, and the yield of each loop body that has one.
 std::vector<EdgeId> list_edges(const ir::Function& f);
 
 // "after[1] of copy at 2.0.3 (gemm_block: copy-in A)" — for reports.

@@ -25,16 +25,23 @@
 //                        commute, so parallel ones need no order between them;
 //   call NAME(args)      a leaf: a built-in leaf op (src/lang/ops.h) or an extern leaf variant;
 //   join                 completes when all of its preconditions have completed (no work);
-//   for %k in [0, %n) iter(%c) { ...; yield %x }
+//   for %k in [0, %n) iter(%c1, ..., %cm distance d_m) { ...; yield %x }
 //                        sequential loop. Every iteration's body may start once the loop's
 //                        preconditions have completed; the order between iterations is only the
-//                        carried event: in iteration k the block argument %c is the event iteration
-//                        k-1 yielded (for k = 0, an event that completes with the loop's
-//                        preconditions). Operations that do not wait on %c (e.g. copies of the next
-//                        K tile) may therefore run ahead — that is what pipelining exploits. An
-//                        alloc inside a body is a fresh buffer per iteration. The loop's event
+//                        carried events (m >= 1 block arguments after %k, each with a distance
+//                        d_j >= 1, printed only when it is not 1): in iteration k, %cj is the event
+//                        iteration k - d_j yielded (the body's single yield), or, for k < d_j, an
+//                        event that completes with the loop's preconditions. %c (distance 1) orders
+//                        iteration k after k-1; a carried event of distance D orders it after k-D
+//                        only — e.g. the write-after-read edge of a D-slot ring buffer: the copy
+//                        into slot k mod D waits for iteration k-D, whose ops read that slot.
+//                        Operations that do not wait on a distance-1 event (e.g. copies of the
+//                        next K tile) may therefore run ahead — that is what pipelining exploits.
+//                        An alloc inside a body is a fresh buffer per iteration. The loop's event
 //                        completes when every iteration's yield has completed (at once, after its
-//                        preconditions, when %n = 0);
+//                        preconditions, when %n = 0). Mapping annotations, printed after iter(...):
+//                        `pipeline(D)` (D > 1) and `warpspecialize` — what the mapping asked of the
+//                        loop (src/passes/warp_specialize.h acts on them);
 //   pfor PROC %p in [0, %n) { ...; yield %x }
 //                        parallel loop over processors of kind PROC: all iterations may run at once;
 //                        its result is an event array; E[%p] is one iteration's yield, E[:] all.
@@ -42,6 +49,15 @@
 // per dimension), %E[:, %i] (`:` = broadcast: all elements along that dimension).
 // After vectorization, `proc_index PROC` names the executing processor's index and pfor loops over
 // WARPGROUP, WARP and THREAD are gone (their event arrays stay, indexed by processor indices).
+// WARP SPECIALIZATION (src/passes/warp_specialize.h, Cypress 4.2.5). Inside a block whose loops
+// are warp-specialized, every asynchronous op has a role: `role(dma)` — a global -> shared copy,
+// issued by the producer warpgroup (TMA) — or `role(compute)` — everything else, run by the
+// consumer warpgroups; a loop holding both has no role (both run it), and ops outside such blocks
+// have none. A reference `cross(%e)` in an `after` list crosses roles: the waiting op's role is not
+// (only) the one that produces %e, so the back end lowers it to an mbarrier wait instead of
+// in-role program order. Roles and `cross` change no semantics: the executor ignores them.
+// Function::warp_roles (printed `warp_roles(dma: W x R regs, compute: W x R regs)` in the header)
+// records how many warpgroups each role has and the registers per thread each gets (setmaxnreg).
 // VECTORIZED OPS. A copy, call, join or for whose result has type events[P1, ..., Pn] (processor
 // kinds WARPGROUP/WARP/THREAD, outermost first, each at most once) runs once per processor tuple
 // (i1, ..., in); element [i1, ..., in] is that processor's completion (src/exec/executor.h,
@@ -83,8 +99,15 @@ struct EventRef {
   ValueId value = kNone;
   // For an event array: one entry per dimension, an index value or kNone for broadcast `:`.
   std::vector<ValueId> indices;
+  // The producer's and the consumer's warp roles differ (see WARP SPECIALIZATION); printed
+  // `cross(%e)`. Set by warp specialization; no effect on semantics.
+  bool cross = false;
   bool operator==(const EventRef&) const = default;
 };
+
+// Which warps run an asynchronous op of a warp-specialized block (see WARP SPECIALIZATION).
+enum class Role { Any, Dma, Compute };
+const char* role_name(Role r);  // "any", "dma", "compute"
 
 enum class OpKind {
   Const,      // %x = const IVAL
@@ -119,6 +142,10 @@ struct PartitionSpec {
 };
 
 struct Block;
+struct Op;
+
+// The distance of carried event j (0-based: body argument j + 1) of a `for`.
+int64_t carried_distance(const Op& for_op, size_t j);
 
 struct Op {
   OpKind kind = OpKind::Const;
@@ -128,20 +155,75 @@ struct Op {
   std::vector<EventRef> after;    // asynchronous ops: preconditions
   int64_t ival = 0;               // Const: value; Dim: dimension
   double fval = 0;                // FConst: value
-  std::string name;               // Arith: operator; Call: leaf name; Copy: "" or reduction sum|max
+  std::string name;               // Arith: operator; Call: leaf name; Copy: "" or reduction sum|max;
+                                  // Alloc: the mapping instance that chose its memory (not printed)
   DType dtype = DType::F32;       // Alloc
   MemKind mem = MemKind::None;    // Alloc
   ProcKind proc = ProcKind::Thread;  // ProcIndex, PFor
   PartitionSpec part;             // Piece
   std::vector<Block> regions;     // For/PFor: one body
+  std::vector<int64_t> distances; // For: one per carried event (body args 1..m); empty = all 1
+  int64_t pipeline_depth = 1;     // For: the mapping's pipeline(D) (1 = not pipelined)
+  bool warp_specialize = false;   // For: the mapping's warpspecialize
+  Role role = Role::Any;          // asynchronous ops: which warps run it (warp specialization)
+  bool distinct = false;          // Alloc: must keep storage of its own, never coalesced with the
+                                  // tensor it is copied from (a replicated-row snapshot, read while
+                                  // the original is written)
   SourceLoc loc;                  // the source statement this op comes from
   std::string origin;             // e.g. "gemm_block: clear(Acc)" for comments in printed IR / CUDA
 };
 
 struct Block {
-  std::vector<ValueId> args;  // For: induction variable, carried event; PFor: induction variable
+  std::vector<ValueId> args;  // For: induction variable, carried events; PFor: induction variable
   std::vector<Op> ops;
   EventRef yield;             // For/PFor bodies: the iteration's completion event
+};
+
+// SHARED MEMORY (resource allocation, Cypress 4.2.4; src/passes/resource_allocation.h). The thread
+// block's budget comes from the mapping (dependence analysis sets it); the allocation pass gives
+// every SHARED `alloc` a slot, printed after the op as `@smem[offset, offset + bytes)`. Two slots
+// may overlap only when every access of one tensor happens before every access of the other (the
+// pass proves it from the events and adds the write-after-read edges explicitly).
+// Alignment of a slot (of each copy in it) for a tensor of `rank` and `bytes` per copy: 1024 bytes
+// for a tile that may hold a swizzle atom (rank >= 2 and at least 1024 bytes: a 128-byte-swizzle
+// atom is 8 rows x 128 B, addressed from 1024-aligned bits); 16 bytes otherwise (vectors and small
+// fragments are never swizzled; 16 B for 128-bit accesses).
+constexpr int64_t kSmemTileAlignment = 1024;
+constexpr int64_t kSmemMinAlignment = 16;
+inline int64_t smem_alignment(int rank, int64_t bytes) {
+  return rank >= 2 && bytes >= kSmemTileAlignment ? kSmemTileAlignment : kSmemMinAlignment;
+}
+
+struct SmemBudget {
+  int64_t bytes = 0;        // per thread block; 0 = none known (no BLOCK instance)
+  int64_t machine_max = 0;  // the machine's per-block maximum (what smem(...) may be raised to)
+  std::string instance;     // the BLOCK instance it comes from (the kernel's)
+  std::string clause;       // "smem(227KB)" as written, or "" when the machine's maximum is used
+  SourceLoc loc;            // the smem(...) clause, else the instance's name
+};
+
+// One SHARED allocation's bytes [offset, offset + bytes) in its thread block's shared memory.
+// `copies` > 1 when the alloc is evaluated once per processor (its extents depend on a
+// proc_index) or per iteration of an enclosing parallel loop: the slot holds the copies one after
+// another, each bytes / copies long — a multiple of the alignment, so every copy is aligned —
+// (processor indices outermost first, row-major).
+struct SmemSlot {
+  int64_t offset = 0;
+  int64_t bytes = 0;
+  int64_t copies = 1;
+  bool operator==(const SmemSlot&) const = default;
+};
+
+// The warp roles of a warp-specialized kernel (see WARP SPECIALIZATION): the producer (DMA)
+// warpgroups and the consumer (compute) warpgroups, and the registers per thread each role keeps
+// after `setmaxnreg` (0 = no per-role register split on this machine). Formula:
+// src/passes/warp_specialize.h.
+struct WarpRoles {
+  int64_t dma_warpgroups = 1;
+  int64_t compute_warpgroups = 1;
+  int64_t dma_regs = 0;
+  int64_t compute_regs = 0;
+  bool operator==(const WarpRoles&) const = default;
 };
 
 struct Function {
@@ -153,6 +235,9 @@ struct Function {
   // Processors per parent processor for vectorized ops (see VECTORIZED OPS), e.g. {WARP: 4,
   // THREAD: 32}; empty before vectorization. The CPU executor uses it (ExecOptions overrides).
   std::map<ProcKind, int64_t> proc_extents;
+  SmemBudget smem;                         // see SHARED MEMORY
+  std::map<ValueId, SmemSlot> smem_slots;  // SHARED alloc result -> its slot (resource allocation)
+  std::optional<WarpRoles> warp_roles;     // set when some loop is warp-specialized
 
   ValueId add_value(ValueInfo v);
   const ValueInfo& info(ValueId v) const { return values.at(static_cast<size_t>(v)); }

@@ -12,6 +12,17 @@ ValueId Function::add_value(ValueInfo v) {
   return static_cast<ValueId>(values.size() - 1);
 }
 
+int64_t carried_distance(const Op& for_op, size_t j) { return j < for_op.distances.size() ? for_op.distances[j] : 1; }
+
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::Any: return "any";
+    case Role::Dma: return "dma";
+    case Role::Compute: return "compute";
+  }
+  return "?";
+}
+
 namespace {
 
 class Printer {
@@ -30,6 +41,12 @@ class Printer {
         first = false;
       }
       out += ")";
+    }
+    if (!f_.smem_slots.empty()) out += " smem(" + std::to_string(f_.smem.bytes) + ")";  // after resource allocation
+    if (f_.warp_roles) {  // after warp specialization
+      const WarpRoles& w = *f_.warp_roles;
+      out += " warp_roles(dma: " + std::to_string(w.dma_warpgroups) + " x " + std::to_string(w.dma_regs) + " regs, compute: " +
+             std::to_string(w.compute_warpgroups) + " x " + std::to_string(w.compute_regs) + " regs)";
     }
     out += " {\n";
     block(f_.body, 1, out);
@@ -70,7 +87,7 @@ class Printer {
       for (size_t i = 0; i < r.indices.size(); ++i) s += (i ? ", " : "") + (r.indices[i] == kNone ? ":" : val(r.indices[i]));
       s += "]";
     }
-    return s;
+    return r.cross ? "cross(" + s + ")" : s;
   }
 
   std::string after(const Op& op) const {
@@ -117,6 +134,10 @@ class Printer {
           out += std::string("alloc ") + mem_name(op.mem) + " " + dtype_name(op.dtype) + " [";
           for (size_t i = 0; i < op.operands.size(); ++i) out += (i ? ", " : "") + val(op.operands[i]);
           out += "]";
+          if (auto s = f_.smem_slots.find(op.result); s != f_.smem_slots.end()) {  // resource allocation
+            out += " @smem[" + std::to_string(s->second.offset) + ", " + std::to_string(s->second.offset + s->second.bytes) + ")";
+            if (s->second.copies > 1) out += " x" + std::to_string(s->second.copies);
+          }
           break;
         }
         case OpKind::Piece: {
@@ -139,8 +160,15 @@ class Printer {
         case OpKind::PFor: {
           const Block& body = op.regions.at(0);
           if (op.kind == OpKind::For) {
-            out += "for " + val(body.args.at(0)) + " in [0, " + val(op.operands.at(0)) + ") iter(" +
-                   val(body.args.at(1)) + ")" + after(op) + " {\n";
+            out += "for " + val(body.args.at(0)) + " in [0, " + val(op.operands.at(0)) + ") iter(";
+            for (size_t j = 1; j < body.args.size(); ++j) {
+              out += (j > 1 ? ", " : "") + val(body.args[j]);
+              if (int64_t d = carried_distance(op, j - 1); d != 1) out += " distance " + std::to_string(d);
+            }
+            out += ")";
+            if (op.pipeline_depth != 1) out += " pipeline(" + std::to_string(op.pipeline_depth) + ")";
+            if (op.warp_specialize) out += " warpspecialize";
+            out += after(op) + " {\n";
           } else {
             out += std::string("pfor ") + proc_name(op.proc) + " " + val(body.args.at(0)) + " in [0, " +
                    val(op.operands.at(0)) + ")" + after(op) + " {\n";
@@ -155,6 +183,7 @@ class Printer {
         std::string t = typed(op.result);
         out += " :" + t.substr(t.find(':') + 1);
       }
+      if (op.role != Role::Any) out += std::string(" role(") + role_name(op.role) + ")";
       out += "\n";
     }
   }

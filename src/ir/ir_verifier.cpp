@@ -1,7 +1,9 @@
 // Verifier for the event IR: SSA (each value defined once, used only where its definition is
 // visible), operand types per op kind, event references that match their event array's rank, and
-// loop regions with the right arguments; vectorized ops (a copy/call/join/for whose result is an event
-// array over WARPGROUP/WARP/THREAD, outermost first). See ir.h; runs after every pass in test builds.
+// loop regions with the right arguments (a for: the induction variable, then carried events with
+// distances >= 1); vectorized ops (a copy/call/join/for whose result is an event array over
+// WARPGROUP/WARP/THREAD, outermost first); warp roles only on asynchronous ops. See ir.h; runs after
+// every pass in test builds.
 #include <set>
 
 #include "ir/ir.h"
@@ -18,6 +20,7 @@ class Verifier {
     for (ValueId p : f_.params) define(p, scopes);
     block(f_.body, scopes);
     if (f_.result.value != kNone) check_ref(f_.result, scopes, "function result");
+    check_smem_slots();
     return problems_;
   }
 
@@ -81,6 +84,7 @@ class Verifier {
     for (const Op& op : b.ops) {
       std::string where = "op '" + (op.origin.empty() ? std::to_string(static_cast<int>(op.kind)) : op.origin) + "'";
       for (const EventRef& r : op.after) check_ref(r, scopes, where);
+      if (op.role != Role::Any && !is_async(op.kind)) problem(where + ": only an asynchronous op has a warp role");
       switch (op.kind) {
         case OpKind::Const:
         case OpKind::FConst:
@@ -96,6 +100,7 @@ class Verifier {
           break;
         case OpKind::Alloc:
           for (ValueId v : op.operands) use(v, Type::Index, scopes, where);
+          if (op.mem == MemKind::Shared) shared_allocs_.insert(op.result);
           break;
         case OpKind::Piece:
           if (op.operands.empty()) {
@@ -128,20 +133,31 @@ class Verifier {
             break;
           }
           const Block& body = op.regions[0];
-          size_t want = op.kind == OpKind::For ? 2 : 1;
-          if (body.args.size() != want) {
-            problem(where + ": loop body has " + std::to_string(body.args.size()) + " argument(s), expected " + std::to_string(want));
+          if (op.kind == OpKind::For ? body.args.size() < 2 : body.args.size() != 1) {
+            problem(where + ": loop body has " + std::to_string(body.args.size()) + " argument(s), expected " +
+                    (op.kind == OpKind::For ? "an induction variable and at least one carried event" : "1"));
             break;
           }
           scopes.emplace_back();
           define(body.args[0], scopes);
           if (valid(body.args[0]) && f_.info(body.args[0]).type != Type::Index) problem(where + ": induction variable must be an index");
           if (op.kind == OpKind::For) {
-            define(body.args[1], scopes);
-            if (valid(body.args[1]) && f_.info(body.args[1]).type != Type::Event) problem(where + ": carried value must be an event");
+            for (size_t j = 1; j < body.args.size(); ++j) {
+              define(body.args[j], scopes);
+              if (valid(body.args[j]) && f_.info(body.args[j]).type != Type::Event) problem(where + ": carried value must be an event");
+            }
+            if (!op.distances.empty() && op.distances.size() != body.args.size() - 1)
+              problem(where + ": " + std::to_string(op.distances.size()) + " carried distance(s) for " +
+                      std::to_string(body.args.size() - 1) + " carried event(s)");
+            for (int64_t d : op.distances)
+              if (d < 1) problem(where + ": carried distance " + std::to_string(d) + " is not at least 1");
+            if (op.pipeline_depth < 1) problem(where + ": pipeline depth " + std::to_string(op.pipeline_depth) + " is not at least 1");
           }
+          if (op.kind != OpKind::For && (!op.distances.empty() || op.pipeline_depth != 1 || op.warp_specialize))
+            problem(where + ": only a for loop has carried distances, a pipeline depth or warp specialization");
           block(body, scopes);
           if (body.yield.value != kNone) check_ref(body.yield, scopes, where + " yield");
+          if (body.yield.cross) problem(where + ": a yield is not a wait and cannot cross roles");
           scopes.pop_back();
           break;
         }
@@ -173,7 +189,24 @@ class Verifier {
     }
   }
 
+  // Resource allocation's slots (ir.h, SHARED MEMORY): SHARED allocs only, aligned, within budget.
+  void check_smem_slots() {
+    for (const auto& [v, s] : f_.smem_slots) {
+      std::string where = "smem slot of value " + std::to_string(v) + (valid(v) ? " (" + f_.info(v).name + ")" : "");
+      if (!shared_allocs_.count(v)) problem(where + ": not the result of a SHARED alloc");
+      if (s.offset < 0 || s.bytes < 0 || s.copies <= 0 || s.bytes % s.copies != 0)
+        problem(where + ": bad slot [" + std::to_string(s.offset) + ", +" + std::to_string(s.bytes) + ") x" + std::to_string(s.copies));
+      const int64_t align = smem_alignment(valid(v) ? f_.info(v).rank : 2, s.copies > 0 ? s.bytes / s.copies : s.bytes);
+      if (s.offset % align != 0 || (s.copies > 1 && (s.bytes / s.copies) % align != 0))
+        problem(where + ": offset " + std::to_string(s.offset) + " or copy size is not a multiple of " + std::to_string(align));
+      if (s.offset + s.bytes > f_.smem.bytes)
+        problem(where + ": ends at " + std::to_string(s.offset + s.bytes) + ", past the shared-memory budget of " +
+                std::to_string(f_.smem.bytes) + " bytes");
+    }
+  }
+
   const Function& f_;
+  std::set<ValueId> shared_allocs_;
   std::set<ValueId> defined_;
   std::string problems_;
 };

@@ -116,7 +116,8 @@ const Machine& hopper_machine() {
         {MemKind::Shared, device, 227 * 1024},  // 227 KB opt-in per block (CUDA guide, CC 9.0)
         {MemKind::Register, {ProcKind::Thread}, 255 * 4},
     };
-    h.limits = {227 * 1024, 255, 65536, 1024, 132};
+    // setmaxnreg.{inc,dec}.sync.aligned.u32: 24..256 registers per thread, a multiple of 8.
+    h.limits = {227 * 1024, 255, 65536, 1024, 132, 24, 256, 8};
     // wgmma.mma_async.sync.aligned.m64nNk16 for f16/bf16: N in 8..256 step 8 (PTX ISA 9.7.15).
     h.mma.push_back({"wgmma", ProcKind::Warpgroup, 64, 8, 256, 8, 16, {DType::F16, DType::BF16},
                      {DType::F32, DType::F16}, true});

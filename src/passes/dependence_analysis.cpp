@@ -38,7 +38,8 @@
 // - Leaf variants: each built-in op is `call NAME(args)` ordered by the op table's accesses
 //   (src/lang/ops.h); an extern leaf is one `call extern:<variant>(params...)` ordered by the
 //   task's privileges.
-// - srange -> `for` (one per loop variable, nested). Preconditions: the pending events of the roots
+// - srange -> `for` (one per loop variable, nested; the innermost ones carry the instance's
+//   pipeline(D) and warpspecialize). Preconditions: the pending events of the roots
 //   the body touches (writer for a root it only reads; writer and readers for one it writes).
 //   Inside, a root the body writes starts as the carried event %c (this orders iteration k after
 //   k - 1 on it); a root the body only reads starts with nothing pending (the loop's preconditions
@@ -93,6 +94,12 @@ void add_event(Events& es, const EventRef& e) {
 
 void add_events(Events& es, const Events& more) {
   for (const EventRef& e : more) add_event(es, e);
+}
+
+bool holds_for(const Block& b) {
+  for (const Op& op : b.ops)
+    if (op.kind == OpKind::For || std::any_of(op.regions.begin(), op.regions.end(), holds_for)) return true;
+  return false;
 }
 
 // The events of a root tensor: its last write and the reads since.
@@ -490,6 +497,7 @@ class Lowering {
       op.mem = MemKind::None;
       op.dtype = dtype;
       op.operands = ext;
+      op.name = fr_->node->instance;  // the instance whose variant declares the local (diagnostics)
       int root = static_cast<int>(fr_->roots.size());
       fr_->roots.push_back(RootState{name, {}, {}});
       sc.tensors[name] = TensorVal{r, root};
@@ -628,6 +636,7 @@ class Lowering {
         for (int d = 0; d < src.rank; ++d) ext.push_back(dim(pv.src, d, ""));
         ValueId snap = tensor_value(src.dtype, src.mem, src.rank, src.name + "_snap");
         Op& op = emit(OpKind::Alloc, snap, true);
+        op.distinct = true;  // copy elimination must not fold it back into the tensor being written
         op.mem = src.mem;
         op.dtype = src.dtype;
         op.operands = ext;
@@ -692,6 +701,12 @@ class Lowering {
     op.operands = {trips[level]};
     op.after = pre;
     op.regions.push_back(std::move(body));
+    // The instance's pipeline(D) / warpspecialize go on the innermost loops of its sranges
+    // (src/passes/warp_specialize.h); unset, a loop is neither pipelined nor warp-specialized.
+    if (!s.parallel && !holds_for(op.regions[0])) {
+      op.pipeline_depth = fr_->inst->pipeline.value_or(1);
+      op.warp_specialize = fr_->inst->warp_specialize.value_or(false);
+    }
     // States after the loop.
     for (const auto& [r, t] : touched) {
       RootState& st = fr_->roots[static_cast<size_t>(r)];
@@ -754,6 +769,7 @@ class Lowering {
       const TreeArg& ta = cn.args[i];
       params[i] = tensor_value(ta.dtype, ta.mem, static_cast<int>(prm.dims.size()), ta.name);
       Op& op = emit(OpKind::Alloc, params[i], true);
+      op.name = cn.instance;  // the instance that maps this argument to ta.mem (diagnostics)
       op.mem = ta.mem;
       op.dtype = ta.dtype;
       op.operands = ext;
@@ -786,19 +802,40 @@ class Lowering {
           op.part = cut[i]->part;
         }
       }
-      ValueId e = copy(from, params[i], st.writer);
+      // A written argument's copy-in also waits for the reads since (anti dependence): copy
+      // elimination may let the callee write the caller's tensor in place.
+      Events pre = st.writer;
+      if (writes(priv)) add_events(pre, st.readers);
+      ValueId e = copy(from, params[i], pre);
       add_event(st.readers, EventRef{e, {}});
       init[i] = {EventRef{e, {}}};
+    }
+    // A write-only (w) argument has no copy-in; the callee's first writes wait for the caller root's
+    // last write and reads since, so that writing the caller's tensor in place stays ordered.
+    for (size_t i = 0; i < n; ++i) {
+      Privilege priv = ct->params[i].priv;
+      if (!ct->params[i].is_tensor || reads(priv) || !writes(priv)) continue;
+      const RootState& st = fr_->roots[static_cast<size_t>(args[i].root)];
+      add_events(init[i], st.writer);
+      add_events(init[i], st.readers);
     }
     // (3) the callee.
     NodeResult r = lower_node(cid, params, init);
     loc_ = s.loc;
     origin_ = fr_->node->instance + ": " + stmt_text(s);
-    // (4) copy-outs after the callee's last write and the caller root's last write and reads.
+    // A read-only argument stays read until the callee's last read of it (not only at its copy-in):
+    // copy elimination may let the callee read the caller's tensor in place.
+    for (size_t i = 0; i < n; ++i) {
+      if (!ct->params[i].is_tensor || writes(ct->params[i].priv)) continue;
+      add_events(fr_->roots[static_cast<size_t>(args[i].root)].readers, r.params[i].readers);
+    }
+    // (4) copy-outs after the callee's last write and its reads since, and the caller root's last
+    //     write and reads.
     for (size_t i = 0; i < n; ++i) {
       if (!ct->params[i].is_tensor || !writes(ct->params[i].priv)) continue;
       RootState& st = fr_->roots[static_cast<size_t>(args[i].root)];
       Events after = r.params[i].writer;
+      add_events(after, r.params[i].readers);
       add_events(after, st.writer);
       add_events(after, st.readers);
       ValueId e = copy(params[i], args[i].value, after);
@@ -886,6 +923,16 @@ class Lowering {
     for (const auto& [k, v] : fr.node->tunables) fr.tunables[k] = v;
     Frame* caller = fr_;
     fr_ = &fr;
+    // The thread block's shared-memory budget (ir.h, SHARED MEMORY; used by resource allocation):
+    // smem(...) of the BLOCK instance a non-BLOCK variant launches (the kernel's), else the
+    // machine's per-block maximum. Should two kernels differ, the smaller budget applies to both.
+    if (fr.node->proc == ProcKind::Block && (!caller || caller->node->proc != ProcKind::Block)) {
+      const Instance& in = *fr.inst;
+      const int64_t max = t_.machine->limits.smem_per_block, bytes = in.smem_bytes.value_or(max);
+      if (f_.smem.bytes == 0 || bytes < f_.smem.bytes)
+        f_.smem = {bytes, max, in.name.name, in.smem_bytes ? "smem(" + in.smem_spelling + ")" : "",
+                   in.smem_bytes ? in.smem_loc : in.name.loc};
+    }
 
     Scope sc;
     std::vector<int> param_root(params.size(), -1);

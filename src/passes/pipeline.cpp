@@ -5,8 +5,10 @@
 #include <functional>
 #include <iomanip>
 
+#include "passes/copy_elimination.h"
 #include "passes/dependence_analysis.h"
 #include "passes/vectorize.h"
+#include "passes/warp_specialize.h"
 
 namespace loom {
 
@@ -36,6 +38,10 @@ ir::Function lower_to_event_ir(const Program& p, const TaskTree& tree, const Pip
   ir::Function f;
   run_pass("dependence-analysis", f, [&](ir::Function& g) { g = dependence_analysis(p, tree); }, opt);
   run_pass("vectorize", f, [](ir::Function& g) { vectorize(g); }, opt);
+  if (opt.stop_after == "vectorize") return f;
+  run_pass("copy-elimination", f, [](ir::Function& g) { eliminate_copies(g); }, opt);
+  if (opt.stop_after == "copy-elimination") return f;
+  run_pass("warp-specialize", f, [&](ir::Function& g) { warp_specialize(g, *tree.machine); }, opt);
   return f;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 
 #include "ir/ir.h"
 #include "loom/ast.h"
@@ -18,6 +19,7 @@ struct PipelineOptions {
   bool print_after_all = false;  // print the IR after every pass that changed it
   bool time_passes = false;      // print how long each pass took
   std::ostream* log = nullptr;   // where the two above go (required when either is set)
+  std::string stop_after;        // a pass name ("vectorize", ...): return the IR after that pass
 };
 
 // Lowers a checked program (`tree` from check_program) to the final event IR.

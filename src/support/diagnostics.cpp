@@ -34,6 +34,11 @@ Diagnostic& DiagnosticEngine::warning(SourceLoc loc, std::string message) {
   return diags_.back();
 }
 
+void DiagnosticEngine::report(Diagnostic d) {
+  if (d.severity == Severity::Error) ++errors_;
+  diags_.push_back(std::move(d));
+}
+
 void DiagnosticEngine::note(Diagnostic& d, SourceLoc loc, std::string message) {
   d.notes.push_back({Severity::Note, loc, std::move(message), "", {}});
 }

@@ -356,8 +356,12 @@ TEST(DependenceAnalysis, ExternLeafIsOneCall) {
       ASSERT_EQ(c->operands.size(), 2u);
       EXPECT_EQ(f.info(c->operands[0]).name, "Y");
       EXPECT_EQ(f.info(c->operands[1]).name, "X");
-      ASSERT_EQ(c->after.size(), 1u) << "waits for X's copy-in only (Y is written, fresh)";
-      EXPECT_EQ(def_of(f, c->after[0].value)->kind, OpKind::Copy);
+      // X's copy-in, and (Y is write-only) the caller's last accesses of Y's root, so that writing
+      // the caller's tensor in place after copy elimination stays ordered.
+      ASSERT_GE(c->after.size(), 1u);
+      bool copy_in = false;
+      for (const auto& a : c->after) copy_in = copy_in || (def_of(f, a.value) && def_of(f, a.value)->kind == OpKind::Copy);
+      EXPECT_TRUE(copy_in);
     }
   EXPECT_EQ(externs, 2);
 }

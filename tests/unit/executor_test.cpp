@@ -311,6 +311,100 @@ TEST(Executor, EveryDroppedEdgeOfHornerIsCaught) {
   }
 }
 
+// ---- a carried event of distance 2: two interleaved Horner chains. Row k of X updates accumulator
+// row k mod 2 (Acc[p] = 2*Acc[p] + X[k]); it waits for the carried %w of distance 2 (iteration k-2,
+// the previous update of the same row) and not for %c (distance 1), so iterations k and k-1 may run
+// in either order. ----
+ir::Function interleaved_horner() {
+  Build b("interleaved");
+  ValueId X = b.tensor_param("X", 2), Out = b.tensor_param("Out", 2);
+  ValueId rows = b.dim(X, 0), cols = b.dim(X, 1);
+  ValueId two_rows = b.konst(2);
+  ValueId Acc = b.alloc("Acc", {two_rows, cols}, MemKind::Register);
+  ValueId e0 = b.call("clear", {Acc}, {});
+  ValueId two = b.f.add_value({Type::Float, "two"});
+  {
+    ir::Op op;
+    op.kind = OpKind::FConst;
+    op.fval = 2.0;
+    op.result = two;
+    b.f.body.ops.push_back(op);
+  }
+  ValueId w = b.f.add_value({Type::Event, "w"});
+  ValueId L = b.for_loop(rows, {ev(e0)}, [&](ValueId k, ValueId) {
+    ValueId row = b.slice(X, 0, k);
+    ValueId acc = b.slice(Acc, 0, b.arith("mod", k, two_rows));
+    ValueId s = b.call("scale", {acc, acc, two}, {ev(w)});
+    ValueId a = b.call("add", {acc, acc, row}, {ev(s)});
+    return ev(a);
+  });
+  ir::Op& loop = b.f.body.ops.back();
+  loop.regions[0].args.push_back(w);
+  loop.distances = {1, 2};
+  ValueId out = b.copy(Acc, Out, {ev(L)});
+  b.f.result = ev(out);
+  return b.f;
+}
+
+std::vector<double> interleaved_expected(const View& X) {
+  const int64_t cols = X.extents()[1];
+  std::vector<double> acc(static_cast<size_t>(2 * cols), 0.0);
+  for (int64_t i = 0; i < X.extents()[0]; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      double& a = acc[static_cast<size_t>((i % 2) * cols + j)];
+      a = 2 * a + X.load({i, j});
+    }
+  return acc;
+}
+
+TEST(Executor, CarriedEventOfDistanceTwoOrdersIterationKAfterKMinus2Only) {
+  ir::Function f = interleaved_horner();
+  ASSERT_EQ(ir::verify(f), "");
+  EXPECT_NE(ir::print(f).find("iter(%c, %w distance 2)"), std::string::npos) << ir::print(f);
+  View X = matrix(6, 3);
+  std::set<bool> odd_first;  // does iteration 1's add run before iteration 0's?
+  for (uint64_t seed = 0; seed < 30; ++seed) {
+    View Out(make_buffer(DType::F32, {2, 3}, "Out"));
+    ExecOptions opt;
+    opt.trace = true;
+    ExecResult r = execute(f, {X, Out}, seed, opt);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(values(Out), interleaved_expected(X)) << "seed " << seed;
+    auto at = [&](const std::string& k) {
+      for (size_t i = 0; i < r.trace.size(); ++i)
+        if (r.trace[i].find("call add") != std::string::npos && r.trace[i].find("[%k=" + k + "]") != std::string::npos) return i;
+      return r.trace.size();
+    };
+    ASSERT_LT(at("0"), r.trace.size());
+    odd_first.insert(at("1") < at("0"));
+  }
+  EXPECT_EQ(odd_first, (std::set<bool>{false, true})) << "distance 2 must not order iteration 1 after iteration 0";
+}
+
+TEST(Executor, DroppedDistanceTwoCarriedEventIsCaught) {
+  ir::Function f = interleaved_horner();
+  std::optional<EdgeId> carried;
+  for (const EdgeId& e : list_edges(f))
+    if (e.kind == EdgeId::Kind::Carried) {
+      EXPECT_FALSE(carried) << "only %w is used by the body: one carried edge";
+      carried = e;
+    }
+  ASSERT_TRUE(carried);
+  EXPECT_EQ(carried->index, 1);
+  EXPECT_EQ(describe_edge(f, *carried), "carried event %w (distance 2) of %L = for at 6 (for)");
+  View X = matrix(6, 3);
+  ExecOptions opt;
+  opt.skip_edge = carried;
+  bool caught = false;
+  for (uint64_t seed = 0; seed < 40 && !caught; ++seed) {
+    View Out(make_buffer(DType::F32, {2, 3}, "Out"));
+    ExecResult r = execute(f, {X, Out}, seed, opt);
+    ASSERT_TRUE(r.ok) << r.error;
+    caught = values(Out) != interleaved_expected(X);
+  }
+  EXPECT_TRUE(caught) << "without %w the updates of one accumulator row race";
+}
+
 // ---- pfor over 4 blocks writing disjoint pieces of T, then a copy after E[:] ----
 ir::Function pfor_pieces(bool single_element) {
   Build b("pieces");

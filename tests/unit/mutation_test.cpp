@@ -3,8 +3,11 @@
 // test. This is what shows that the executor catches missing synchronization.
 //
 // Program: examples/gemm with small tiles (64 x 32 block tiles, one warpgroup, wgmma n = 32, K steps
-// of 16) at M=65, N=40, K=33: 2 x 2 blocks, the edge blocks partial (1 row, 8 columns), 3 K steps
-// (the last with one column). For EVERY edge of list_edges(lower_to_event_ir(...)):
+// of 16, warp-specialized and pipelined 3 deep as in the example) at M=65, N=40, K=49: 2 x 2 blocks,
+// the edge blocks partial (1 row, 8 columns), 4 K steps (the last with one column), so the 3-slot
+// ring of each operand is reused (step 3 writes slot 0) and the write-after-read edges of the
+// pipelined copies (their distance-3 carried event) are exercised. For EVERY edge of
+// list_edges(lower_to_event_ir(...)):
 //   1. random order: execute with ExecOptions::skip_edge on seeds 1..kMaxSeeds; caught at the first
 //      seed whose outputs differ from the reference (or that fails);
 //   2. forced order (After edges the random order did not catch): an op X waits for event W; with
@@ -92,7 +95,7 @@ const Op* op_at(const ir::Function& f, const std::vector<int>& path) { return op
 // (references resolve through the enclosing frames), so facts are keyed by value id:
 //   Plain(v)   the copy/call/join/for event v;       Start(L)  loop L has started (its preconditions
 //   All(E)     every element of event array E;                 completed and it expanded);
-//   Elem(E, i) element E[i] (i: index value ids);    Carried(L) the carried event %c of for loop L
+//   Elem(E, i) element E[i] (i: index value ids);    Carried(c) carried event c of its for loop
 //                                                              (in the current iteration).
 // Implications (all from executor.h / ir.h semantics, on the mutated IR):
 //   Plain(copy/call/join v) => the facts of each of its remaining `after` references;
@@ -154,7 +157,7 @@ class HappensBefore {
       case Start: return "start of " + nm(v);
       case All: return nm(v) + "[:]";
       case Elem: return ref_text(EventRef{v, idx});
-      case Carried: return "carried %c of " + nm(v);
+      case Carried: return "carried " + nm(v);
     }
     return "?";
   }
@@ -168,7 +171,8 @@ class HappensBefore {
       for (const EventRef& r : op.after) consumers_[r.value].push_back(&op);
       if (!op.regions.empty()) {
         const ir::Block& body = op.regions[0];
-        if (op.kind == OpKind::For && body.args.size() == 2) carried_[body.args[1]] = &op;
+        if (op.kind == OpKind::For)
+          for (size_t j = 1; j < body.args.size(); ++j) carried_[body.args[j]] = {&op, static_cast<int>(j - 1)};
         if (body.yield.value != ir::kNone) yielded_by_[body.yield.value].push_back(&op);
         loops.push_back(&op);
         index(body, loops, path);
@@ -186,8 +190,9 @@ class HappensBefore {
   std::optional<Fact> fact_of(const EventRef& r) const {
     auto c = carried_.find(r.value);
     if (c != carried_.end()) {
-      if (dropped_.kind == EdgeId::Kind::Carried && c->second == drop_op_) return std::nullopt;  // %c is just the start
-      return Fact{Carried, c->second->result, {}};
+      if (dropped_.kind == EdgeId::Kind::Carried && c->second.first == drop_op_ && c->second.second == dropped_.index)
+        return std::nullopt;  // the cut carried event is just the start
+      return Fact{Carried, r.value, {}};
     }
     auto d = def_.find(r.value);
     if (d == def_.end() || !is_async(d->second->kind)) return std::nullopt;
@@ -278,7 +283,7 @@ class HappensBefore {
   const Op* drop_op_ = nullptr;
   std::unordered_map<ValueId, std::string> names_;
   std::unordered_map<ValueId, const Op*> def_;
-  std::unordered_map<ValueId, const Op*> carried_;  // %c -> its for loop
+  std::unordered_map<ValueId, std::pair<const Op*, int>> carried_;  // carried event -> its for loop, which one
   std::unordered_map<const Op*, std::vector<const Op*>> enclosing_;
   std::unordered_map<ValueId, std::vector<const Op*>> consumers_;   // value -> ops whose `after` names it
   std::unordered_map<ValueId, std::vector<const Op*>> yielded_by_;  // value -> loops whose body yields it
@@ -318,7 +323,7 @@ TEST(Mutation, EveryEdgeOfGemmIsNeededOrProvenRedundant) {
   auto r = check_text(gemm_small_text(), "gemm_small.loom");
   ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
   ir::Function f = lower_to_event_ir(r.program, *r.tree);
-  const std::map<std::string, int64_t> sizes = {{"M", 65}, {"N", 40}, {"K", 33}};
+  const std::map<std::string, int64_t> sizes = {{"M", 65}, {"N", 40}, {"K", 49}};
 
   struct SeedData {
     Args in, ref;
@@ -392,7 +397,7 @@ TEST(Mutation, EveryEdgeOfGemmIsNeededOrProvenRedundant) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::ostringstream summary;
-  summary << "mutation test, GEMM (64x32 tiles, G=1, W=16) at M=65,N=40,K=33: " << edges.size() << " edges; "
+  summary << "mutation test, GEMM (64x32 tiles, G=1, W=16, pipeline(3)) at M=65,N=40,K=49: " << edges.size() << " edges; "
           << by_seed + by_force << " caught (" << by_seed << " by random order within " << max_seed << " of " << kMaxSeeds
           << " seeds, " << by_force << " only by the forced order); " << redundant.size() << " proven redundant; "
           << unsettled.size() << " unsettled; " << secs << " s\n";

@@ -160,6 +160,8 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
   return all_match ? 0 : 1;
 }
 
+int run_middle_end(const Options& o, const loom::Program& program, const loom::TaskTree& tree);
+
 int run(const Options& o) {
   std::string text;
   if (!read_input(o.input, text)) {
@@ -218,6 +220,18 @@ int run(const Options& o) {
     std::cerr << sm.name(file) << ": error: the program has no mapping, so there is nothing to compile\n";
     return 1;
   }
+  try {
+    return run_middle_end(o, program, *tree);
+  } catch (const loom::CompileError& e) {
+    loom::DiagnosticEngine errors(sm);  // a fresh engine: the checker's warnings were printed above
+    errors.report(e.diagnostic);
+    return report(errors, o);
+  }
+}
+
+// The commands that lower the checked program (they may raise a CompileError from a pass).
+int run_middle_end(const Options& o, const loom::Program& program, const loom::TaskTree& tree_ref) {
+  const loom::TaskTree* tree = &tree_ref;
   if (o.command == "run") return run_cpu(o, program, *tree);
   if (o.emit == "ir") {
     loom::PipelineOptions po;
@@ -228,10 +242,6 @@ int run(const Options& o) {
     return write_output(o, loom::ir::print(f)) ? 0 : 1;
   }
   if (o.emit == "tree") {
-    if (!tree) {
-      std::cerr << sm.name(file) << ": error: the program has no mapping, so there is no task tree to show\n";
-      return 1;
-    }
     std::string out = "// checked program\n" + loom::format_program(program) + "\n// instantiated task tree (" +
                       tree->machine->target + ")\n" + loom::format_task_tree(*tree);
     return write_output(o, out) ? 0 : 1;

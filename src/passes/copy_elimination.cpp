@@ -1,0 +1,1139 @@
+// Copy elimination. See copy_elimination.h.
+#include "passes/copy_elimination.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "lang/ops.h"
+
+namespace loom {
+
+namespace {
+
+using ir::Block;
+using ir::EventRef;
+using ir::Function;
+using ir::kNone;
+using ir::Op;
+using ir::OpKind;
+using ir::Type;
+using ir::ValueId;
+
+bool immediate(OpKind k) {
+  return k == OpKind::Const || k == OpKind::FConst || k == OpKind::Arith || k == OpKind::Dim || k == OpKind::ProcIndex ||
+         k == OpKind::Piece;
+}
+
+// Every value an op reads: operands and partition block sizes.
+template <typename F>
+void for_each_operand(Op& op, F&& fn) {
+  for (ValueId& v : op.operands) fn(v);
+  for (ValueId& v : op.part.block) fn(v);
+  for (EventRef& r : op.after)
+    for (ValueId& i : r.indices)
+      if (i != kNone) fn(i);
+}
+
+void for_each_op(Block& b, const std::function<void(Op&)>& fn) {
+  for (Op& op : b.ops) {
+    fn(op);
+    for (Block& r : op.regions) for_each_op(r, fn);
+  }
+}
+
+// Applies fn to every event reference: after lists, yields, the function result.
+void for_each_ref(Block& b, const std::function<void(EventRef&)>& fn) {
+  for (Op& op : b.ops) {
+    for (EventRef& r : op.after) fn(r);
+    for (Block& r : op.regions) for_each_ref(r, fn);
+  }
+  if (b.yield.value != kNone) fn(b.yield);
+}
+
+// Where a value is defined: the op-index path from the function body (block arguments: the path of
+// their loop followed by -1; parameters: empty).
+using Path = std::vector<int>;
+
+// Whether the value defined at `def` is visible at (dominates) the op at `use`.
+bool dominates(const Path& def, const Path& use) {
+  if (def.empty()) return true;
+  if (def.size() > use.size()) return false;
+  for (size_t i = 0; i + 1 < def.size(); ++i)
+    if (def[i] != use[i]) return false;
+  return def.back() < use[def.size() - 1];
+}
+
+class CopyEliminator {
+ public:
+  explicit CopyEliminator(Function& f) : f_(f) {}
+
+  void run() {
+    for (int round = 0; round < 200; ++round) {
+      bool changed = false;
+      changed |= canonicalize();
+      changed |= overwritten_copies();
+      changed |= spill_eliminate();
+      changed |= spill_hoist();
+      changed |= coalesce();
+      changed |= forward_none();
+      if (!changed) changed |= sink_locals();        // only once nothing simpler applies
+      if (!changed) changed |= register_conduits();
+      changed |= dead_copies();
+      changed |= forward_joins();
+      changed |= dead_code();
+      if (!changed) break;
+    }
+    check_none();
+  }
+
+ private:
+  // ---------------------------------------------------------------------------------------------
+  // Indexes, rebuilt whenever a rewrite needs them (the IR is small; clarity over incrementality).
+  struct Index {
+    std::unordered_map<ValueId, Op*> def;       // result -> defining op
+    std::unordered_map<ValueId, Path> where;     // result or block argument -> path
+    std::unordered_map<const Op*, Path> path;    // op -> path
+    std::unordered_map<ValueId, std::vector<Op*>> users;  // value -> ops that read it (operands)
+    std::unordered_map<ValueId, int> event_uses;           // event value -> references
+  };
+
+  Index index() {
+    Index ix;
+    std::function<void(Block&, Path&)> walk = [&](Block& b, Path& p) {
+      for (size_t i = 0; i < b.ops.size(); ++i) {
+        Op& op = b.ops[i];
+        p.push_back(static_cast<int>(i));
+        ix.path[&op] = p;
+        if (op.result != kNone) {
+          ix.def[op.result] = &op;
+          ix.where[op.result] = p;
+        }
+        std::set<ValueId> seen;
+        for_each_operand(op, [&](ValueId& v) {
+          if (seen.insert(v).second) ix.users[v].push_back(&op);
+        });
+        for (const EventRef& r : op.after) ++ix.event_uses[r.value];
+        for (Block& r : op.regions) {
+          Path q = p;
+          q.push_back(-1);
+          for (ValueId a : r.args) ix.where[a] = q;
+          walk(r, p);
+          if (r.yield.value != kNone) {
+            ++ix.event_uses[r.yield.value];
+            for (ValueId i : r.yield.indices)
+              if (i != kNone) ix.users[i].push_back(&op);
+          }
+        }
+        p.pop_back();
+      }
+    };
+    Path p;
+    walk(f_.body, p);
+    if (f_.result.value != kNone) ++ix.event_uses[f_.result.value];
+    return ix;
+  }
+
+  static const Op* find_def(const Index& ix, ValueId v) {
+    auto d = ix.def.find(v);
+    return d == ix.def.end() ? nullptr : d->second;
+  }
+
+  // The allocation or parameter a tensor is cut from.
+  static ValueId root_of(const Index& ix, ValueId v) {
+    for (const Op* d = find_def(ix, v); d && d->kind == OpKind::Piece; d = find_def(ix, v)) v = d->operands[0];
+    return v;
+  }
+
+  // A tensor's root and every piece cut from it (transitively).
+  static std::set<ValueId> family(const Index& ix, ValueId root) {
+    std::set<ValueId> fam{root};
+    std::vector<ValueId> work{root};
+    while (!work.empty()) {
+      ValueId v = work.back();
+      work.pop_back();
+      auto u = ix.users.find(v);
+      if (u == ix.users.end()) continue;
+      for (const Op* op : u->second)
+        if (op->kind == OpKind::Piece && op->operands[0] == v && fam.insert(op->result).second) work.push_back(op->result);
+    }
+    return fam;
+  }
+
+  // Whether tensor `v` is (cut from) a replicated row piece: a rank-1 `mma` piece held by a WARP,
+  // whose rows the four lanes of a quad share (src/layout/partition.h).
+  bool replicated(const Index& ix, ValueId v) const {
+    for (const Op* d = find_def(ix, v); d && d->kind == OpKind::Piece; d = find_def(ix, d->operands[0]))
+      if (d->part.kind == ir::PartitionSpec::Kind::Mma && d->part.holder == ProcKind::Warp && f_.info(d->operands[0]).rank == 1)
+        return true;
+    return false;
+  }
+
+  bool is_tensor(ValueId v) const { return f_.info(v).type == Type::Tensor; }
+  bool is_param(ValueId v) const { return std::find(f_.params.begin(), f_.params.end(), v) != f_.params.end(); }
+
+  // Whether `op` reads / writes tensor `v` (an operand).
+  static bool reads(const Op& op, ValueId v) {
+    if (op.kind == OpKind::Copy) return op.operands[0] == v || (op.operands[1] == v && !op.name.empty());
+    if (op.kind != OpKind::Call) return false;
+    const LeafOp* leaf = find_leaf_op(op.name);
+    for (size_t i = 0; i < op.operands.size(); ++i)
+      if (op.operands[i] == v && (!leaf || i >= leaf->args.size() || leaf->args[i].access != Access::Write)) return true;
+    return false;
+  }
+  static bool writes(const Op& op, ValueId v) {
+    if (op.kind == OpKind::Copy) return op.operands[1] == v;
+    if (op.kind != OpKind::Call) return false;
+    const LeafOp* leaf = find_leaf_op(op.name);
+    for (size_t i = 0; i < op.operands.size(); ++i)
+      if (op.operands[i] == v && (!leaf || i >= leaf->args.size() || leaf->args[i].access != Access::Read)) return true;
+    return false;
+  }
+  static bool accesses(const Op& op, ValueId v) { return reads(op, v) || writes(op, v); }
+
+  // Replaces every use of the keys of `m` (operands, event indices) by the mapped values.
+  void replace_values(const std::unordered_map<ValueId, ValueId>& m) {
+    if (m.empty()) return;
+    auto get = [&](ValueId v) {
+      for (int n = 0; n < 64; ++n) {
+        auto it = m.find(v);
+        if (it == m.end()) break;
+        v = it->second;
+      }
+      return v;
+    };
+    std::function<void(Block&)> walk = [&](Block& b) {
+      for (Op& op : b.ops) {
+        for_each_operand(op, [&](ValueId& v) { v = get(v); });
+        for (Block& r : op.regions) walk(r);
+      }
+      for (ValueId& i : b.yield.indices)
+        if (i != kNone) i = get(i);
+    };
+    walk(f_.body);
+    for (ValueId& i : f_.result.indices)
+      if (i != kNone) i = get(i);
+  }
+
+  // A removed copy becomes a join over its preconditions (its event keeps its meaning).
+  static void to_join(Op& op) {
+    op.kind = OpKind::Join;
+    op.operands.clear();
+    op.name.clear();
+  }
+
+  ValueId add_event_like(ValueId like, const std::string& name) {
+    ir::ValueInfo vi = f_.info(like);
+    vi.name = name;
+    return f_.add_value(vi);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 1. canonicalize: fold dim-of-alloc, CSE immediate ops per scope, hoist loop invariants.
+  bool canonicalize() {
+    bool changed = false;
+    std::unordered_map<ValueId, std::vector<ValueId>> extents;  // alloc -> extents
+    for_each_op(f_.body, [&](Op& op) {
+      if (op.kind == OpKind::Alloc) extents[op.result] = op.operands;
+    });
+    std::unordered_map<ValueId, ValueId> repl;
+    auto get = [&](ValueId v) {
+      for (auto it = repl.find(v); it != repl.end(); it = repl.find(v)) v = it->second;
+      return v;
+    };
+    std::function<void(Block&, std::map<std::string, ValueId>)> walk = [&](Block& b, std::map<std::string, ValueId> scope) {
+      for (size_t i = 0; i < b.ops.size();) {
+        Op& op = b.ops[i];
+        for_each_operand(op, [&](ValueId& v) { v = get(v); });
+        if (op.kind == OpKind::Dim) {
+          auto ext = extents.find(op.operands[0]);
+          if (ext != extents.end() && op.ival >= 0 && static_cast<size_t>(op.ival) < ext->second.size()) {
+            repl[op.result] = get(ext->second[static_cast<size_t>(op.ival)]);
+            b.ops.erase(b.ops.begin() + static_cast<std::ptrdiff_t>(i));
+            changed = true;
+            continue;
+          }
+        }
+        if (immediate(op.kind) && op.result != kNone) {
+          std::string key = cse_key(op);
+          auto it = scope.find(key);
+          if (it != scope.end() && same_type(it->second, op.result)) {
+            repl[op.result] = it->second;
+            b.ops.erase(b.ops.begin() + static_cast<std::ptrdiff_t>(i));
+            changed = true;
+            continue;
+          }
+          scope[key] = op.result;
+        }
+        if (op.kind == OpKind::For && op.regions.size() == 1) {
+          std::vector<Op> hoisted = loop_invariants(op.regions[0], get);
+          if (!hoisted.empty()) {
+            b.ops.insert(b.ops.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(hoisted.begin()),
+                         std::make_move_iterator(hoisted.end()));
+            changed = true;
+            continue;  // visit the hoisted ops first (they may merge with ops already in scope)
+          }
+        }
+        for (Block& r : b.ops[i].regions) walk(r, scope);
+        ++i;
+      }
+      for (ValueId& y : b.yield.indices)
+        if (y != kNone) y = get(y);
+    };
+    walk(f_.body, {});
+    for (ValueId& y : f_.result.indices)
+      if (y != kNone) y = get(y);
+    if (!repl.empty()) replace_values(repl);  // uses in yields of enclosing blocks, etc.
+    return changed;
+  }
+
+  bool same_type(ValueId a, ValueId b) const {
+    const ir::ValueInfo &x = f_.info(a), &y = f_.info(b);
+    return x.type == y.type && x.dtype == y.dtype && x.mem == y.mem && x.rank == y.rank;
+  }
+
+  static std::string cse_key(const Op& op) {
+    std::ostringstream k;
+    k << static_cast<int>(op.kind) << '|' << op.ival << '|';
+    uint64_t bits = 0;
+    std::memcpy(&bits, &op.fval, sizeof bits);
+    k << bits << '|' << op.name << '|' << static_cast<int>(op.proc) << '|';
+    for (ValueId v : op.operands) k << v << ',';
+    if (op.kind == OpKind::Piece) {
+      const ir::PartitionSpec& p = op.part;
+      k << "|p" << static_cast<int>(p.kind) << ',' << p.dim << ',' << static_cast<int>(p.role) << ',' << p.instr << ','
+        << p.m << ',' << p.n << ',' << p.k << ',' << static_cast<int>(p.holder) << ':';
+      for (ValueId v : p.block) k << v << ',';
+    }
+    return k.str();
+  }
+
+  // Removes from `body` the immediate ops that use nothing defined in it (transitively) and returns
+  // them in order, operands already renamed.
+  template <typename Get>
+  std::vector<Op> loop_invariants(Block& body, Get&& get) {
+    std::unordered_set<ValueId> inner(body.args.begin(), body.args.end());
+    std::vector<Op> out;
+    std::vector<Op> keep;
+    for (Op& op : body.ops) {
+      bool inv = immediate(op.kind) && op.result != kNone;
+      if (inv) {
+        for_each_operand(op, [&](ValueId& v) {
+          v = get(v);
+          if (inner.count(v)) inv = false;
+        });
+      }
+      if (inv) {
+        out.push_back(std::move(op));
+      } else {
+        if (op.result != kNone) inner.insert(op.result);
+        keep.push_back(std::move(op));
+      }
+    }
+    body.ops = std::move(keep);
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 2. spill elimination: copy X1 -> P; ...; copy P -> X2  ==>  X2 := X1.
+  bool spill_eliminate() {
+    Index ix = index();
+    bool changed = false;
+    std::function<bool(Block&)> walk = [&](Block& b) -> bool {
+      for (size_t i = 0; i < b.ops.size(); ++i) {
+        Op& e1 = b.ops[i];
+        if (e1.kind != OpKind::Copy || !e1.name.empty()) continue;
+        ValueId x1 = e1.operands[0], p = e1.operands[1];
+        std::set<ValueId> pfam = family(ix, root_of(ix, p));
+        std::set<ValueId> x1fam = family(ix, root_of(ix, x1));
+        for (size_t j = i + 1; j < b.ops.size(); ++j) {
+          Op& e2 = b.ops[j];
+          std::vector<const Op*> readers;
+          if (e2.kind == OpKind::Copy && e2.name.empty() && e2.operands[0] == p && candidate_spill(ix, b, i, j, readers)) {
+            ValueId x2 = e2.operands[1];
+            std::vector<EventRef> extra;
+            for (const Op* r : readers) extra.push_back(ref_at(ix, r->result, ix.path.at(&e2)));
+            replace_values({{x2, x1}});
+            to_join(b.ops[j]);
+            for (EventRef& r : extra)
+              if (std::find(b.ops[j].after.begin(), b.ops[j].after.end(), r) == b.ops[j].after.end()) b.ops[j].after.push_back(r);
+            return true;
+          }
+          // Stop at anything else that touches P's root (it may change P between the copies).
+          bool touches = false;
+          for_each_op_in(e2, [&](const Op& o) {
+            for (ValueId v : o.operands)
+              if (pfam.count(v) && o.kind != OpKind::Piece && o.kind != OpKind::Dim) touches = true;
+          });
+          if (touches) break;
+        }
+        (void)x1fam;
+      }
+      for (Op& op : b.ops)
+        for (Block& r : op.regions)
+          if (walk(r)) return true;
+      return false;
+    };
+    while (walk(f_.body)) {
+      changed = true;
+      ix = index();
+    }
+    return changed;
+  }
+
+  static void for_each_op_in(const Op& op, const std::function<void(const Op&)>& fn) {
+    fn(op);
+    for (const Block& r : op.regions)
+      for (const Op& o : r.ops) for_each_op_in(o, fn);
+  }
+
+  // b.ops[i] = copy X1 -> P, b.ops[j] = copy P -> X2: may X2 become X1? Fills `readers` with the
+  // ops that read X1 between the two copies.
+  bool candidate_spill(const Index& ix, const Block& b, size_t i, size_t j, std::vector<const Op*>& readers) {
+    const Op &e1 = b.ops[i], &e2 = b.ops[j];
+    ValueId x1 = e1.operands[0], x2 = e2.operands[1];
+    // Only across memories (a spill): within one memory, coalescing does better.
+    if (x1 == x2 || !same_type(x1, x2) || f_.info(x1).mem == f_.info(e1.operands[1]).mem) return false;
+    const Path& p2 = ix.path.at(&e2);
+    if (f_.info(e1.result).type != f_.info(e2.result).type || f_.info(e1.result).event_dims != f_.info(e2.result).event_dims)
+      return false;
+    const Op* a2 = find_def(ix, x2);
+    if (!a2 || a2->kind != OpKind::Alloc) return false;
+    // X2: a fresh buffer not written before e2 (its later writes then go to X1, which is why...).
+    for (ValueId v : family(ix, x2)) {
+      auto u = ix.users.find(v);
+      if (u == ix.users.end()) continue;
+      for (const Op* op : u->second)
+        if (op != &e2 && writes(*op, v) && ix.path.at(op) < p2) return false;
+    }
+    // ... X1 must not be written after e1, nor read after e2 (in program order, anywhere in the
+    // function): X2's uses become X1's. Reads of X1 between e1 and e2 are fine once X2's writes
+    // wait for them: they are returned in `readers`.
+    const Path& p1 = ix.path.at(&e1);
+    readers.clear();
+    for (ValueId v : family(ix, root_of(ix, x1))) {
+      auto u = ix.users.find(v);
+      if (u == ix.users.end()) continue;
+      for (const Op* op : u->second) {
+        if (op == &e1 || ix.path.at(op) < p1) continue;
+        if (writes(*op, v) || (reads(*op, v) && !(ix.path.at(op) < p2))) return false;
+        if (reads(*op, v)) readers.push_back(op);
+      }
+    }
+    // X1 must be visible wherever X2 is used.
+    auto wx1 = ix.where.find(x1);
+    Path d1 = wx1 == ix.where.end() ? Path{} : wx1->second;
+    for (ValueId v : family(ix, x2)) {
+      auto u = ix.users.find(v);
+      if (u == ix.users.end()) continue;
+      for (const Op* op : u->second)
+        if (!dominates(d1, ix.path.at(op))) return false;
+    }
+    return true;
+  }
+
+  // A reference to event `e` from the op at `at`: each processor dimension indexed by a
+  // proc_index of that kind visible at `at` (point-wise), or `:` when none is.
+  EventRef ref_at(const Index& ix, ValueId e, const Path& at) {
+    EventRef r{e, {}};
+    const ir::ValueInfo& vi = f_.info(e);
+    if (vi.type != Type::Events) return r;
+    for (ProcKind k : vi.event_dims) {
+      ValueId found = kNone;
+      for (auto& [v, op] : ix.def)
+        if (op->kind == OpKind::ProcIndex && op->proc == k && dominates(ix.where.at(v), at)) {
+          found = v;
+          break;
+        }
+      r.indices.push_back(found);
+    }
+    return r;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 2b. overwritten copies: copy X -> P; ...; copy Y -> P with no read of P's root in between:
+  //     the first copy's data is never seen.
+  bool overwritten_copies() {
+    Index ix = index();
+    bool changed = false;
+    std::function<void(Block&)> walk = [&](Block& b) {
+      for (size_t i = 0; i < b.ops.size(); ++i) {
+        Op& e1 = b.ops[i];
+        for (Block& r : e1.regions) walk(r);
+        if (e1.kind != OpKind::Copy || !e1.name.empty()) continue;
+        ValueId p = e1.operands[1];
+        std::set<ValueId> pfam = family(ix, root_of(ix, p));
+        for (size_t j = i + 1; j < b.ops.size(); ++j) {
+          const Op& e3 = b.ops[j];
+          if (e3.kind == OpKind::Copy && e3.name.empty() && e3.operands[1] == p && !pfam.count(e3.operands[0]) &&
+              f_.info(e3.result).event_dims == f_.info(e1.result).event_dims && f_.info(e3.result).type == f_.info(e1.result).type) {
+            to_join(e1);
+            changed = true;
+            break;
+          }
+          bool read = false;
+          for_each_op_in(e3, [&](const Op& o) {
+            for (ValueId v : o.operands)
+              if (pfam.count(v) && reads(o, v)) read = true;
+          });
+          if (read) break;
+        }
+      }
+    };
+    walk(f_.body);
+    return changed;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 4b. NONE forwarding: S = alloc NONE whose data is copied, whole, into a fresh allocation X in a
+  //     real memory (copy S -> X) and not used after that copy: S lives in X's buffer instead (X's
+  //     alloc moves up to S's), and the copy goes. (FA: the probabilities P written by each thread
+  //     into a NONE tile go straight into the shared tile the P*V GEMM reads.)
+  bool forward_none() {
+    Index ix = index();
+    std::vector<Op*> allocs;
+    for_each_op(f_.body, [&](Op& op) {
+      if (op.kind == OpKind::Alloc && op.mem == MemKind::None) allocs.push_back(&op);
+    });
+    for (Op* sa : allocs) {
+      ValueId sv = sa->result;
+      std::set<ValueId> sfam = family(ix, sv);
+      const Op* cp = nullptr;
+      int copies_out = 0;
+      for (ValueId v : sfam) {
+        auto u = ix.users.find(v);
+        if (u == ix.users.end()) continue;
+        for (const Op* op : u->second)
+          if (op->kind == OpKind::Copy && op->operands[0] == v) {
+            ++copies_out;
+            if (v == sv && op->name.empty()) cp = op;
+          }
+      }
+      if (!cp || copies_out != 1) continue;
+      ValueId x = cp->operands[1];
+      const Op* xa = find_def(ix, x);
+      if (!xa || f_.info(x).mem == MemKind::None || !same_shape(x, sv)) continue;
+      const Path& pc = ix.path.at(cp);
+      const Path& ps = ix.path.at(sa);
+      bool ok = true;
+      if (xa->kind != OpKind::Alloc) {
+        // X is a piece of a live tensor: it must already be visible where S is allocated, and its
+        // root untouched from S's allocation to the copy (S's writes land in X early).
+        auto wx = ix.where.find(x);
+        if (wx == ix.where.end() || !dominates(wx->second, ps)) continue;
+        for (ValueId v : family(ix, root_of(ix, x))) {
+          auto u = ix.users.find(v);
+          if (u == ix.users.end()) continue;
+          for (const Op* op : u->second)
+            if (op != cp && accesses(*op, v) && ps < ix.path.at(op) && ix.path.at(op) < pc) ok = false;
+        }
+        for (ValueId v : sfam) {
+          auto u = ix.users.find(v);
+          if (u == ix.users.end()) continue;
+          for (const Op* op : u->second)
+            if (op != cp && accesses(*op, v) && !(ix.path.at(op) < pc)) ok = false;
+        }
+        if (!ok) continue;
+        replace_values({{sv, x}});
+        for_each_op(f_.body, [&](Op& op) {
+          if (op.kind == OpKind::Copy && op.name.empty() && op.operands[0] == op.operands[1]) to_join(op);
+        });
+        return true;
+      }
+      // S not accessed after the copy; X not written before it.
+      for (ValueId v : sfam) {
+        auto u = ix.users.find(v);
+        if (u == ix.users.end()) continue;
+        for (const Op* op : u->second)
+          if (op != cp && accesses(*op, v) && !(ix.path.at(op) < pc)) ok = false;
+      }
+      for (ValueId v : family(ix, x)) {
+        auto u = ix.users.find(v);
+        if (u == ix.users.end()) continue;
+        for (const Op* op : u->second)
+          if (op != cp && writes(*op, v) && ix.path.at(op) < pc) ok = false;
+      }
+      // X's extents must be visible where S is allocated; both in the same block.
+      const Path& px = ix.path.at(xa);
+      if (ps.size() != px.size() || !std::equal(ps.begin(), ps.end() - 1, px.begin())) ok = false;
+      for (ValueId v : xa->operands)
+        if (!dominates(ix.where.count(v) ? ix.where.at(v) : Path{}, ps)) ok = false;
+      if (!ok) continue;
+      // Move X's alloc to S's place, then S := X.
+      Block* blk = block_at(ps);
+      Op moved = *xa;
+      size_t xi = static_cast<size_t>(px.back()), si = static_cast<size_t>(ps.back());
+      blk->ops.erase(blk->ops.begin() + static_cast<std::ptrdiff_t>(xi));
+      blk->ops.insert(blk->ops.begin() + static_cast<std::ptrdiff_t>(si), std::move(moved));
+      replace_values({{sv, x}});
+      for_each_op(f_.body, [&](Op& op) {
+        if (op.kind == OpKind::Copy && op.name.empty() && op.operands[0] == op.operands[1]) to_join(op);
+      });
+      return true;
+    }
+    return false;
+  }
+
+  // 4c. register conduits: a NONE allocation S accessed only by plain copies between one piece P of
+  //     it (the same SSA value: one processor's private piece) and REGISTER allocations of P's
+  //     element type. The data only ever moves between registers of the processor that owns P, so
+  //     P becomes a REGISTER allocation of its own, defined where P is (FA3: the scores S that the
+  //     K loop carries from one iteration's GEMM to the next iteration's softmax).
+  bool register_conduits() {
+    Index ix = index();
+    std::vector<Op*> allocs;
+    for_each_op(f_.body, [&](Op& op) {
+      if (op.kind == OpKind::Alloc && op.mem == MemKind::None && !op.distinct) allocs.push_back(&op);
+    });
+    for (Op* sa : allocs) {
+      ValueId p = kNone;
+      bool ok = true;
+      int copies = 0;
+      for (ValueId v : family(ix, sa->result)) {
+        auto u = ix.users.find(v);
+        if (u == ix.users.end()) continue;
+        for (const Op* op : u->second) {
+          if (op->kind == OpKind::Piece || op->kind == OpKind::Dim) continue;
+          if (op->kind != OpKind::Copy || !op->name.empty()) {
+            ok = false;
+            continue;
+          }
+          ValueId other = op->operands[0] == v ? op->operands[1] : op->operands[0];
+          if ((p != kNone && p != v) || f_.info(other).mem != MemKind::Register || !same_type_but_mem(other, v)) ok = false;
+          p = v;
+          ++copies;
+        }
+      }
+      if (!ok || p == kNone || copies == 0 || p == sa->result || replicated(ix, p)) continue;
+      // P is defined by a piece op; the new allocation goes right after it, with P's extents.
+      const Path& pp = ix.where.at(p);
+      Block* blk = block_at(pp);
+      size_t at = static_cast<size_t>(pp.back()) + 1;
+      std::vector<Op> ops;
+      Op r;
+      r.kind = OpKind::Alloc;
+      ir::ValueInfo vi = f_.info(p);
+      vi.mem = MemKind::Register;
+      r.result = f_.add_value(vi);
+      r.mem = MemKind::Register;
+      r.dtype = vi.dtype;
+      r.name = sa->name;
+      r.loc = sa->loc;
+      r.origin = sa->origin + " [register conduit]";
+      for (int d = 0; d < vi.rank; ++d) {
+        Op dm;
+        dm.kind = OpKind::Dim;
+        dm.result = f_.add_value(ir::ValueInfo{Type::Index, ""});
+        dm.operands = {p};
+        dm.ival = d;
+        r.operands.push_back(dm.result);
+        ops.push_back(std::move(dm));
+      }
+      ValueId rv = r.result;
+      ops.push_back(std::move(r));
+      // Redirect the copies (not the piece/dim ops that define P's extents).
+      for_each_op(f_.body, [&](Op& op) {
+        if (op.kind != OpKind::Copy) return;
+        for (ValueId& v : op.operands)
+          if (v == p) v = rv;
+      });
+      blk->ops.insert(blk->ops.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(ops.begin()),
+                      std::make_move_iterator(ops.end()));
+      return true;
+    }
+    return false;
+  }
+
+  // 4d. sinking: a NONE local S accessed only inside one `for` body, whose first access there (in
+  //     program order) writes all of S — a vectorized copy into a chain of pieces indexed only by
+  //     processor indices (and 0 for whole dimensions), the processors jointly covering S — holds
+  //     nothing from one iteration to the next: its allocation moves into the body (a fresh buffer
+  //     per iteration), where forward_none can place it.
+  bool sink_locals() {
+    Index ix = index();
+    std::vector<Op*> allocs;
+    for_each_op(f_.body, [&](Op& op) {
+      if (op.kind == OpKind::Alloc && op.mem == MemKind::None && !op.distinct) allocs.push_back(&op);
+    });
+    for (Op* sa : allocs) {
+      const Path& ps = ix.path.at(sa);
+      Block* home = block_at(ps);
+      std::set<ValueId> fam = family(ix, sa->result);
+      // The accesses, and the loop of `home` that holds them all.
+      int loop = -1;
+      bool ok = true;
+      const Op* first = nullptr;
+      for (ValueId v : fam) {
+        auto u = ix.users.find(v);
+        if (u == ix.users.end()) continue;
+        for (const Op* op : u->second) {
+          if (!accesses(*op, v)) continue;
+          const Path& up = ix.path.at(op);
+          if (up.size() <= ps.size() || !std::equal(ps.begin(), ps.end() - 1, up.begin())) {
+            ok = false;
+            continue;
+          }
+          int l = up[ps.size() - 1];
+          if (loop >= 0 && l != loop) ok = false;
+          loop = l;
+          if (!first || up < ix.path.at(first)) first = op;
+        }
+      }
+      if (!ok || loop < 0 || !first) continue;
+      Op& lop = home->ops[static_cast<size_t>(loop)];
+      if (lop.kind != OpKind::For) continue;
+      const Path& fp = ix.path.at(first);
+      if (fp.size() != ps.size() + 1 || first->kind != OpKind::Copy || !first->name.empty()) continue;
+      if (!covers_root(ix, first->operands[1], sa->result)) continue;
+      for (ValueId v : sa->operands)
+        if (!dominates(ix.where.count(v) ? ix.where.at(v) : Path{}, ix.path.at(&lop))) ok = false;
+      if (!ok) continue;
+      // Move the alloc and the pieces/dims of S defined in `home` into the body, in order.
+      Block& body = lop.regions[0];
+      std::vector<Op> moved;
+      moved.push_back(*sa);
+      std::set<ValueId> moving{sa->result};
+      for (size_t i = static_cast<size_t>(ps.back()) + 1; i < static_cast<size_t>(loop); ++i) {
+        const Op& o = home->ops[i];
+        bool dep = false;
+        for (ValueId v : o.operands) dep = dep || moving.count(v);
+        if (dep && immediate(o.kind)) {
+          moved.push_back(o);
+          moving.insert(o.result);
+        } else if (dep) {
+          ok = false;
+        }
+      }
+      if (!ok) continue;
+      body.ops.insert(body.ops.begin(), moved.begin(), moved.end());
+      for (size_t i = static_cast<size_t>(loop); i-- > static_cast<size_t>(ps.back());)
+        if (home->ops[i].result != kNone && moving.count(home->ops[i].result))
+          home->ops.erase(home->ops.begin() + static_cast<std::ptrdiff_t>(i));
+      return true;
+    }
+    return false;
+  }
+
+  // Whether the processors running the copy into `w` (a vectorized op) jointly write all of `root`:
+  // every piece between them is indexed by processor indices, or 0 along a whole (`*`) dimension.
+  bool covers_root(const Index& ix, ValueId w, ValueId root) {
+    while (w != root) {
+      const Op* d = find_def(ix, w);
+      if (!d || d->kind != OpKind::Piece) return false;
+      for (size_t i = 1; i < d->operands.size(); ++i) {
+        ValueId idx = d->operands[i];
+        const Op* id = find_def(ix, idx);
+        bool whole = d->part.kind == ir::PartitionSpec::Kind::Blocks && i - 1 < d->part.block.size() &&
+                     d->part.block[i - 1] == kNone;
+        if (id && id->kind == OpKind::ProcIndex) {
+          if (d->part.kind != ir::PartitionSpec::Kind::Blocks) continue;  // mma: one piece per processor
+          // blocks of cdiv(extent, n) over n processors cover the extent
+          const Op* bs = i - 1 < d->part.block.size() ? find_def(ix, d->part.block[i - 1]) : nullptr;
+          const Op* n = bs && bs->kind == OpKind::Arith && bs->name == "cdiv" ? find_def(ix, bs->operands[1]) : nullptr;
+          auto pe = f_.proc_extents.find(id->proc);
+          if (n && n->kind == OpKind::Const && pe != f_.proc_extents.end() && n->ival == pe->second) continue;
+          return false;
+        }
+        if (whole && id && id->kind == OpKind::Const && id->ival == 0) continue;
+        return false;
+      }
+      if (d->part.kind == ir::PartitionSpec::Kind::Slices) return false;
+      w = d->operands[0];
+    }
+    return true;
+  }
+
+  bool same_type_but_mem(ValueId a, ValueId b) const {
+    return f_.info(a).dtype == f_.info(b).dtype && f_.info(a).rank == f_.info(b).rank;
+  }
+
+  bool same_shape(ValueId a, ValueId b) const {
+    return f_.info(a).dtype == f_.info(b).dtype && f_.info(a).rank == f_.info(b).rank;
+  }
+
+  // The block holding the op at `p`.
+  Block* block_at(const Path& p) {
+    Block* b = &f_.body;
+    for (size_t i = 0; i + 1 < p.size(); ++i) b = &b->ops[static_cast<size_t>(p[i])].regions.at(0);
+    return b;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 3. spill hoisting: in a for body, X = alloc; copy P -> X; ...; copy X -> P  ==>  around the loop.
+  bool spill_hoist() {
+    bool changed = false;
+    for (bool again = true; again;) {
+      again = false;
+      Index ix = index();
+      std::function<bool(Block&)> walk = [&](Block& b) -> bool {
+        for (size_t i = 0; i < b.ops.size(); ++i) {
+          Op& loop = b.ops[i];
+          for (Block& r : loop.regions)
+            if (walk(r)) return true;
+          if (loop.kind != OpKind::For || f_.info(loop.result).type != Type::Event) continue;
+          if (hoist_one(ix, b, i)) return true;
+        }
+        return false;
+      };
+      if (walk(f_.body)) {
+        again = true;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  bool hoist_one(const Index& ix, Block& parent, size_t li) {
+    Op& loop = parent.ops[li];
+    Block& body = loop.regions[0];
+    const Path& lp = ix.path.at(&loop);
+    for (size_t a = 0; a < body.ops.size(); ++a) {
+      const Op& alloc = body.ops[a];
+      if (alloc.kind != OpKind::Alloc) continue;
+      ValueId x = alloc.result;
+      bool inv = true;
+      for (ValueId v : alloc.operands) inv = inv && dominates(ix.where.count(v) ? ix.where.at(v) : Path{}, lp);
+      if (!inv) continue;
+      // The copies of X itself: exactly one in (from P) and one out (to the same P), directly in
+      // the body; X may be used otherwise (its pieces copied, reduced into, read by calls).
+      int in = -1, out = -1;
+      bool ok = true;
+      auto ux = ix.users.find(x);
+      if (ux == ix.users.end()) continue;
+      for (const Op* op : ux->second) {
+        if (op->kind != OpKind::Copy) continue;
+        if (!op->name.empty() && op->operands[1] == x) ok = false;  // X is reduced into whole
+        if (!op->name.empty()) continue;
+        int pos = position_in(body, op);
+        if (op->operands[1] == x) {
+          if (in >= 0 || pos < 0) ok = false;
+          in = pos;
+        }
+      }
+      if (!ok || in < 0) continue;
+      ValueId pin = body.ops[static_cast<size_t>(in)].operands[0];
+      for (const Op* op : ux->second) {
+        if (op->kind != OpKind::Copy || !op->name.empty() || op->operands[0] != x || op->operands[1] != pin) continue;
+        int pos = position_in(body, op);
+        if (out >= 0 || pos < 0) ok = false;
+        out = pos;
+      }
+      if (!ok || out < 0 || out < in) continue;
+      const Op &cin = body.ops[static_cast<size_t>(in)], &cout = body.ops[static_cast<size_t>(out)];
+      ValueId p = cin.operands[0];
+      if (cout.operands[1] != p) continue;
+      if (!dominates(ix.where.count(p) ? ix.where.at(p) : Path{}, lp)) continue;
+      if (f_.info(cin.result).type != f_.info(cout.result).type) continue;
+      // Nothing else in the loop touches P's root.
+      std::set<ValueId> pfam = family(ix, root_of(ix, p));
+      bool clash = false;
+      for_each_op_in(loop, [&](const Op& o) {
+        if (&o == &cin || &o == &cout || o.kind == OpKind::Piece || o.kind == OpKind::Dim) return;
+        for (ValueId v : o.operands)
+          if (pfam.count(v)) clash = true;
+      });
+      if (clash) continue;
+
+      // Rewrite. Preconditions of the new copy-in: the loop's (it used to run inside the loop).
+      Op nalloc = body.ops[static_cast<size_t>(a)];
+      Op nin;
+      nin.kind = OpKind::Copy;
+      nin.result = add_event_like(cin.result, f_.info(cin.result).name);
+      nin.operands = {p, x};
+      nin.after = loop.after;
+      nin.loc = cin.loc;
+      nin.origin = cin.origin + " [hoisted before the loop]";
+      Op nout;
+      nout.kind = OpKind::Copy;
+      nout.result = add_event_like(cout.result, f_.info(cout.result).name);
+      nout.operands = {x, p};
+      nout.after = {EventRef{loop.result, {}}};
+      nout.loc = cout.loc;
+      nout.origin = cout.origin + " [hoisted after the loop]";
+      EventRef in_all{nin.result, std::vector<ValueId>(f_.info(nin.result).event_dims.size(), kNone)};
+      EventRef out_all{nout.result, std::vector<ValueId>(f_.info(nout.result).event_dims.size(), kNone)};
+      const ValueId loop_ev = loop.result;
+      to_join(body.ops[static_cast<size_t>(in)]);
+      to_join(body.ops[static_cast<size_t>(out)]);
+      body.ops.erase(body.ops.begin() + static_cast<std::ptrdiff_t>(a));
+      loop.after.push_back(in_all);
+      // Later consumers of the loop's event wait for the copy-out (which waits for the loop).
+      auto redirect = [&](EventRef& r) {
+        if (r.value == loop_ev && r.indices.empty()) r = out_all;
+      };
+      for_each_ref(f_.body, redirect);
+      redirect(f_.result);
+      nout.after = {EventRef{loop_ev, {}}};
+      parent.ops.insert(parent.ops.begin() + static_cast<std::ptrdiff_t>(li) + 1, std::move(nout));
+      parent.ops.insert(parent.ops.begin() + static_cast<std::ptrdiff_t>(li), std::move(nin));
+      parent.ops.insert(parent.ops.begin() + static_cast<std::ptrdiff_t>(li), std::move(nalloc));
+      return true;
+    }
+    return false;
+  }
+
+  static int position_in(const Block& b, const Op* op) {
+    for (size_t i = 0; i < b.ops.size(); ++i)
+      if (&b.ops[i] == op) return static_cast<int>(i);
+    return -1;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 4. coalescing: X = alloc, copied in from S and/or out to S in X's memory  ==>  X := S.
+  bool coalesce() {
+    Index ix = index();
+    std::unordered_map<ValueId, ValueId> repl;
+    std::unordered_set<ValueId> involved;
+    std::vector<Op*> allocs;
+    for_each_op(f_.body, [&](Op& op) {
+      if (op.kind == OpKind::Alloc) allocs.push_back(&op);
+    });
+    for (Op* al : allocs) {
+      ValueId x = al->result;
+      if (involved.count(x) || al->distinct) continue;
+      // ins: copies into X (whole); outs: copies out of X (whole); written: X's elements are
+      // written by anything but the copy-in.
+      std::vector<const Op*> ins, outs;
+      bool ok = true, written = false;
+      for (ValueId v : family(ix, x)) {
+        auto u = ix.users.find(v);
+        if (u == ix.users.end()) continue;
+        for (const Op* op : u->second) {
+          if (op->kind == OpKind::Copy && !op->name.empty() && (op->operands[0] == v || op->operands[1] == v))
+            ok = false;  // a reducing copy: X is a reduction instance
+          else if (op->kind == OpKind::Copy && v == x && op->operands[1] == x) ins.push_back(op);
+          else if (op->kind == OpKind::Copy && v == x && op->operands[0] == x) outs.push_back(op);
+          else if (writes(*op, v)) written = true;
+        }
+      }
+      if (!ok || ins.size() > 1) continue;
+      // S: the copy-in's source; without one, the target of X's only copy-out (a `w` argument).
+      ValueId s = kNone;
+      if (!ins.empty()) s = ins[0]->operands[0];
+      else if (outs.size() == 1) s = outs[0]->operands[1];
+      if (s == kNone) continue;
+      // X's writes must be meant for S: written X needs exactly one copy back to S.
+      int back = 0;
+      for (const Op* o : outs) back += o->operands[1] == s ? 1 : 0;
+      if (back > 1 || (written && back != 1)) continue;
+      if (s == x || !is_tensor(s) || !same_type(s, x) || involved.count(s)) continue;
+      // The lanes of a quad share a replicated row piece: each lane's private copy it updates in
+      // place (l = l * a) must stay private, or the update is applied once per lane.
+      if ((written || !outs.empty()) && replicated(ix, s)) continue;
+      auto ws = ix.where.find(s);
+      if (ws != ix.where.end() && !dominates(ws->second, ix.path.at(al))) continue;
+      repl[x] = s;
+      involved.insert(x);
+      involved.insert(s);
+    }
+    if (repl.empty()) return false;
+    replace_values(repl);
+    for_each_op(f_.body, [&](Op& op) {
+      if (op.kind == OpKind::Copy && op.name.empty() && op.operands[0] == op.operands[1]) to_join(op);
+    });
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 5. dead copies: writes into a local allocation that nothing reads.
+  bool dead_copies() {
+    Index ix = index();
+    bool changed = false;
+    std::vector<Op*> allocs;
+    for_each_op(f_.body, [&](Op& op) {
+      if (op.kind == OpKind::Alloc) allocs.push_back(&op);
+    });
+    for (Op* al : allocs) {
+      std::set<ValueId> fam = family(ix, al->result);
+      bool read = false;
+      std::vector<Op*> copies_in;
+      for (ValueId v : fam) {
+        auto u = ix.users.find(v);
+        if (u == ix.users.end()) continue;
+        for (Op* op : u->second) {
+          if (reads(*op, v)) read = true;
+          if (op->kind == OpKind::Copy && op->operands[1] == v) copies_in.push_back(op);
+        }
+      }
+      if (!read) {
+        for (Op* c : copies_in) {
+          to_join(*c);
+          changed = true;
+        }
+        continue;
+      }
+      // Copies out of the allocation before anything wrote it copy undefined data: they go (their
+      // destination stays as undefined as it was, a fresh buffer).
+      for (ValueId v : fam) {
+        auto u = ix.users.find(v);
+        if (u == ix.users.end()) continue;
+        for (Op* op : u->second)
+          if (op->kind == OpKind::Copy && op->name.empty() && op->operands[0] == v && !written_before(ix, fam, *op)) {
+            to_join(*op);
+            changed = true;
+          }
+      }
+      if (changed) return true;  // the index is stale
+    }
+    return changed;
+  }
+
+  // Whether any op may write a tensor of `fam` before `op` runs: before it in program order, or
+  // anywhere in a `for` loop that also holds `op` (an earlier iteration).
+  bool written_before(const Index& ix, const std::set<ValueId>& fam, const Op& op) {
+    const Path& c = ix.path.at(&op);
+    for (ValueId v : fam) {
+      auto u = ix.users.find(v);
+      if (u == ix.users.end()) continue;
+      for (const Op* w : u->second) {
+        if (w == &op || !writes(*w, v)) continue;
+        const Path& wp = ix.path.at(w);
+        if (wp < c) return true;
+        size_t d = 0;
+        while (d < c.size() && d < wp.size() && c[d] == wp[d]) ++d;
+        for (size_t k = 0; k < d; ++k) {
+          Path pre(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+          if (block_at(pre)->ops[static_cast<size_t>(pre.back())].kind == OpKind::For) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 6. join forwarding.
+  bool forward_joins() {
+    Index ix = index();
+    // Processor kind of each proc_index value.
+    std::unordered_map<ValueId, ProcKind> proc_of;
+    for (auto& [v, op] : ix.def)
+      if (op->kind == OpKind::ProcIndex) proc_of[v] = op->proc;
+    bool changed = false;
+    auto expand = [&](const EventRef& r, std::vector<EventRef>& out) -> bool {
+      const Op* j = find_def(ix, r.value);
+      if (!j || j->kind != OpKind::Join) return false;
+      const ir::ValueInfo& vi = f_.info(r.value);
+      std::vector<ProcKind> dims = vi.type == Type::Events ? vi.event_dims : std::vector<ProcKind>{};
+      if (dims.size() != r.indices.size()) return false;
+      for (const EventRef& a : j->after) {
+        EventRef b = a;
+        for (ValueId& i : b.indices) {
+          if (i == kNone) continue;
+          auto pk = proc_of.find(i);
+          if (pk == proc_of.end()) continue;
+          auto at = std::find(dims.begin(), dims.end(), pk->second);
+          if (at != dims.end()) i = r.indices[static_cast<size_t>(at - dims.begin())];
+        }
+        out.push_back(b);
+      }
+      return true;
+    };
+    std::function<void(Block&)> walk = [&](Block& b) {
+      for (Op& op : b.ops) {
+        if (!op.after.empty()) {
+          std::vector<EventRef> work(op.after.rbegin(), op.after.rend()), next;
+          bool any = false;
+          int budget = 10000;
+          while (!work.empty() && budget-- > 0) {
+            EventRef r = work.back();
+            work.pop_back();
+            std::vector<EventRef> exp;
+            if (r.value != op.result && expand(r, exp)) {
+              any = true;
+              for (auto it = exp.rbegin(); it != exp.rend(); ++it) work.push_back(*it);
+            } else if (std::find(next.begin(), next.end(), r) == next.end()) {
+              next.push_back(r);
+            }
+          }
+          if (any && work.empty()) {
+            op.after = std::move(next);
+            changed = true;
+          }
+        }
+        for (Block& r : op.regions) walk(r);
+      }
+    };
+    walk(f_.body);
+    return changed;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // 7. dead code: unused immediate ops, allocations and joins.
+  bool dead_code() {
+    bool changed = false;
+    for (bool again = true; again;) {
+      again = false;
+      Index ix = index();
+      std::function<void(Block&)> walk = [&](Block& b) {
+        for (size_t i = 0; i < b.ops.size();) {
+          Op& op = b.ops[i];
+          for (Block& r : op.regions) walk(r);
+          bool removable = (immediate(op.kind) || op.kind == OpKind::Alloc || op.kind == OpKind::Join) && op.result != kNone;
+          if (removable) {
+            auto u = ix.users.find(op.result);
+            bool used = u != ix.users.end() && !u->second.empty();
+            auto e = ix.event_uses.find(op.result);
+            used = used || (e != ix.event_uses.end() && e->second > 0);
+            if (!used) {
+              b.ops.erase(b.ops.begin() + static_cast<std::ptrdiff_t>(i));
+              again = changed = true;
+              continue;
+            }
+          }
+          ++i;
+        }
+      };
+      walk(f_.body);
+    }
+    return changed;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // A NONE allocation still accessed has no memory to live in: a user error.
+  void check_none() {
+    Index ix = index();
+    std::vector<const Op*> allocs;
+    for_each_op(f_.body, [&](Op& op) {
+      if (op.kind == OpKind::Alloc && op.mem == MemKind::None) allocs.push_back(&op);
+    });
+    std::vector<std::string> names = ir::value_names(f_);
+    for (const Op* al : allocs) {
+      const Op* user = nullptr;
+      for (ValueId v : family(ix, al->result)) {
+        auto u = ix.users.find(v);
+        if (u == ix.users.end()) continue;
+        for (const Op* op : u->second)
+          if (accesses(*op, v) && (!user || ix.path.at(op) < ix.path.at(user))) user = op;
+      }
+      if (!user) continue;
+      const std::string& tname = f_.info(al->result).name;
+      Diagnostic d;
+      d.loc = al->loc;
+      d.message = "tensor `" + tname + "` is mapped to NONE" + (al->name.empty() ? "" : " by instance `" + al->name + "`") +
+                  " but still needs memory after copy elimination";
+      d.notes.push_back({Severity::Note, user->loc,
+                         std::string(user->kind == OpKind::Copy ? "it is still copied" : "it is still used") + " here (" +
+                             user->origin + ")",
+                         "",
+                         {}});
+      d.hint = "map `" + tname + "` (or the launches that use it) to REGISTER or SHARED in the instance's mem(...) so "
+               "that it has a place to live";
+      throw CompileError(std::move(d));
+    }
+  }
+
+  Function& f_;
+};
+
+}  // namespace
+
+void eliminate_copies(ir::Function& f) { CopyEliminator(f).run(); }
+
+}  // namespace loom

@@ -1,0 +1,46 @@
+// Copy elimination (Cypress section 4.2.3, Fig. 10): the third pass of the middle end. It removes
+// the copies and temporaries that the copy-in/copy-out discipline of the dependence analysis
+// introduced, keeping every dependence the removed copies carried.
+//
+// REWRITES (applied to a fixed point; each round runs them in this order):
+//  1. canonicalize — `dim` of an `alloc` folds to the extent operand; identical immediate ops
+//     (const, fconst, arith, dim, proc_index, piece) within a scope are merged (CSE); immediate ops
+//     of a `for` body whose operands are defined outside it are hoisted before the loop (LICM).
+//     This makes two pieces cut the same way from the same tensor the same SSA value, which the
+//     patterns below compare.
+//  2. spill elimination (Fig. 10a) — `copy X1 -> P` followed in the same block by `copy P -> X2`,
+//     X2 a fresh allocation in X1's memory written only by that copy, P not touched in between,
+//     X1 not written afterwards: X2 becomes X1 and the second copy goes. (GEMM: the accumulator
+//     registers the clear task filled are the ones the K loop accumulates into.)
+//  3. spill hoisting (Fig. 10b) — in a `for` body, a fresh allocation X copied in from a
+//     loop-invariant P at the top and back to P at the bottom, P (and every tensor cut from P's
+//     root) not otherwise used in the loop: X, its copy-in and its copy-out move before / after
+//     the loop. (GEMM: the accumulator stays in registers for the whole K loop.)
+//  4. coalescing (self-copy and duplicate-copy elimination, Fig. 10c/d) — a fresh allocation X
+//     copied in from S and/or out to S, S in X's memory with X's element type, and no other copy
+//     into or out of X: X is replaced by S, and the copies, now S -> S, go. Duplicates of the same
+//     data (each warpgroup copying the shared B tile into "its own" shared B) collapse this way.
+//  5. dead copies — a copy into a local allocation none of whose elements is read afterwards.
+// A removed copy keeps its event: it becomes a `join` with the copy's preconditions (self-copy
+// event forwarding: a collapsed event array stays collapsed). Then
+//  6. join forwarding — a reference to a join in an `after` list is replaced by the join's
+//     preconditions, the join's processor indices substituted by the reference's indices (so
+//     E[:] stays a broadcast and E[%t] stays point-wise); joins nothing references are removed;
+//  7. dead code — immediate ops and allocations nothing uses are removed.
+// Soundness rests on the dependence analysis ordering every access of an argument's root in the
+// caller before a callee's copy-in / after its copy-out *and* after/before the callee's own
+// accesses (read-only arguments stay read until the callee's last read; a written argument's
+// copy-in waits for the reads since): so a callee may use the caller's tensor in place.
+// Afterwards, an allocation in NONE memory that is still accessed is a user error (CompileError)
+// naming the tensor and the mapping instance that placed it in NONE.
+// Test: tests/unit/copy_elimination_test.cpp; goldens tests/golden/ir/<example>.ce.txt.
+#pragma once
+
+#include "ir/ir.h"
+
+namespace loom {
+
+// Throws CompileError when a NONE tensor must still be materialized.
+void eliminate_copies(ir::Function& f);
+
+}  // namespace loom

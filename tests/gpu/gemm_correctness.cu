@@ -1,0 +1,277 @@
+// GPU correctness of the generated GEMM kernels (examples/gemm, examples/batched_gemm).
+//
+// For every shape: fresh random inputs per run (seed printed), the whole output buffer poisoned
+// (0xFF bytes, NaN) before every launch, loom's result compared with a reference that accumulates
+// in double on the GPU: relative Frobenius error < 1e-2, no NaN/Inf left, no padding or guard
+// element written. Then the ABI's error paths: each malformed call must return its LOOM_ERR_* code
+// and launch nothing. Prints a table; exit 0 when everything passed, 1 otherwise.
+//
+// Built by bench/run.sh (see docs/artifact.md):
+//   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Ibench -Iruntime -I<gen>/gemm
+//        -I<gen>/batched_gemm -DLOOM_HAVE_GEMM -DLOOM_HAVE_BATCHED_GEMM tests/gpu/gemm_correctness.cu
+//        <the generated kernels> -o gemm_correctness
+// Usage: gemm_correctness [--seed S] [--runs R] [--only NAME] [--skip-large]
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gemm_harness.cuh"
+
+namespace {
+
+constexpr double kTolerance = 1e-2;
+
+struct Options {
+  uint64_t seed = 0;
+  int runs = 2;
+  std::string only;
+  bool skip_large = false;
+};
+
+int failures = 0;
+
+void row(const char* what, const std::string& shape, int run, unsigned long long seed,
+         const char* result, const std::string& detail) {
+  std::printf("| %-13s | %-20s | %3d | %20llu | %-4s | %s\n", what, shape.c_str(), run, seed, result,
+              detail.c_str());
+  std::fflush(stdout);
+}
+
+// One problem, `runs` times with fresh inputs.
+void check_problem(const hx::Problem& p, const Options& opt, int index, cudaStream_t s) {
+  hx::KernelTypes types;
+  std::string why;
+  if (!hx::kernel_types(p.batched, &types, &why)) {
+    ++failures;
+    row(p.group, p.name(), 0, 0, "FAIL", why);
+    return;
+  }
+  hx::Matrix A = hx::make_matrix(types.a, p.batch, p.M, p.K, types.align);
+  hx::Matrix B = hx::make_matrix(types.b, p.batch, p.K, p.N, types.align);
+  hx::Matrix C = hx::make_matrix(types.c, p.batch, p.M, p.N, types.align);
+  double* R = nullptr;
+  HX_CUDA(cudaMalloc(&R, size_t(p.batch * p.M * p.N) * sizeof(double)));
+
+  for (int run = 0; run < opt.runs; ++run) {
+    const uint64_t seed = opt.seed + 1000003ull * uint64_t(index) + uint64_t(run);
+    hx::fill_random(A, 2 * seed, s);
+    hx::fill_random(B, 2 * seed + 1, s);
+    hx::poison(C, s);
+    hx::reference_gemm(R, p, A, B, s);
+    HX_CUDA(cudaStreamSynchronize(s));
+
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = hx::loom_call(p, C, A, B, s);
+    cudaError_t launch = cudaGetLastError();
+    cudaError_t done = cudaStreamSynchronize(s);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (launch != cudaSuccess || done != cudaSuccess) {
+      // A fault in the kernel leaves the context unusable: report and stop.
+      ++failures;
+      row(p.group, p.name(), run, seed, "FAIL",
+          std::string("CUDA error after launch: ") +
+              cudaGetErrorString(launch != cudaSuccess ? launch : done));
+      std::printf("\ngemm_correctness: FAIL (stopped after a CUDA error; the context is lost)\n");
+      std::exit(1);
+    }
+    if (rc != LOOM_OK) {
+      ++failures;
+      row(p.group, p.name(), run, seed, "FAIL",
+          "returned " + std::to_string(rc) + " (" + loom_error_string(rc) + ")");
+      continue;
+    }
+    const hx::Comparison c = hx::compare_with_reference(C, R, s);
+    char detail[256];
+    std::snprintf(detail, sizeof detail,
+                  "rel err %.3e, non-finite %llu, stray writes %llu, %s->%s, ld %lld/%lld/%lld, "
+                  "%.2f ms incl. sync",
+                  c.rel(), c.nonfinite, c.stray, loom_dtype_name(types.a),
+                  loom_dtype_name(types.c), (long long)C.ld, (long long)A.ld, (long long)B.ld, ms);
+    const bool ok = c.ok(kTolerance);
+    failures += !ok;
+    row(p.group, p.name(), run, seed, ok ? "ok" : "FAIL", detail);
+  }
+  HX_CUDA(cudaFree(R));
+  hx::free_matrix(A);
+  hx::free_matrix(B);
+  hx::free_matrix(C);
+}
+
+// Each malformed call must be refused with its code before anything is launched.
+[[maybe_unused]] void check_error_paths(bool batched, cudaStream_t s) {
+  hx::KernelTypes types;
+  std::string why;
+  const char* group = batched ? "batched ABI" : "GEMM ABI";
+  if (!hx::kernel_types(batched, &types, &why)) {
+    ++failures;
+    row(group, "-", 0, 0, "FAIL", why);
+    return;
+  }
+  const hx::Problem p = batched ? hx::batched_problem(2, 128, 256, 64) : hx::gemm_problem(128, 256, 64);
+  hx::Matrix A = hx::make_matrix(types.a, p.batch, p.M, p.K, types.align);
+  hx::Matrix B = hx::make_matrix(types.b, p.batch, p.K, p.N, types.align);
+  hx::Matrix C = hx::make_matrix(types.c, p.batch, p.M, p.N, types.align);
+  hx::fill_random(A, 1, s);
+  hx::fill_random(B, 2, s);
+  hx::poison(C, s);
+  HX_CUDA(cudaStreamSynchronize(s));
+  const loom_tensor tC = C.tensor(batched), tA = A.tensor(batched), tB = B.tensor(batched);
+  const int last = tA.rank - 1;
+  const int wrong_dtype = types.a == LOOM_BF16 ? LOOM_F16 : LOOM_BF16;
+
+  struct Case {
+    const char* name;
+    loom_tensor c, a, b;
+    int expect;
+  };
+  std::vector<Case> cases;
+  {
+    loom_tensor a = tA;
+    a.data = nullptr;
+    cases.push_back({"null A", tC, a, tB, LOOM_ERR_NULL});
+  }
+  {
+    loom_tensor a = tA;
+    a.rank = tA.rank + 1;
+    a.shape[tA.rank] = 1;
+    a.stride[tA.rank] = 1;
+    cases.push_back({"rank of A + 1", tC, a, tB, LOOM_ERR_RANK});
+  }
+  {
+    loom_tensor a = tA;
+    a.dtype = wrong_dtype;
+    cases.push_back({"dtype of A", tC, a, tB, LOOM_ERR_DTYPE});
+  }
+  {
+    loom_tensor b = tB;
+    b.shape[last - 1] = p.K - 8;  // B's K disagrees with A's
+    cases.push_back({"K of B != K of A", tC, tA, b, LOOM_ERR_SHAPE});
+  }
+  {
+    loom_tensor c = tC;
+    c.shape[last - 1] = p.M - 8;  // C's M disagrees with A's
+    cases.push_back({"M of C != M of A", c, tA, tB, LOOM_ERR_SHAPE});
+  }
+  {
+    loom_tensor a = tA;
+    a.data = static_cast<char*>(A.data) + loom_dtype_size(types.a);
+    cases.push_back({"A base + 1 element", tC, a, tB, LOOM_ERR_ALIGN});
+  }
+  {
+    loom_tensor b = tB;
+    b.stride[last - 1] = B.ld - 1;  // rows no longer 16-byte aligned (N stays <= stride)
+    b.shape[last] = B.ld - 1;
+    loom_tensor c = tC;
+    c.shape[last] = B.ld - 1;
+    cases.push_back({"B row stride unaligned", c, tA, b, LOOM_ERR_ALIGN});
+  }
+  {
+    loom_tensor a = tA;
+    a.stride[last] = 2;
+    a.shape[last] = p.K / 2;
+    loom_tensor b = tB;
+    b.shape[last - 1] = p.K / 2;
+    cases.push_back({"A inner stride 2", tC, a, b, LOOM_ERR_STRIDE});
+  }
+  for (const Case& k : cases) {
+    const int rc = hx::loom_call_tensors(batched, k.c, k.a, k.b, s);
+    const bool ok = rc == k.expect;
+    failures += !ok;
+    row(group, k.name, 0, 0, ok ? "ok" : "FAIL",
+        "returned " + std::to_string(rc) + " (" + loom_error_string(rc) + "), expected " +
+            std::to_string(k.expect) + " (" + loom_error_string(k.expect) + ")");
+  }
+  // Nothing may have been launched: C is still all poison (padding and guard included).
+  HX_CUDA(cudaDeviceSynchronize());
+  std::vector<unsigned char> bytes(C.bytes + hx::Matrix::kGuardBytes);
+  HX_CUDA(cudaMemcpy(bytes.data(), C.data, bytes.size(), cudaMemcpyDeviceToHost));
+  size_t touched = 0;
+  for (unsigned char b : bytes) touched += b != 0xFF;
+  failures += touched != 0;
+  row(group, "refused calls", 0, 0, touched ? "FAIL" : "ok",
+      std::to_string(touched) + " bytes of C changed by refused calls");
+  hx::free_matrix(A);
+  hx::free_matrix(B);
+  hx::free_matrix(C);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  opt.seed = uint64_t(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007ull;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "gemm_correctness: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--seed") opt.seed = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--runs") opt.runs = std::max(1, std::atoi(value().c_str()));
+    else if (a == "--only") opt.only = value();
+    else if (a == "--skip-large") opt.skip_large = true;
+    else {
+      std::fprintf(stderr,
+                   "usage: gemm_correctness [--seed S] [--runs R] [--only SHAPE] [--skip-large]\n");
+      return 2;
+    }
+  }
+
+  std::vector<hx::Problem> problems;
+#if defined(LOOM_HAVE_GEMM)
+  for (auto [M, N, K] : std::vector<std::array<int64_t, 3>>{{4000, 4000, 4000},
+                                                            {1, 4096, 4096},
+                                                            {4096, 1, 4096},
+                                                            {129, 257, 65},
+                                                            {8192, 8192, 8192},
+                                                            {256, 256, 64}})
+    problems.push_back(hx::gemm_problem(M, N, K));
+#endif
+#if defined(LOOM_HAVE_BATCHED_GEMM)
+  problems.push_back(hx::batched_problem(4, 129, 257, 65));
+  problems.push_back(hx::batched_problem(8, 1024, 1024, 1024));
+#endif
+  if (problems.empty()) {
+    std::printf("gemm_correctness: no kernel compiled in (define LOOM_HAVE_GEMM and/or "
+                "LOOM_HAVE_BATCHED_GEMM)\n");
+    return 2;
+  }
+
+  std::printf("gemm_correctness: %s\n", hx::device_description().c_str());
+  std::printf("gemm_correctness: base seed %llu, %d run(s) per shape, tolerance %.0e\n\n",
+              (unsigned long long)opt.seed, opt.runs, kTolerance);
+  std::printf("| %-13s | %-20s | %3s | %20s | %-4s | %s\n", "group", "shape / case", "run", "seed",
+              "ok", "detail");
+  std::printf("|---------------|----------------------|-----|----------------------|------|-------\n");
+  cudaStream_t s;
+  HX_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (size_t i = 0; i < problems.size(); ++i) {
+    const hx::Problem& p = problems[i];
+    if (!opt.only.empty() && p.name() != opt.only) continue;
+    if (opt.skip_large && p.flops() > 2.0 * 4096.0 * 4096.0 * 4096.0) continue;
+    check_problem(p, opt, int(i), s);
+  }
+  if (opt.only.empty()) {
+#if defined(LOOM_HAVE_GEMM)
+    check_error_paths(false, s);
+#endif
+#if defined(LOOM_HAVE_BATCHED_GEMM)
+    check_error_paths(true, s);
+#endif
+  }
+  HX_CUDA(cudaStreamDestroy(s));
+  if (failures) {
+    std::printf("\ngemm_correctness: FAIL (%d check(s) failed)\n", failures);
+    return 1;
+  }
+  std::printf("\ngemm_correctness: PASS\n");
+  return 0;
+}

@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh: builds and runs every GPU test on a Hopper machine, in one call.
+#
+#   bash tests/gpu/run.sh            # from the repository root (or anywhere)
+#
+# Steps:
+#   1. build every self-contained atom test, tests/gpu/*_test.cu, in parallel (other .cu files
+#      there, such as end-to-end harnesses that need generated kernels, are not built here: add
+#      them to E2E_TESTS below);
+#   2. run each (output poisoned, inputs seeded, "PASS name" / "FAIL name: ..." and exit status);
+#   3. check the SASS of some of them holds the expected Hopper instructions;
+#   4. run the end-to-end kernel tests (E2E_TESTS, empty for now);
+#   5. run compute-sanitizer memcheck, racecheck and synccheck on the TMA / mbarrier / wgmma tests
+#      (LOOM_TEST_QUICK=1).
+# A step that fails does not stop the others. At the end a table (step, result, seconds) is
+# printed, and the exit status is nonzero if any step failed.
+#
+# Logs: each step's log is kept; ${OUT:-/tmp}/gpu-logs/ receives summary.txt, failures.log (the
+# full logs of failed steps) and logs.tar.gz (every log). Few files on purpose: the device tool
+# returns at most 8 files from $OUT.
+#
+# Environment: NVCC (default /usr/local/cuda/bin/nvcc), LOOM_SEED (test inputs),
+# LOOM_GPU_BUDGET_S (default 540: steps that would start later are skipped, so the run ends
+# inside a 10-minute call), LOOM_GPU_TIMEOUT_S (per test run, default 120).
+set -u
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$ROOT" || exit 2
+
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+if [ ! -x "$NVCC" ]; then NVCC=$(command -v nvcc || true); fi
+BUDGET_S=${LOOM_GPU_BUDGET_S:-540}
+RUN_TIMEOUT_S=${LOOM_GPU_TIMEOUT_S:-120}
+LOGDIR=${OUT:-/tmp}/gpu-logs
+WORK=$(mktemp -d /tmp/loom-gpu.XXXXXX)
+BIN=$WORK/bin
+STEPLOGS=$WORK/logs
+mkdir -p "$LOGDIR" "$BIN" "$STEPLOGS"
+FLAGS=(-gencode=arch=compute_90a,code=sm_90a -std=c++17 -O2 -lineinfo -I runtime)
+START=$(date +%s)
+
+# The sanitizers run on these tests.
+SANITIZED=(tma_load_test tma_store_test mbarrier_test wgmma_test)
+
+# ---------------------------------------------------------------------------------------------
+# END-TO-END KERNEL TESTS: add one line per test, "name|command" (run from the repository root,
+# where $BIN holds the built unit tests and $WORK is a scratch folder). The command's exit status
+# decides PASS/FAIL; its output goes to the step's log. Example:
+#   E2E_TESTS+=("gemm_4096|bash tests/gpu/e2e/gemm.sh $WORK")
+E2E_TESTS=()
+# ---------------------------------------------------------------------------------------------
+
+NAMES=()
+RESULTS=()
+SECONDS_TAKEN=()
+FAILED=0
+
+record() {  # name result seconds
+  NAMES+=("$1")
+  RESULTS+=("$2")
+  SECONDS_TAKEN+=("$3")
+  case "$2" in PASS | SKIP*) ;; *) FAILED=1 ;; esac
+  printf '%-44s %s (%ss)\n' "$1" "$2" "$3"
+}
+
+over_budget() { [ $(($(date +%s) - START)) -ge "$BUDGET_S" ]; }
+
+# run_step NAME TIMEOUT COMMAND...: runs the command with a timeout, logs to $STEPLOGS/NAME.log.
+run_step() {
+  local name=$1 limit=$2
+  shift 2
+  local log=$STEPLOGS/$name.log
+  if over_budget; then
+    record "$name" "SKIP (time budget)" 0
+    return
+  fi
+  local t0 t1 rc
+  t0=$(date +%s)
+  timeout --kill-after=10 "$limit" "$@" >"$log" 2>&1
+  rc=$?
+  t1=$(date +%s)
+  if [ $rc -eq 0 ]; then
+    record "$name" PASS $((t1 - t0))
+  elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    record "$name" "FAIL (timeout ${limit}s)" $((t1 - t0))
+  else
+    record "$name" "FAIL (exit $rc)" $((t1 - t0))
+  fi
+}
+
+echo "== loom GPU tests: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+(nvidia-smi -L 2>&1 || echo "nvidia-smi unavailable") | sed 's/^/   /'
+echo "   nvcc: $("$NVCC" --version 2>&1 | tail -n 2 | head -n 1)"
+echo "   seed: ${LOOM_SEED:-per-test (printed by each test)}"
+
+# ---- 1. build, all in parallel --------------------------------------------------------------
+TESTS=()
+for src in tests/gpu/*_test.cu; do TESTS+=("$(basename "$src" .cu)"); done
+echo "== build (${#TESTS[@]} tests, parallel)"
+declare -A BUILD_PID BUILD_T0
+for t in "${TESTS[@]}"; do
+  BUILD_T0[$t]=$(date +%s)
+  "$NVCC" "${FLAGS[@]}" -o "$BIN/$t" "tests/gpu/$t.cu" >"$STEPLOGS/build.$t.log" 2>&1 &
+  BUILD_PID[$t]=$!
+done
+BUILT=()
+for t in "${TESTS[@]}"; do
+  wait "${BUILD_PID[$t]}"
+  rc=$?
+  secs=$(($(date +%s) - ${BUILD_T0[$t]}))
+  if [ $rc -eq 0 ]; then
+    record "build.$t" PASS "$secs"
+    BUILT+=("$t")
+  else
+    record "build.$t" "FAIL (exit $rc)" "$secs"
+  fi
+done
+
+# ---- 2. run each test ------------------------------------------------------------------------
+echo "== run"
+for t in "${BUILT[@]}"; do
+  run_step "run.$t" "$RUN_TIMEOUT_S" "$BIN/$t"
+done
+
+# ---- 3. SASS checks: the atoms became the Hopper instructions -------------------------------
+echo "== sass"
+CUOBJDUMP=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+if [ -x "$CUOBJDUMP" ]; then
+  for pair in "setmaxnreg_test|USETMAXREG" "wgmma_test|HGMMA" "tma_load_test|UTMALDG" \
+              "tma_store_test|UTMASTG" "stmatrix_test|STSM"; do
+    t=${pair%%|*}
+    op=${pair#*|}
+    [ -x "$BIN/$t" ] || continue
+    # Passes when the disassembly holds at least one $op instruction.
+    run_step "sass.$t.$op" 60 bash -c \
+      "n=\$('$CUOBJDUMP' -sass '$BIN/$t' | grep -c '$op'); echo \"$op: \$n\"; [ \"\$n\" -gt 0 ]"
+  done
+else
+  record "sass" "SKIP (no cuobjdump)" 0
+fi
+
+# ---- 4. end-to-end kernel tests (E2E_TESTS above) -------------------------------------------
+echo "== e2e (${#E2E_TESTS[@]} tests)"
+export BIN WORK
+for entry in "${E2E_TESTS[@]+"${E2E_TESTS[@]}"}"; do
+  run_step "e2e.${entry%%|*}" 300 bash -c "${entry#*|}"
+done
+
+# ---- 5. compute-sanitizer --------------------------------------------------------------------
+echo "== compute-sanitizer (LOOM_TEST_QUICK=1)"
+SANITIZER=$(command -v compute-sanitizer || true)
+for c in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer \
+         /opt/nvidia/*/compute-sanitizer/compute-sanitizer; do
+  if [ -z "$SANITIZER" ] && [ -x "$c" ]; then SANITIZER=$c; fi
+done
+if [ -z "$SANITIZER" ]; then
+  record "sanitizer" "SKIP (compute-sanitizer not found)" 0
+else
+  for tool in memcheck racecheck synccheck; do
+    for t in "${SANITIZED[@]}"; do
+      if [ -x "$BIN/$t" ]; then
+        run_step "$tool.$t" "$RUN_TIMEOUT_S" env LOOM_TEST_QUICK=1 \
+          "$SANITIZER" --tool "$tool" --error-exitcode 99 --print-limit 20 "$BIN/$t"
+      fi
+    done
+  done
+fi
+
+# ---- summary ---------------------------------------------------------------------------------
+{
+  echo
+  echo "== summary ($(($(date +%s) - START))s total)"
+  printf '%-44s %-34s %8s\n' STEP RESULT SECONDS
+  for i in "${!NAMES[@]}"; do
+    printf '%-44s %-34s %8s\n' "${NAMES[$i]}" "${RESULTS[$i]}" "${SECONDS_TAKEN[$i]}"
+  done
+} >"$WORK/summary.txt"
+
+: >"$LOGDIR/failures.log"
+for i in "${!NAMES[@]}"; do
+  case "${RESULTS[$i]}" in PASS | SKIP*) continue ;; esac
+  log=$STEPLOGS/${NAMES[$i]}.log
+  {
+    echo "######## ${NAMES[$i]}: ${RESULTS[$i]}"
+    cat "$log" 2>/dev/null || echo "(no log)"
+    echo
+  } >>"$LOGDIR/failures.log"
+  # The tail of each failure on stdout too (the device tool returns the end of the output).
+  echo "---- ${NAMES[$i]}: ${RESULTS[$i]} (last lines of its log)"
+  tail -n 15 "$log" 2>/dev/null
+done
+cp "$WORK/summary.txt" "$LOGDIR/summary.txt"
+tar -czf "$LOGDIR/logs.tar.gz" -C "$WORK" logs 2>/dev/null
+cat "$WORK/summary.txt"
+echo "logs: $LOGDIR/{summary.txt,failures.log,logs.tar.gz}"
+rm -rf "$WORK"
+if [ $FAILED -ne 0 ]; then
+  echo "GPU TESTS FAILED"
+  exit 1
+fi
+echo "GPU TESTS PASSED"
+exit 0

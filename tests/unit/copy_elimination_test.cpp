@@ -1,0 +1,190 @@
+// Tests of the copy-elimination pass (src/passes/copy_elimination.h, Cypress 4.2.3): goldens of the
+// IR after it (tests/golden/ir/<name>.ce.txt, UPDATE_GOLDEN=1 regenerates); FileCheck-style facts
+// on GEMM (inside the K loop: exactly one global->shared copy per operand, the accumulator never
+// goes through shared memory and never leaves its registers; after the loop: the accumulator is
+// converted and stored once); every example still matches the reference on the CPU executor; the
+// NONE-still-materialized diagnostic names the tensor and the instance.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "exec/executor.h"
+#include "exec/inputs.h"
+#include "exec/reference.h"
+#include "passes/pipeline.h"
+#include "test_util.h"
+
+namespace loom {
+namespace {
+
+using ir::Block;
+using ir::Function;
+using ir::Op;
+using ir::OpKind;
+using test::check_text;
+using test::expect_golden;
+using test::read_file;
+using test::source_dir;
+
+Function lower_example(const std::string& name, const std::string& text = "") {
+  std::string src = text.empty() ? read_file(source_dir() + "/examples/" + name + "/" + name + ".loom") : text;
+  auto r = check_text(src, name + ".loom");
+  EXPECT_TRUE(r.ok && r.tree) << r.diagnostics;
+  if (!r.ok || !r.tree) return {};
+  PipelineOptions po;
+  po.stop_after = "copy-elimination";
+  return lower_to_event_ir(r.program, *r.tree, po);
+}
+
+void walk(const Block& b, const std::function<void(const Op&, int depth)>& fn, int depth = 0) {
+  for (const Op& op : b.ops) {
+    fn(op, depth);
+    for (const Block& r : op.regions) walk(r, fn, depth + 1);
+  }
+}
+
+const Op* find_for(const Block& b) {
+  for (const Op& op : b.ops) {
+    if (op.kind == OpKind::For) return &op;
+    for (const Block& r : op.regions)
+      if (const Op* f = find_for(r)) return f;
+  }
+  return nullptr;
+}
+
+TEST(CopyElimination, GoldenIR) {
+  // gemm_reduce is missing: its row sums (a red(sum) row vector whose warp pieces the lanes of a
+  // quad share) still need a NONE tensor after copy elimination — a known gap, checked below.
+  for (const char* name : {"gemm", "dual_gemm", "flash_attention_2"}) {
+    SCOPED_TRACE(name);
+    Function f = lower_example(name);
+    expect_golden(std::string("ir/") + name + ".ce.txt", ir::print(f));
+  }
+}
+
+TEST(CopyElimination, GemmFacts) {
+  Function f = lower_example("gemm");
+  const Op* loop = find_for(f.body);
+  ASSERT_NE(loop, nullptr);
+  // Inside the K loop: one GLOBAL -> SHARED copy per operand (A and B), no other copy at all (the
+  // accumulator stays in registers: no copy touches REGISTER or NONE memory).
+  int g2s = 0, other = 0, mma = 0;
+  walk(loop->regions[0], [&](const Op& op, int) {
+    if (op.kind == OpKind::Copy) {
+      MemKind from = f.info(op.operands[0]).mem, to = f.info(op.operands[1]).mem;
+      if (from == MemKind::Global && to == MemKind::Shared) ++g2s;
+      else ++other;
+    }
+    if (op.kind == OpKind::Call && op.name == "mma") {
+      ++mma;
+      // The accumulator operand is a REGISTER buffer allocated before the loop.
+      EXPECT_EQ(f.info(op.operands[0]).mem, MemKind::Register);
+    }
+  });
+  EXPECT_EQ(g2s, 2);
+  EXPECT_EQ(other, 0) << ir::print(f);
+  EXPECT_EQ(mma, 1);
+  // No SHARED allocation of f32 (an accumulator staged through shared memory) anywhere.
+  walk(f.body, [&](const Op& op, int) {
+    if (op.kind == OpKind::Alloc) EXPECT_FALSE(op.mem == MemKind::Shared && op.dtype == DType::F32) << ir::print(f);
+  });
+  // After the loop, the accumulator leaves its registers once: one convert into the GLOBAL C tile.
+  int converts = 0, after_loop = 0;
+  std::function<void(const Block&)> scan = [&](const Block& b) {
+    bool seen_loop = false;
+    for (const Op& op : b.ops) {
+      if (&op == loop) {
+        seen_loop = true;
+        continue;
+      }
+      if (!seen_loop) {
+        for (const Block& r : op.regions) scan(r);
+        continue;
+      }
+      if (op.kind == OpKind::Call && op.name == "convert") {
+        ++converts;
+        EXPECT_EQ(f.info(op.operands[0]).mem, MemKind::Global);
+        EXPECT_EQ(f.info(op.operands[1]).mem, MemKind::Register);
+      }
+      if (op.kind == OpKind::Copy) ++after_loop;
+    }
+  };
+  scan(f.body);
+  EXPECT_EQ(converts, 1);
+  EXPECT_EQ(after_loop, 0) << "the convert writes the output tile directly";
+}
+
+TEST(CopyElimination, EveryExampleStillMatchesTheReference) {
+  struct Case {
+    const char* name;
+    std::map<std::string, int64_t> sizes;
+    double ulps;
+  };
+  for (const Case& c : {Case{"gemm", {{"M", 129}, {"N", 257}, {"K", 65}}, 0},
+                        Case{"batched_gemm", {{"Bt", 2}, {"M", 65}, {"N", 40}, {"K", 33}}, 0},
+                        Case{"dual_gemm", {{"M", 65}, {"N", 40}, {"K", 33}}, 1},
+                        Case{"flash_attention_2", {{"BH", 1}, {"M", 70}, {"N", 50}, {"D", 128}}, 1},
+                        Case{"flash_attention_3", {{"BH", 1}, {"M", 70}, {"N", 256}, {"D", 128}}, 1}}) {
+    SCOPED_TRACE(c.name);
+    auto r = check_text(read_file(source_dir() + "/examples/" + c.name + "/" + c.name + ".loom"), std::string(c.name) + ".loom");
+    ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
+    Function f = lower_to_event_ir(r.program, *r.tree);
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+      std::map<std::string, double> scalars;
+      if (std::string(c.name).rfind("flash", 0) == 0) scalars["scale"] = 0.125;
+      exec::Args in = exec::make_inputs(r.program, *r.tree, c.sizes, seed, scalars);
+      exec::Args ref = exec::copy_args(in), got = exec::copy_args(in);
+      exec::run_reference(r.program, *r.tree, ref);
+      exec::ExecResult res = exec::execute(f, exec::exec_args(got), seed, {});
+      ASSERT_TRUE(res.ok) << res.error;
+      auto mm = exec::compare_outputs(ref, got, 0, c.ulps);
+      ASSERT_FALSE(mm) << "seed " << seed << ": " << mm->describe();
+    }
+  }
+}
+
+TEST(CopyElimination, KnownGapGemmReduceRowSums) {
+  // The row sums Racc: a red(sum) row vector reduced into by the lanes of each quad (replicated row
+  // pieces) has no register or shared home in this mapping once the copies go. When copy
+  // elimination learns to keep such rows in per-lane registers (quad shuffles), this test fails:
+  // then add gemm_reduce to the goldens and the reference check above.
+  auto r = check_text(read_file(source_dir() + "/examples/gemm_reduce/gemm_reduce.loom"), "gemm_reduce.loom");
+  ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
+  try {
+    lower_to_event_ir(r.program, *r.tree);
+    FAIL() << "the gap is closed";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("tensor `Racc` is mapped to NONE by instance `gr_block`"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CopyElimination, NoneTensorStillMaterializedIsAUserError) {
+  // The K loop's accumulator tile at the BLOCK level staged in SHARED while the warpgroup level keeps
+  // it in NONE: the warpgroup's NONE tile is read and written between registers and shared memory,
+  // so it must live somewhere the mapping does not say.
+  std::string text = read_file(source_dir() + "/examples/gemm/gemm.loom");
+  for (auto [from, to] : {std::pair<std::string, std::string>{"instance gemm_tile = gemm_tile on BLOCK mem(NONE,",
+                                                              "instance gemm_tile = gemm_tile on BLOCK mem(SHARED,"},
+                          {"instance clear_tile = clear_tile on BLOCK mem(NONE)", "instance clear_tile = clear_tile on BLOCK mem(SHARED)"}}) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  auto r = check_text(text, "gemm.loom");
+  ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
+  try {
+    lower_to_event_ir(r.program, *r.tree);
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "tensor `Acc` is mapped to NONE by instance `gemm_block` but still needs memory after copy elimination");
+    EXPECT_NE(e.diagnostic.hint.find("REGISTER or SHARED"), std::string::npos);
+    ASSERT_FALSE(e.diagnostic.notes.empty());
+    EXPECT_NE(e.diagnostic.notes[0].message.find("it is still"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace loom

@@ -1,0 +1,738 @@
+// Tests of resource allocation (src/passes/resource_allocation.h): hand-built thread blocks whose
+// shared tensors are ordered or not by their events, the budget that decides whether ordered ones
+// share bytes, the write-after-read edges, the user errors; and every example through the real
+// pipeline, still matching the sequential reference on the CPU executor.
+#include "passes/resource_allocation.h"
+
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "exec/executor.h"
+#include "exec/inputs.h"
+#include "exec/reference.h"
+#include "passes/pipeline.h"
+#include "test_util.h"
+
+namespace loom {
+namespace {
+
+using ir::EventRef;
+using ir::OpKind;
+using ir::Type;
+using ir::ValueId;
+
+// A small IR builder: ops go to the innermost open block.
+class Build {
+ public:
+  Build() {
+    f.name = "t";
+    blocks_.push_back(&f.body);
+    f.smem = {1024, 232448, "blk", "smem(1KB)", {}};
+  }
+
+  ValueId tensor_param(const std::string& name, int rank) {
+    ValueId v = f.add_value({Type::Tensor, name, DType::F32, MemKind::Global, rank, {}});
+    f.params.push_back(v);
+    return v;
+  }
+  ValueId index_param(const std::string& name) {
+    ValueId v = f.add_value({Type::Index, name});
+    f.params.push_back(v);
+    return v;
+  }
+  ValueId konst(int64_t x) {
+    ir::Op op;
+    op.kind = OpKind::Const;
+    op.ival = x;
+    return push(std::move(op), {Type::Index, "c" + std::to_string(x)});
+  }
+  ValueId dim(ValueId t, int d) {
+    ir::Op op;
+    op.kind = OpKind::Dim;
+    op.operands = {t};
+    op.ival = d;
+    return push(std::move(op), {Type::Index, ""});
+  }
+  ValueId proc_index(ProcKind p) {
+    ir::Op op;
+    op.kind = OpKind::ProcIndex;
+    op.proc = p;
+    return push(std::move(op), {Type::Index, "pi"});
+  }
+  ValueId alloc(const std::string& name, std::vector<ValueId> extents, MemKind m = MemKind::Shared,
+                SourceLoc loc = {}) {
+    ir::Op op;
+    op.kind = OpKind::Alloc;
+    op.mem = m;
+    op.dtype = DType::F32;
+    op.operands = std::move(extents);
+    op.loc = loc;
+    op.name = "inst_" + name;
+    op.origin = "alloc " + name;
+    int rank = static_cast<int>(op.operands.size());
+    return push(std::move(op), {Type::Tensor, name, DType::F32, m, rank, {}});
+  }
+  ValueId blocks(ValueId src, std::vector<ValueId> block, std::vector<ValueId> idx) {
+    ir::Op op;
+    op.kind = OpKind::Piece;
+    op.part.kind = ir::PartitionSpec::Kind::Blocks;
+    op.part.block = std::move(block);
+    op.operands = {src};
+    op.operands.insert(op.operands.end(), idx.begin(), idx.end());
+    const ir::ValueInfo& s = f.info(src);
+    return push(std::move(op), {Type::Tensor, s.name + "p", s.dtype, s.mem, s.rank, {}});
+  }
+  ValueId copy(ValueId src, ValueId dst, std::vector<EventRef> after, std::vector<ProcKind> over = {}) {
+    ir::Op op;
+    op.kind = OpKind::Copy;
+    op.operands = {src, dst};
+    op.after = std::move(after);
+    op.origin = "copy " + f.info(src).name + " -> " + f.info(dst).name;
+    return push(std::move(op), event_info("e", over));
+  }
+  ValueId join(std::vector<EventRef> after, std::vector<ProcKind> over = {}) {
+    ir::Op op;
+    op.kind = OpKind::Join;
+    op.after = std::move(after);
+    return push(std::move(op), event_info("j", over));
+  }
+  // for %k in [0, n) iter(%c) after [...] { body(k, c) }
+  ValueId for_loop(ValueId n, std::vector<EventRef> after, const std::function<EventRef(ValueId, ValueId)>& body) {
+    ir::Op op;
+    op.kind = OpKind::For;
+    op.operands = {n};
+    op.after = std::move(after);
+    op.origin = "for";
+    ValueId k = f.add_value({Type::Index, "k"});
+    ValueId c = f.add_value({Type::Event, "c"});
+    ir::Block blk;
+    blk.args = {k, c};
+    blocks_.push_back(&blk);
+    blk.yield = body(k, c);
+    blocks_.pop_back();
+    op.regions.push_back(std::move(blk));
+    return push(std::move(op), event_info("L", {}));
+  }
+  ValueId pfor(ProcKind p, ValueId n, std::vector<EventRef> after, const std::function<EventRef(ValueId)>& body) {
+    ir::Op op;
+    op.kind = OpKind::PFor;
+    op.proc = p;
+    op.operands = {n};
+    op.after = std::move(after);
+    op.origin = "pfor";
+    ValueId i = f.add_value({Type::Index, "b"});
+    ir::Block blk;
+    blk.args = {i};
+    blocks_.push_back(&blk);
+    blk.yield = body(i);
+    blocks_.pop_back();
+    op.regions.push_back(std::move(blk));
+    return push(std::move(op), event_info("E", {p}));
+  }
+
+  ir::Function f;
+
+ private:
+  static ir::ValueInfo event_info(const std::string& name, std::vector<ProcKind> dims) {
+    ir::ValueInfo i{dims.empty() ? Type::Event : Type::Events, name};
+    i.event_dims = std::move(dims);
+    return i;
+  }
+  ValueId push(ir::Op op, ir::ValueInfo info) {
+    op.result = f.add_value(std::move(info));
+    ValueId r = op.result;
+    blocks_.back()->ops.push_back(std::move(op));
+    return r;
+  }
+  std::vector<ir::Block*> blocks_;
+};
+
+EventRef ev(ValueId v) { return EventRef{v, {}}; }
+EventRef all(ValueId v, size_t dims = 1) { return EventRef{v, std::vector<ValueId>(dims, ir::kNone)}; }
+
+const ir::Op* find_op(const ir::Block& b, ValueId result) {
+  for (const ir::Op& op : b.ops) {
+    if (op.result == result) return &op;
+    for (const ir::Block& r : op.regions)
+      if (const ir::Op* x = find_op(r, result)) return x;
+  }
+  return nullptr;
+}
+
+exec::View vec(const std::string& name, std::vector<double> xs) {
+  exec::View v(exec::make_buffer(DType::F32, {static_cast<int64_t>(xs.size())}, name));
+  for (size_t i = 0; i < xs.size(); ++i) v.store({static_cast<int64_t>(i)}, xs[i]);
+  return v;
+}
+
+// ---- two tiles staged through shared memory, one after the other ----
+// In one block: A -> T1 -> C, then B -> T2 -> D. T2's copy-in waits for T1's copy-out through a
+// join when `ordered` (so the WAR edge is new), or for nothing.
+struct TwoTiles {
+  ir::Function f;
+  ValueId T1 = 0, T2 = 0, in2 = 0, out1 = 0;
+};
+
+TwoTiles two_tiles(bool ordered, int64_t budget) {
+  Build b;
+  TwoTiles t;
+  ValueId A = b.tensor_param("A", 1), B = b.tensor_param("B", 1), C = b.tensor_param("C", 1), D = b.tensor_param("D", 1);
+  ValueId one = b.konst(1);
+  ValueId E = b.pfor(ProcKind::Block, one, {}, [&](ValueId) {
+    ValueId n = b.konst(256);
+    t.T1 = b.alloc("T1", {n});
+    t.T2 = b.alloc("T2", {n});
+    ValueId e1 = b.copy(A, t.T1, {});
+    t.out1 = b.copy(t.T1, C, {ev(e1)});
+    ValueId j = b.join({ev(t.out1)});
+    t.in2 = b.copy(B, t.T2, ordered ? std::vector<EventRef>{ev(j)} : std::vector<EventRef>{});
+    ValueId e4 = b.copy(t.T2, D, {ev(t.in2)});
+    return ev(b.join({ev(e4), ev(t.out1)}));
+  });
+  b.f.result = all(E);
+  b.f.smem.bytes = budget;
+  t.f = b.f;
+  return t;
+}
+
+void expect_copies_through(const ir::Function& f) {
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    exec::View A = vec("A", std::vector<double>(256, 3)), B = vec("B", std::vector<double>(256, 5));
+    exec::View C = vec("C", std::vector<double>(256, 0)), D = vec("D", std::vector<double>(256, 0));
+    exec::ExecResult r = exec::execute(f, {A, B, C, D}, seed);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(C.buffer()->data, A.buffer()->data);
+    EXPECT_EQ(D.buffer()->data, B.buffer()->data);
+  }
+}
+
+TEST(ResourceAllocation, OrderedTensorsShareBytesWhenTheBudgetIsTight) {
+  TwoTiles t = two_tiles(true, 1024);
+  allocate_resources(t.f);
+  ASSERT_EQ(ir::verify(t.f), "");
+  EXPECT_EQ(t.f.smem_slots.at(t.T1), (ir::SmemSlot{0, 1024, 1}));
+  EXPECT_EQ(t.f.smem_slots.at(t.T2), (ir::SmemSlot{0, 1024, 1}));
+  // The write-after-read edge: T2's writer waits for T1's last reader (already implied by %j).
+  const ir::Op* in2 = find_op(t.f.body, t.in2);
+  ASSERT_EQ(in2->after.size(), 2u);
+  EXPECT_EQ(in2->after[1], ev(t.out1));
+  std::string text = ir::print(t.f);
+  EXPECT_NE(text.find("func @t(%A: f32<1>@GLOBAL, %B: f32<1>@GLOBAL, %C: f32<1>@GLOBAL, %D: f32<1>@GLOBAL) smem(1024) {"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("%T1 = alloc SHARED f32 [%c256] @smem[0, 1024)"), std::string::npos) << text;
+  EXPECT_NE(text.find("%T2 = alloc SHARED f32 [%c256] @smem[0, 1024)"), std::string::npos) << text;
+  EXPECT_NE(text.find("%e.2 = copy %B -> %T2 after [%j, %e.1]"), std::string::npos) << text;
+  expect_copies_through(t.f);
+  // Running the pass again changes nothing.
+  std::string once = ir::print(t.f);
+  allocate_resources(t.f);
+  EXPECT_EQ(ir::print(t.f), once);
+}
+
+TEST(ResourceAllocation, OrderedTensorsKeepTheirOwnBytesWhenTheBudgetAllows) {
+  TwoTiles t = two_tiles(true, 2048);
+  allocate_resources(t.f);
+  ASSERT_EQ(ir::verify(t.f), "");
+  EXPECT_EQ(t.f.smem_slots.at(t.T1), (ir::SmemSlot{0, 1024, 1}));
+  EXPECT_EQ(t.f.smem_slots.at(t.T2), (ir::SmemSlot{1024, 1024, 1}));
+  EXPECT_EQ(find_op(t.f.body, t.in2)->after.size(), 1u) << "no shared bytes, no edge";
+  expect_copies_through(t.f);
+}
+
+TEST(ResourceAllocation, UnorderedTensorsNeverShareBytes) {
+  TwoTiles t = two_tiles(false, 2048);
+  allocate_resources(t.f);
+  EXPECT_EQ(t.f.smem_slots.at(t.T1).offset, 0);
+  EXPECT_EQ(t.f.smem_slots.at(t.T2).offset, 1024);
+  TwoTiles tight = two_tiles(false, 1024);
+  EXPECT_THROW(allocate_resources(tight.f), CompileError);
+}
+
+// The over-budget diagnostic, exactly.
+TEST(ResourceAllocation, OverBudgetIsAUserErrorNamingEveryTensor) {
+  SourceManager sm;
+  uint32_t file = sm.add("k.loom", "line one\n  T1 = tensor(f32, [256]);\n  T2 = tensor(f32, [300]);\n  smem(1KB);\n");
+  Build b;
+  ValueId A = b.tensor_param("A", 1), C = b.tensor_param("C", 1);
+  ValueId one = b.konst(1);
+  ValueId E = b.pfor(ProcKind::Block, one, {}, [&](ValueId) {
+    ValueId T1 = b.alloc("T1", {b.konst(256)}, MemKind::Shared, {file, 2, 3});
+    ValueId T2 = b.alloc("T2", {b.konst(300)}, MemKind::Shared, {file, 3, 3});
+    ValueId e1 = b.copy(A, T1, {});
+    ValueId e2 = b.copy(T1, C, {ev(e1)});
+    ValueId p = b.blocks(A, {b.konst(300)}, {b.konst(0)});
+    ValueId e3 = b.copy(p, T2, {});  // unordered with T1: they interfere
+    return ev(b.join({ev(e2), ev(e3)}));
+  });
+  b.f.result = all(E);
+  b.f.smem = {1024, 232448, "blk", "smem(1KB)", {file, 4, 3}};
+  try {
+    allocate_resources(b.f);
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    DiagnosticEngine diag(sm);
+    diag.report(e.diagnostic);
+    EXPECT_EQ(diag.format_text(false),
+              "k.loom:4:3: error: shared memory of blk needs 2224 bytes but smem(1KB) allows 1024\n"
+              "k.loom:4:3: hint: raise smem(...) (at most smem(227KB)), use smaller tiles, lower pipeline(n), or map fewer "
+              "tensors to SHARED\n"
+              "k.loom:2:3: note: shared tensor `T1` (f32 [256]) takes 1024 bytes, placed in SHARED by instance `inst_T1`\n"
+              "k.loom:3:3: note: shared tensor `T2` (f32 [300]) takes 1200 bytes, placed in SHARED by instance `inst_T2`\n");
+  }
+}
+
+TEST(ResourceAllocation, SharedTensorWithoutStaticSizeIsAUserError) {
+  Build b;
+  ValueId A = b.tensor_param("A", 1);
+  ValueId one = b.konst(1);
+  ValueId E = b.pfor(ProcKind::Block, one, {}, [&](ValueId) {
+    ValueId n = b.dim(A, 0);
+    ValueId T = b.alloc("T", {n});
+    return ev(b.copy(A, T, {}));
+  });
+  b.f.result = all(E);
+  try {
+    allocate_resources(b.f);
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.diagnostic.message,
+              "the size of shared tensor `T` is not known at compile time: extent 0 (%0) depends on dimension 0 of %A, a "
+              "run-time size");
+  }
+}
+
+// Tiles (rank >= 2, >= 1024 bytes: maybe swizzled) start at multiples of 1024 bytes, vectors and
+// small fragments at multiples of 16.
+TEST(ResourceAllocation, TilesAreAlignedTo1024BytesAndVectorsTo16) {
+  Build b;
+  ValueId A = b.tensor_param("A", 2), V = b.tensor_param("V", 1);
+  ValueId T1 = 0, T2 = 0, V1 = 0, V2 = 0;
+  ValueId one = b.konst(1);
+  ValueId E = b.pfor(ProcKind::Block, one, {}, [&](ValueId) {
+    ValueId c10 = b.konst(10), c30 = b.konst(30), c0 = b.konst(0);
+    ValueId Ap = b.blocks(A, {c10, c30}, {c0, c0}), Vp = b.blocks(V, {c30}, {c0});
+    T1 = b.alloc("T1", {c10, c30});  // 1200 bytes
+    T2 = b.alloc("T2", {c10, c30});
+    V1 = b.alloc("V1", {c30});       // 120 bytes
+    V2 = b.alloc("V2", {c30});
+    std::vector<EventRef> done;
+    for (auto [src, dst] : {std::pair{Ap, T1}, {Ap, T2}, {Vp, V1}, {Vp, V2}}) done.push_back(ev(b.copy(src, dst, {})));
+    return ev(b.join(done));
+  });
+  b.f.result = all(E);
+  b.f.smem.bytes = 8192;
+  allocate_resources(b.f);
+  ASSERT_EQ(ir::verify(b.f), "");
+  EXPECT_EQ(b.f.smem_slots.at(T1).offset, 0);
+  EXPECT_EQ(b.f.smem_slots.at(T2).offset, 2048);
+  EXPECT_EQ(b.f.smem_slots.at(V1).offset, 1200);  // in the padding after T1, 16-aligned
+  EXPECT_EQ(b.f.smem_slots.at(V2).offset, 1328);
+  // A misaligned slot is an invalid IR.
+  b.f.smem_slots.at(T2).offset = 1200;
+  EXPECT_NE(ir::verify(b.f).find("is not a multiple of 1024"), std::string::npos) << ir::verify(b.f);
+  b.f.smem_slots.at(T2).offset = 7168;
+  EXPECT_NE(ir::verify(b.f).find("past the shared-memory budget of 8192 bytes"), std::string::npos) << ir::verify(b.f);
+}
+
+// ---- loops ----
+// In a K loop, per iteration: X staged, read; then Y staged, read. X and Y are allocated per
+// iteration but get one buffer each. When the iterations are chained by the carried event, X and
+// Y are ordered — inside each iteration and across (iteration k's Y before k+1's X) — and may
+// share bytes. When X's copy-in does not wait for the previous iteration (the K loop's copy-ins
+// may run ahead), the pass makes it wait (one buffer serves one iteration at a time), and then
+// they may share too. A loop whose only carried event has distance 2 orders iteration k after
+// k - 2 only: X and Y interfere.
+enum class Chain { Carried, Free, Distance2 };
+
+struct LoopTiles {
+  ir::Function f;
+  ValueId X = 0, Y = 0, c = 0, in_x = 0, loop = 0;
+};
+
+ir::Op* find_mut(ir::Block& b, ValueId result) {
+  for (ir::Op& op : b.ops) {
+    if (op.result == result) return &op;
+    for (ir::Block& r : op.regions)
+      if (ir::Op* x = find_mut(r, result)) return x;
+  }
+  return nullptr;
+}
+
+LoopTiles loop_tiles(Chain chain) {
+  Build b;
+  LoopTiles t;
+  ValueId A = b.tensor_param("A", 1), C = b.tensor_param("C", 1);
+  ValueId one = b.konst(1), four = b.konst(4);
+  ValueId E = b.pfor(ProcKind::Block, one, {}, [&](ValueId) {
+    ValueId L = b.for_loop(four, {}, [&](ValueId, ValueId c) {
+      t.c = c;
+      ValueId n = b.konst(256);
+      t.X = b.alloc("X", {n});
+      t.Y = b.alloc("Y", {n});
+      t.in_x = b.copy(A, t.X, chain == Chain::Free ? std::vector<EventRef>{} : std::vector<EventRef>{ev(c)});
+      ValueId e2 = b.copy(t.X, C, {ev(t.in_x)});
+      ValueId e3 = b.copy(A, t.Y, {ev(e2)});
+      ValueId e4 = b.copy(t.Y, C, {ev(e3)});
+      return ev(e4);
+    });
+    t.loop = L;
+    return ev(L);
+  });
+  if (chain == Chain::Distance2) find_mut(b.f.body, t.loop)->distances = {2};
+  b.f.result = all(E);
+  t.f = b.f;
+  return t;
+}
+
+TEST(ResourceAllocation, PerIterationTensorsShareBytesWhenIterationsAreChained) {
+  LoopTiles t = loop_tiles(Chain::Carried);
+  ASSERT_EQ(ir::verify(t.f), "");
+  allocate_resources(t.f);
+  ASSERT_EQ(ir::verify(t.f), "");
+  EXPECT_EQ(t.f.smem_slots.at(t.X).offset, 0);
+  EXPECT_EQ(t.f.smem_slots.at(t.Y).offset, 0);
+  EXPECT_EQ(find_op(t.f.body, t.in_x)->after, (std::vector<EventRef>{ev(t.c)}));
+}
+
+TEST(ResourceAllocation, APerIterationBufferWaitsForThePreviousIteration) {
+  LoopTiles t = loop_tiles(Chain::Free);
+  allocate_resources(t.f);
+  ASSERT_EQ(ir::verify(t.f), "");
+  EXPECT_EQ(find_op(t.f.body, t.in_x)->after, (std::vector<EventRef>{ev(t.c)}));
+  EXPECT_EQ(t.f.smem_slots.at(t.X).offset, 0);
+  EXPECT_EQ(t.f.smem_slots.at(t.Y).offset, 0);
+  for (uint64_t seed = 0; seed < 4; ++seed) {
+    exec::View A = vec("A", std::vector<double>(256, 2)), C = vec("C", std::vector<double>(256, 0));
+    exec::ExecResult r = exec::execute(t.f, {A, C}, seed);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(C.buffer()->data, A.buffer()->data);
+  }
+}
+
+TEST(ResourceAllocation, ACarriedEventOfDistanceTwoDoesNotOrderConsecutiveIterations) {
+  LoopTiles t = loop_tiles(Chain::Distance2);
+  ASSERT_EQ(ir::verify(t.f), "");
+  EXPECT_THROW(allocate_resources(t.f), CompileError);
+  t = loop_tiles(Chain::Distance2);
+  t.f.smem.bytes = 2048;
+  allocate_resources(t.f);
+  EXPECT_NE(t.f.smem_slots.at(t.X).offset, t.f.smem_slots.at(t.Y).offset);
+}
+
+// The iteration's yield must cover the last use of its buffer: here it names only X's copy-in, so
+// the pass makes the iteration end with a join of both.
+TEST(ResourceAllocation, TheIterationEndsAfterTheLastUseOfItsBuffer) {
+  Build b;
+  ValueId A = b.tensor_param("A", 1), C = b.tensor_param("C", 1);
+  ValueId one = b.konst(1), three = b.konst(3);
+  ValueId E = b.pfor(ProcKind::Block, one, {}, [&](ValueId) {
+    ValueId L = b.for_loop(three, {}, [&](ValueId, ValueId c) {
+      ValueId X = b.alloc("X", {b.konst(256)});
+      ValueId e1 = b.copy(A, X, {ev(c)});
+      b.copy(X, C, {ev(e1)});
+      return ev(e1);
+    });
+    return ev(L);
+  });
+  b.f.result = all(E);
+  allocate_resources(b.f);
+  ASSERT_EQ(ir::verify(b.f), "");
+  std::string text = ir::print(b.f);
+  EXPECT_NE(text.find("      %y = join after [%e, %e.1]\n      yield %y\n"), std::string::npos) << text;
+  for (uint64_t seed = 0; seed < 4; ++seed) {
+    exec::View Av = vec("A", std::vector<double>(256, 2)), Cv = vec("C", std::vector<double>(256, 0));
+    exec::ExecResult r = exec::execute(b.f, {Av, Cv}, seed);
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(Cv.buffer()->data, Av.buffer()->data);
+  }
+}
+
+// A tensor read inside a loop is live until the loop's yield waits for the read.
+TEST(ResourceAllocation, ALoopCoversOnlyTheAccessesItsYieldWaitsFor) {
+  for (bool yield_waits : {true, false}) {
+    Build b;
+    ValueId A = b.tensor_param("A", 1), C = b.tensor_param("C", 1);
+    ValueId X = 0, Y = 0;
+    ValueId one = b.konst(1), two = b.konst(2);
+    ValueId E = b.pfor(ProcKind::Block, one, {}, [&](ValueId) {
+      ValueId n = b.konst(256);
+      X = b.alloc("X", {n});
+      Y = b.alloc("Y", {n});
+      ValueId e1 = b.copy(A, X, {});
+      ValueId L = b.for_loop(two, {ev(e1)}, [&](ValueId, ValueId c) {
+        ValueId r = b.copy(X, C, {ev(c)});
+        return yield_waits ? ev(b.join({ev(r)})) : ev(c);
+      });
+      ValueId e3 = b.copy(A, Y, {ev(L)});
+      return ev(b.copy(Y, C, {ev(e3)}));
+    });
+    b.f.result = all(E);
+    if (yield_waits) {
+      allocate_resources(b.f);
+      EXPECT_EQ(b.f.smem_slots.at(Y).offset, 0);
+      EXPECT_EQ(b.f.smem_slots.at(X).offset, 0);
+    } else {
+      EXPECT_THROW(allocate_resources(b.f), CompileError);
+    }
+  }
+}
+
+// ---- processors ----
+// X is written by every thread into its own slice and read the same way; Y is written after X's
+// readers: per thread (%e[%t]: only that thread's reads are done) they interfere, after all of
+// them (%e[:]) they do not — the point-wise edge from X's writers to its readers reaches every
+// writer. When X's readers wait for thread 0's writer only (%e[%c0]), the other threads' writes
+// are ordered before nothing of Y's: they interfere again. X depends on no proc_index: one buffer
+// per block.
+TEST(ResourceAllocation, PointWiseEventsDoNotOrderWholeTensors) {
+  for (int variant = 0; variant < 3; ++variant) {
+    const bool broadcast = variant != 1, only_thread0 = variant == 2;
+    Build b;
+    ValueId A = b.tensor_param("A", 1), C = b.tensor_param("C", 1);
+    ValueId X = 0, Y = 0;
+    ValueId one = b.konst(1);
+    ValueId E = b.pfor(ProcKind::Block, one, {}, [&](ValueId) {
+      ValueId n = b.konst(256), eight = b.konst(8);
+      X = b.alloc("X", {n});
+      Y = b.alloc("Y", {n});
+      ValueId t = b.proc_index(ProcKind::Thread);
+      ValueId Ap = b.blocks(A, {eight}, {t}), Xp = b.blocks(X, {eight}, {t}), Yp = b.blocks(Y, {eight}, {t});
+      ValueId Cp = b.blocks(C, {eight}, {t});
+      ValueId e1 = b.copy(Ap, Xp, {}, {ProcKind::Thread});
+      ValueId e2 = b.copy(Xp, Cp, {EventRef{e1, {only_thread0 ? b.konst(0) : t}}}, {ProcKind::Thread});
+      ValueId e3 = b.copy(Ap, Yp, {broadcast ? all(e2) : EventRef{e2, {t}}}, {ProcKind::Thread});
+      ValueId e4 = b.copy(Yp, Cp, {EventRef{e3, {t}}}, {ProcKind::Thread});
+      return ev(b.join({all(e4)}));
+    });
+    b.f.result = all(E);
+    b.f.proc_extents[ProcKind::Thread] = 32;
+    ASSERT_EQ(ir::verify(b.f), "");
+    if (broadcast && !only_thread0) {
+      allocate_resources(b.f);
+      ASSERT_EQ(ir::verify(b.f), "");
+      EXPECT_EQ(b.f.smem_slots.at(X).offset, b.f.smem_slots.at(Y).offset);
+      for (uint64_t seed = 0; seed < 4; ++seed) {
+        exec::View Av = vec("A", std::vector<double>(256, 7)), Cv = vec("C", std::vector<double>(256, 0));
+        exec::ExecResult r = exec::execute(b.f, {Av, Cv}, seed);
+        ASSERT_TRUE(r.ok) << r.error;
+        EXPECT_EQ(Cv.buffer()->data, Av.buffer()->data);
+      }
+    } else {
+      EXPECT_THROW(allocate_resources(b.f), CompileError);
+    }
+  }
+}
+
+// An alloc whose extents depend on a proc_index is one buffer per processor: its slot holds all.
+TEST(ResourceAllocation, PerProcessorAllocsTakeOneCopyPerProcessor) {
+  Build b;
+  ValueId A = b.tensor_param("A", 2);
+  ValueId X = 0, Y = 0, Z = 0;
+  ValueId one = b.konst(1);
+  ValueId E = b.pfor(ProcKind::Block, one, {}, [&](ValueId) {
+    ValueId w = b.proc_index(ProcKind::Warp), t = b.proc_index(ProcKind::Thread);
+    ValueId c0 = b.konst(0), c2 = b.konst(2), c8 = b.konst(8), c150 = b.konst(150);
+    ValueId Ap = b.blocks(A, {b.konst(16), b.konst(64)}, {w, c0});
+    X = b.alloc("X", {b.dim(Ap, 0), b.dim(Ap, 1)});  // 4 KB per warp
+    ValueId Tp = b.blocks(A, {c2, c8}, {t, c0}), Up = b.blocks(A, {c2, c150}, {t, c0});
+    Y = b.alloc("Y", {b.dim(Tp, 0), b.dim(Tp, 1)});  // 64 bytes per thread: 16-aligned copies
+    Z = b.alloc("Z", {b.dim(Up, 0), b.dim(Up, 1)});  // 1200 bytes per thread: 1024-aligned copies
+    return ev(b.join({all(b.copy(Ap, X, {}, {ProcKind::Warp})), all(b.copy(Tp, Y, {}, {ProcKind::Thread})),
+                      all(b.copy(Up, Z, {}, {ProcKind::Thread}))}));
+  });
+  b.f.result = all(E);
+  b.f.proc_extents = {{ProcKind::Warp, 4}, {ProcKind::Thread, 32}};
+  b.f.smem.bytes = 16384 + 2048 + 32 * 2048;
+  allocate_resources(b.f);
+  ASSERT_EQ(ir::verify(b.f), "");
+  EXPECT_EQ(b.f.smem_slots.at(X), (ir::SmemSlot{b.f.smem_slots.at(X).offset, 4 * 16 * 64 * 4, 4}));
+  EXPECT_EQ(b.f.smem_slots.at(Y), (ir::SmemSlot{b.f.smem_slots.at(Y).offset, 32 * 64, 32}));
+  EXPECT_EQ(b.f.smem_slots.at(Z), (ir::SmemSlot{b.f.smem_slots.at(Z).offset, 32 * 2048, 32}));
+  EXPECT_NE(ir::print(b.f).find("@smem[65536, 81920) x4"), std::string::npos) << ir::print(b.f);
+  b.f.smem_slots.at(Z).bytes = 32 * 1200;
+  EXPECT_NE(ir::verify(b.f).find("copy size is not a multiple of 1024"), std::string::npos) << ir::verify(b.f);
+}
+
+// Budget pressure aliases the pair furthest apart first: of three tiles in a chain, T1 and T3.
+TEST(ResourceAllocation, TheFurthestOrderedPairSharesFirst) {
+  Build b;
+  ValueId A = b.tensor_param("A", 1), C = b.tensor_param("C", 1);
+  ValueId T[3];
+  ValueId one = b.konst(1);
+  ValueId E = b.pfor(ProcKind::Block, one, {}, [&](ValueId) {
+    ValueId n = b.konst(256);
+    for (ValueId& x : T) x = b.alloc("T", {n});
+    EventRef last{};
+    for (ValueId x : T) {
+      ValueId w = b.copy(A, x, last.value == ir::kNone ? std::vector<EventRef>{} : std::vector<EventRef>{last});
+      last = ev(b.copy(x, C, {ev(w)}));
+    }
+    return last;
+  });
+  b.f.result = all(E);
+  b.f.smem.bytes = 2048;
+  allocate_resources(b.f);
+  ASSERT_EQ(ir::verify(b.f), "");
+  EXPECT_EQ(b.f.smem_slots.at(T[0]).offset, b.f.smem_slots.at(T[2]).offset);
+  EXPECT_NE(b.f.smem_slots.at(T[0]).offset, b.f.smem_slots.at(T[1]).offset);
+  EXPECT_NE(b.f.smem_slots.at(T[1]).offset, b.f.smem_slots.at(T[2]).offset);
+}
+
+// ---- the examples, through the real pipeline ----
+struct ExampleRun {
+  std::string name;
+  std::map<std::string, int64_t> sizes;
+  std::map<std::string, double> scalars;
+  double ulps = 0;
+};
+
+void PrintTo(const ExampleRun& r, std::ostream* os) { *os << r.name; }
+
+class ResourceAllocationExample : public ::testing::TestWithParam<ExampleRun> {};
+
+TEST_P(ResourceAllocationExample, AllocatesAndStillMatchesTheReference) {
+  const ExampleRun& ex = GetParam();
+  std::string text = test::read_file(test::source_dir() + "/examples/" + ex.name + "/" + ex.name + ".loom");
+  auto r = test::check_text(text, ex.name + ".loom");
+  ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
+  ir::Function f;
+  try {
+    f = lower_to_event_ir(r.program, *r.tree);
+  } catch (const CompileError& e) {
+    if (e.diagnostic.message.rfind("shared memory of", 0) == 0 || e.diagnostic.message.find("shared tensor") != std::string::npos)
+      FAIL() << "resource allocation failed on " << ex.name << ": " << e.what();
+    GTEST_SKIP() << "an earlier pass rejects " << ex.name << ": " << e.what();
+  }
+  try {
+    allocate_resources(f);  // again if the pipeline already ran it: the result must be the same
+  } catch (const CompileError& e) {
+    std::string notes;
+    for (const Diagnostic& n : e.diagnostic.notes) notes += "\n  note: " + n.message;
+    FAIL() << ex.name << ": " << e.what() << notes;
+  }
+  ASSERT_EQ(ir::verify(f), "");
+  int shared = 0;
+  std::function<void(const ir::Block&)> scan = [&](const ir::Block& b) {
+    for (const ir::Op& op : b.ops) {
+      if (op.kind == OpKind::Alloc && op.mem == MemKind::Shared) {
+        ++shared;
+        EXPECT_TRUE(f.smem_slots.count(op.result)) << "no slot for %" << f.info(op.result).name;
+      }
+      for (const ir::Block& x : op.regions) scan(x);
+    }
+  };
+  scan(f.body);
+  EXPECT_EQ(f.smem_slots.size(), static_cast<size_t>(shared));
+  EXPECT_GT(shared, 0) << ex.name << " stages nothing in shared memory";
+  EXPECT_GT(f.smem.bytes, 0);
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    exec::Args in = exec::make_inputs(r.program, *r.tree, ex.sizes, seed, ex.scalars);
+    exec::Args ref = exec::copy_args(in), got = exec::copy_args(in);
+    exec::run_reference(r.program, *r.tree, ref);
+    exec::ExecResult res = exec::execute(f, exec::exec_args(got), seed);
+    ASSERT_TRUE(res.ok) << res.error;
+    auto mm = exec::compare_outputs(ref, got, 0, ex.ulps);
+    ASSERT_FALSE(mm) << ex.name << ", seed " << seed << ": " << mm->describe();
+  }
+}
+
+const std::vector<ExampleRun>& example_runs() {
+  static const std::vector<ExampleRun> runs = {
+      {"batched_gemm", {{"Bt", 2}, {"M", 130}, {"N", 260}, {"K", 70}}, {}, 0},
+      {"dual_gemm", {{"M", 130}, {"N", 130}, {"K", 70}}, {}, 0},
+      {"flash_attention_2", {{"BH", 1}, {"M", 70}, {"N", 128}, {"D", 128}}, {{"scale", 0.25}}, 1},
+      {"flash_attention_3", {{"BH", 1}, {"M", 70}, {"N", 128}, {"D", 128}}, {{"scale", 0.25}}, 1},
+      {"gemm", {{"M", 130}, {"N", 260}, {"K", 70}}, {}, 0},
+      {"gemm_reduce", {{"M", 130}, {"N", 256}, {"K", 70}}, {}, 0},
+  };
+  return runs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ResourceAllocationExample, ::testing::ValuesIn(example_runs()),
+                         [](const ::testing::TestParamInfo<ExampleRun>& i) { return i.param.name; });
+
+TEST(ResourceAllocationExamples, EveryExampleIsCovered) {
+  std::set<std::string> covered;
+  for (const ExampleRun& r : example_runs()) covered.insert(r.name);
+  for (const auto& p : test::example_files()) EXPECT_TRUE(covered.count(p.stem().string())) << p.stem();
+}
+
+// GEMM without pipelining: the K loop allocates its A and B tiles per iteration; with one buffer
+// each, an iteration's copy-ins must wait for the previous iteration (the carried event; marked
+// cross(...) when warp-specialized: the DMA copy waits for the consumers). Still matches.
+TEST(ResourceAllocationExamples, UnpipelinedGemmReusesItsTilesOneIterationAtATime) {
+  for (std::string ws : {"", " warpspecialize"}) {
+    std::string text = test::read_file(test::source_dir() + "/examples/gemm/gemm.loom");
+    size_t at = text.find(" warpspecialize pipeline(3)");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, std::string(" warpspecialize pipeline(3)").size(), ws);
+    auto r = test::check_text(text, "gemm.loom");
+    ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
+    ir::Function f = lower_to_event_ir(r.program, *r.tree);
+    allocate_resources(f);
+    ASSERT_EQ(ir::verify(f), "");
+    int checked = 0;
+    std::function<void(const ir::Block&)> scan = [&](const ir::Block& b) {
+      for (const ir::Op& op : b.ops) {
+        if (op.kind == OpKind::For) {
+          const ir::Block& body = op.regions[0];
+          std::set<ValueId> tiles;
+          for (const ir::Op& x : body.ops)
+            if (x.kind == OpKind::Alloc && x.mem == MemKind::Shared) tiles.insert(x.result);
+          for (const ir::Op& x : body.ops) {
+            if (x.kind != OpKind::Copy || !tiles.count(x.operands[1])) continue;
+            EventRef c{body.args[1], {}};
+            c.cross = !ws.empty();
+            EXPECT_NE(std::find(x.after.begin(), x.after.end(), c), x.after.end()) << ir::print(f);
+            ++checked;
+          }
+        }
+        for (const ir::Block& x : op.regions) scan(x);
+      }
+    };
+    scan(f.body);
+    EXPECT_EQ(checked, 2) << "the A and B copy-ins\n" << ir::print(f);
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+      exec::Args in = exec::make_inputs(r.program, *r.tree, {{"M", 130}, {"N", 260}, {"K", 200}}, seed);
+      exec::Args ref = exec::copy_args(in), got = exec::copy_args(in);
+      exec::run_reference(r.program, *r.tree, ref);
+      exec::ExecResult res = exec::execute(f, exec::exec_args(got), seed);
+      ASSERT_TRUE(res.ok) << res.error;
+      auto mm = exec::compare_outputs(ref, got);
+      ASSERT_FALSE(mm) << mm->describe();
+    }
+  }
+}
+
+// GEMM without pipelining under a 40KB budget: its A (16KB) and B (32KB) tiles are read by the
+// same mma, so they cannot share bytes.
+TEST(ResourceAllocationExamples, GemmOverBudgetPointsAtTheSmemClause) {
+  std::string text = test::read_file(test::source_dir() + "/examples/gemm/gemm.loom");
+  for (auto [from, to] : {std::pair<std::string, std::string>{" warpspecialize pipeline(3)", ""}, {"smem(227KB)", "smem(40KB)"}}) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  auto r = test::check_text(text, "gemm.loom");
+  ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
+  try {
+    ir::Function f = lower_to_event_ir(r.program, *r.tree);
+    allocate_resources(f);
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    const Diagnostic& d = e.diagnostic;
+    EXPECT_EQ(d.message, "shared memory of gemm_block needs 49152 bytes but smem(40KB) allows 40960");
+    EXPECT_EQ(d.loc.line, 97u);
+    ASSERT_EQ(d.notes.size(), 2u);
+    EXPECT_NE(d.notes[0].message.find("(bf16 [128, 64]) takes 16384 bytes"), std::string::npos) << d.notes[0].message;
+    EXPECT_NE(d.notes[1].message.find("(bf16 [64, 256]) takes 32768 bytes"), std::string::npos) << d.notes[1].message;
+    EXPECT_NE(d.hint.find("raise smem(...) (at most smem(227KB))"), std::string::npos) << d.hint;
+  }
+}
+
+}  // namespace
+}  // namespace loom
