@@ -2,8 +2,9 @@
 // visible), operand types per op kind, event references that match their event array's rank, and
 // loop regions with the right arguments (a for: the induction variable, then carried events with
 // distances >= 1); vectorized ops (a copy/call/join/for whose result is an event array over
-// WARPGROUP/WARP/THREAD, outermost first); warp roles only on asynchronous ops. See ir.h; runs after
-// every pass in test builds.
+// WARPGROUP/WARP/THREAD, outermost first); warp roles only on asynchronous ops; shared-memory slots
+// on SHARED allocs only, aligned and within the budget. See ir.h; runs after every pass in test
+// builds.
 #include <set>
 
 #include "ir/ir.h"

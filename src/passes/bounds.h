@@ -62,8 +62,9 @@ class StaticBounds {
   // size; nullopt when an extent has no bound (or the product overflows).
   std::optional<int64_t> tensor_bytes_bound(ir::ValueId t) const;
 
-  // Why tensor `t` has no static size, as a phrase for a diagnostic, e.g. "extent 1 (%K) depends on
-  // dimension 1 of parameter %A, a run-time size"; "" when tensor_bytes_bound(t) has a value.
+  // Why tensor `t` has no static size, as a phrase for a diagnostic, following the first unbounded
+  // extent to its source, e.g. "extent 1 (%K) depends on dimension 1 of %A, a run-time size" or
+  // "extent 0 (%3) depends on %n, a run-time argument"; "" when tensor_bytes_bound(t) has a value.
   std::string why_unbounded(ir::ValueId t) const;
 
  private:

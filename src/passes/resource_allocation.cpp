@@ -223,7 +223,12 @@ class Allocator {
     collect();
     collect_accesses();
     std::vector<std::pair<Op*, EventRef>> adds;
-    std::map<Block*, std::vector<EventRef>> yields;
+    std::vector<std::pair<Block*, std::vector<EventRef>>> yields;  // in the order found
+    auto extend_yield = [&](const Block* b, const EventRef& r) {
+      auto it = std::find_if(yields.begin(), yields.end(), [&](const auto& y) { return y.first == b; });
+      if (it == yields.end()) it = yields.insert(yields.end(), {const_cast<Block*>(b), {}});
+      if (std::find(it->second.begin(), it->second.end(), r) == it->second.end()) it->second.push_back(r);
+    };
     for (const Tensor& t : tensors_) {
       if (t.accesses.empty()) continue;
       const Block* kernel_body = &t.kernel->regions.at(0);
@@ -237,7 +242,7 @@ class Allocator {
         for (Op* a : t.accesses) ms.insert(tree_.summary(a, b));
         for (Op* m : ms) {
           const int n = g.node(m);
-          if (!g.full(n, g.yield())) yields[const_cast<Block*>(b)].push_back(whole(*m));
+          if (!g.full(n, g.yield())) extend_yield(b, whole(*m));
           bool first = std::none_of(ms.begin(), ms.end(), [&](Op* o) { return o != m && g.full(g.node(o), n); });
           if (first && !g.full(EventGraph::kCarried, n)) {
             EventRef c{chained[0], {}};
@@ -365,12 +370,9 @@ class Allocator {
     return proc_deps_[v] = ks;
   }
 
+  // The alloc (or parameter) a tensor value is a piece of; SSA: the chain ends.
   ValueId root(ValueId v) const {
-    for (int guard = 0; guard < 1 << 20; ++guard) {
-      const Op* d = tree_.def(v);
-      if (!d || d->kind != OpKind::Piece || d->operands.empty()) return v;
-      v = d->operands[0];
-    }
+    for (const Op* d = tree_.def(v); d && d->kind == OpKind::Piece && !d->operands.empty(); d = tree_.def(v)) v = d->operands[0];
     return v;
   }
 

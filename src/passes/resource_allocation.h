@@ -6,9 +6,9 @@
 //
 // TENSORS. One per SHARED `alloc` op inside a `pfor BLOCK` (its innermost one is the thread block;
 // each is allocated on its own). An alloc in a `for` body is a fresh buffer per iteration in the IR
-// but one buffer here: only the iterations in flight need space, and keeping them apart is the
-// pipelining pass's business (it hoists a pipelined buffer before the loop with a leading
-// dimension of size `depth` — an ordinary, larger alloc here). Sizes are static
+// but one buffer here (ONE BUFFER PER ALLOC below); a pipelined buffer is hoisted before the loop
+// by the pipelining pass with a leading dimension of size `depth` — an ordinary, larger alloc
+// here, whose slot reuse that pass orders (warp_specialize.h). Sizes are static
 // (bounds.h): the product of the extents' upper bounds times the element size, times the number
 // of copies when the alloc is evaluated once per processor (its extents depend on a proc_index)
 // or per iteration of an enclosing non-BLOCK pfor (each copy padded to the alignment). Offsets
@@ -16,6 +16,16 @@
 // at least 1024 bytes: a 128-byte-swizzle atom is 1024 bytes), 16 for vectors and small
 // fragments. (All at 1024 would not fit flash_attention_2's six row-statistics vectors of 512
 // bytes next to its 224 KB of tiles, nor a thread's 64-byte fragment per thread.)
+//
+// ONE BUFFER PER ALLOC (first, before allocating). For a tensor allocated in a `for` body, one
+// buffer serves every iteration only if iteration k + 1's accesses follow all of iteration k's.
+// So, for each enclosing `for` up to the thread block, the pass makes the loop's yield wait for
+// every access (a new `%y = join after [old yield, ...]` when some access is not waited for) and
+// the first accesses wait for the distance-1 carried event (`after [%c]`, `cross(%c)` for a DMA
+// copy of a warp-specialized loop) — only where the events do not already say so. E.g. an
+// unpipelined K loop's tile copy-ins (`after []`, free to run ahead) wait for the previous
+// iteration's mma: one iteration in flight, as one buffer allows. A pfor's iterations get copies
+// of their own instead (above).
 //
 // INTERFERENCE. An access of a tensor is a copy or call with an operand that is the tensor or a
 // piece of it (following piece chains to the alloc). X happens-before Y when every access of X
@@ -33,9 +43,7 @@
 // all of iteration k's; longer-distance carried events order nothing here); a pfor or vectorized
 // `for` between B and the thread block, or a loop without a distance-1 carried event, makes them
 // interfere. X and Y interfere unless X happens-before Y or Y before X: whatever cannot be proven
-// ordered interferes. (A tensor with no access interferes with nothing.) Overlap of a for-body
-// tensor with itself across iterations is not checked here: the pipelining pass orders or
-// replaces such buffers (warp_specialize.h).
+// ordered interferes. (A tensor with no access interferes with nothing.)
 //
 // ALLOCATION (Cypress after Knight et al. 2007). Start from the complete graph: the interference
 // edges plus an auxiliary edge between every ordered pair, i.e. every tensor in bytes of its own.
@@ -65,8 +73,10 @@
 //
 // INVARIANTS after the pass: every SHARED alloc in a thread block has a slot (an alloc outside any
 // `pfor BLOCK` is an internal error); slots are aligned and end within ir::Function::smem.bytes
-// (the verifier checks both); two slots overlap only if one tensor happens-before the other. The
-// pass may run again (slots are recomputed; edges it added are not added twice).
+// (the verifier checks both); two slots overlap only if one tensor happens-before the other; an
+// alloc in a `for` body is used by one iteration at a time. The pass only adds preconditions (and
+// later yields), so every schedule of the result is one of the input's: the CPU executor still
+// matches. It may run again (slots are recomputed; edges it added are not added twice).
 //
 // ERRORS (user errors, thrown as CompileError — loom/diagnostics.h — for the caller to report):
 //   file:line:col: error: shared memory of gemm_block needs 49152 bytes but smem(40KB) allows 40960
@@ -92,8 +102,10 @@
 
 namespace loom {
 
-// Fills f.smem_slots and adds the write-after-read edges. Throws CompileError when the shared
-// tensors of a thread block cannot fit f.smem.bytes or have no static size.
+// Fills f.smem_slots (f.smem must hold the budget) and adds the preconditions described above
+// (one iteration per buffer, write-after-read). Throws CompileError when the shared tensors of a
+// thread block cannot fit f.smem.bytes or one has no static size; raises an internal error for a
+// SHARED alloc outside every `pfor BLOCK` or a function without a budget.
 void allocate_resources(ir::Function& f);
 
 }  // namespace loom

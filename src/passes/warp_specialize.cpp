@@ -25,7 +25,7 @@ using ir::Type;
 using ir::ValueId;
 using ir::ValueInfo;
 
-constexpr int64_t kDmaRegs = 40;  // registers per producer thread (see the header, REGISTER SPLIT)
+constexpr int64_t kDmaRegs = 40;  // registers per producer thread (see the header, 4. REGISTER SPLIT)
 
 bool is_dma_copy(const Function& f, const Op& op) {
   return op.kind == OpKind::Copy && op.name.empty() && op.operands.size() == 2 &&
@@ -485,7 +485,7 @@ void lower_loops(Function& f, Block& b) {
   }
 }
 
-// ---- roles -----------------------------------------------------------------------------------------
+// ---- 3. roles -----------------------------------------------------------------------------------------
 
 // Roles as sets of warps: bit 0 the DMA warpgroup, bit 1 the compute warpgroups.
 constexpr int kDma = 1, kCompute = 2, kBoth = 3;

@@ -1,7 +1,8 @@
 // Warp specialization and software pipelining (Cypress section 4.2.5, Figs. 1 and 12): the pass
-// after copy elimination. It acts on the `for` loops that the mapping marked (dependence analysis
-// puts the BLOCK instance's `pipeline(D)` and `warpspecialize` on the innermost loops of its
-// sranges; docs/mapping.md, Block options) and leaves every other loop alone.
+// after copy elimination. Pipelining (1) and warp specialization (3) act on the `for` loops that
+// the mapping marked (dependence analysis puts the BLOCK instance's `pipeline(D)` and
+// `warpspecialize` on the innermost loops of its sranges; docs/mapping.md, Block options); the
+// single-buffer ordering (2) applies to every `for`.
 //
 // WHAT AND WHY. A Hopper GEMM main loop is fast when the TMA copies of the next K tiles run while
 // the tensor cores work on the current one. The event IR already allows that — the copy-ins of an
@@ -21,14 +22,14 @@
 //    lets the DMA run D iterations ahead. Conditions (else T stays a fresh per-iteration buffer):
 //      - every other op of the body (at any depth) that uses T or a view of it waits for X
 //        (transitively through `after` lists, so no access of slot k happens before X of k);
-//      - every such op, and X, completes before the iteration's yield. Top-level ones that do not
-//        are added to the yield: `%y = join after [old yield, ...]` (a later yield is always legal);
-//        a nested one that does not makes the pass leave T;
 //      - each extent of T has a bound known before the loop: a constant (the tile size, preferred:
 //        the back end sizes shared memory statically) or an extent of a tensor defined before the
 //        loop, found through `dim`, `piece blocks/slices` and `alloc` (mma pieces are not followed).
 //    When a bound may exceed the iteration's extent (a clipped edge tile), the slot is cut to the
-//    extent with `piece blocks[extents] [0, ...]`. Before -> after (GEMM's A tile, D = 3):
+//    extent with `piece blocks[extents] [0, ...]` (a run-time extent of 0 would read as `*` there;
+//    tiles of a cdiv grid are never empty). A copy whose source is the same every iteration (e.g.
+//    flash attention's Q tile, when copy elimination has not moved it out) gets no ring: D copies
+//    of the same data would only cost shared memory. Before -> after (GEMM's A tile, D = 3):
 //      %e.1 = for %k in [0, %4) iter(%c) pipeline(3) after [...] {
 //        %A.1 = alloc SHARED bf16 [%M.3, %K.1]
 //        %e.2 = copy %Ap.1 -> %A.1 after []
@@ -42,7 +43,16 @@
 //        %A.1 = piece %A_slot blocks[%M.3, %K.1] [%c0, %c0]
 //        %e.2 = copy %Ap.1 -> %A.1 after [%w]
 //        ...
-// 2. WARP SPECIALIZATION (a loop with warpspecialize). The kernel scope is the body of the
+//    Every access of the slot must also complete before the iteration's yield: see 2.
+// 2. ONE ITERATION AT A TIME (every `for`). A SHARED buffer of a loop body is one buffer on the GPU
+//    (resource_allocation.h), though the IR makes a fresh one per iteration. So every access of a
+//    SHARED alloc at the top of the body must wait (transitively) for the distance-1 carried event
+//    — missing waits go on its first accesses, e.g. the copy-ins of a loop that is not pipelined:
+//    `copy %Ap.1 -> %A.1 after []` becomes `after [%c]` — and every access of such a buffer or of a
+//    ring slot must complete before the iteration's yield: a yield that does not wait for one (in
+//    the body, or in a loop inside it) becomes `%y = join after [old yield, the access]` (a later
+//    yield is always legal).
+// 3. WARP SPECIALIZATION (a loop with warpspecialize). The kernel scope is the body of the
 //    innermost `pfor BLOCK` around the loop (the function body when there is none). Every
 //    asynchronous op in it gets a role: DMA copies `role(dma)`; a loop holding ops of both roles
 //    none (both run it); any other op `role(compute)` — also outside the loop: the prologue (the
@@ -53,7 +63,7 @@
 //    distance-D event (empty barriers; the yield is produced by compute ops), and the loop's own
 //    preconditions produced by compute ops (the producer waits for them too). The producer of a
 //    loop's event or of a carried event is the producer of the body's yield.
-// 3. REGISTER SPLIT. Function::warp_roles records 1 DMA warpgroup and C = proc_extents[WARPGROUP]
+// 4. REGISTER SPLIT. Function::warp_roles records 1 DMA warpgroup and C = proc_extents[WARPGROUP]
 //    (1 if absent) compute warpgroups. With one block per SM, the warpgroups share
 //    P = regs_per_sm / threads per warpgroup (65536 / 128 = 512) registers per thread slot; the
 //    producer keeps kDmaRegs = 40 (it only computes TMA coordinates and waits; CUTLASS's choice), and
@@ -61,10 +71,11 @@
 //    C = 2: 40 / 232 (40 + 2 * 232 = 504 <= 512); C = 1: 40 / 256; C = 3: 40 / 152; C = 4: 40 / 112.
 //    On a machine without setmaxnreg (sm_80) both counts are 0: no split.
 //
-// INVARIANTS. The pass only adds preconditions (the distance-D event, a later yield) and reuses
-// buffers whose every access it ordered, so every schedule of the result is one of the original's
-// with the slot reuse race-free: the CPU executor must still match the reference. Roles and `cross`
-// marks change nothing the executor sees. Without the mapping keywords the IR is unchanged.
+// INVARIANTS. The pass only adds preconditions (the distance-D and distance-1 waits, a later
+// yield) and reuses buffers whose every access it ordered, so every schedule of the result is one
+// of the original's with the buffer reuse race-free: the CPU executor must still match the
+// reference. Roles and `cross` marks change nothing the executor sees. Without the mapping
+// keywords only 2 applies. Running the pass twice changes nothing more.
 // Test: tests/unit/warp_specialize_test.cpp (goldens tests/golden/ir/<example>.ws.txt).
 #pragma once
 
@@ -75,7 +86,7 @@ namespace loom {
 
 void warp_specialize(ir::Function& f, const Machine& m);
 
-// The register split of section 3 for `compute_warpgroups` consumer warpgroups on `m`.
+// The register split of section 4 for `compute_warpgroups` consumer warpgroups on `m`.
 ir::WarpRoles warp_roles_for(int64_t compute_warpgroups, const Machine& m);
 
 }  // namespace loom
