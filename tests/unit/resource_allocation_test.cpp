@@ -1,11 +1,12 @@
 // Tests of resource allocation (src/passes/resource_allocation.h): hand-built thread blocks whose
 // shared tensors are ordered or not by their events, the budget that decides whether ordered ones
-// share bytes, the write-after-read edges, the user errors; and every example through the real
-// pipeline, still matching the sequential reference on the CPU executor.
+// share bytes, the write-after-read edges, one iteration per buffer, the user errors; and every
+// example through the real pipeline, still matching the sequential reference on the CPU executor,
+// with an independent check that tensors sharing bytes never interleave in the executor's order.
 #include "passes/resource_allocation.h"
 
-#include <cmath>
 #include <functional>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -824,6 +825,25 @@ TEST(ResourceAllocationExamples, UnpipelinedGemmReusesItsTilesOneIterationAtATim
       auto mm = exec::compare_outputs(ref, got);
       ASSERT_FALSE(mm) << mm->describe();
     }
+  }
+}
+
+// The budget is the kernel's BLOCK instance's smem(...), else the machine's maximum.
+TEST(ResourceAllocationExamples, TheBudgetComesFromTheKernelInstance) {
+  std::string text = test::read_file(test::source_dir() + "/examples/gemm/gemm.loom");
+  for (const char* clause : {"smem(100KB)", ""}) {
+    std::string t = text;
+    size_t at = t.find("smem(227KB)");
+    ASSERT_NE(at, std::string::npos);
+    t.replace(at, std::string("smem(227KB)").size(), clause);
+    auto r = test::check_text(t, "gemm.loom");
+    ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
+    ir::Function f = lower_to_event_ir(r.program, *r.tree);
+    EXPECT_EQ(f.smem.bytes, *clause ? 100 * 1024 : 227 * 1024);
+    EXPECT_EQ(f.smem.machine_max, 227 * 1024);
+    EXPECT_EQ(f.smem.instance, "gemm_block");
+    EXPECT_EQ(f.smem.clause, clause);
+    EXPECT_EQ(f.smem.loc.line, *clause ? 97u : 95u);
   }
 }
 
