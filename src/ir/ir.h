@@ -69,6 +69,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -242,6 +243,11 @@ struct Function {
   ValueId add_value(ValueInfo v);
   const ValueInfo& info(ValueId v) const { return values.at(static_cast<size_t>(v)); }
 };
+
+// Walks: apply `fn` to every op of `b` at any depth (pre-order), or to every event reference of
+// `b` at any depth (`after` lists and loop-body yields, `b`'s own yield included). ir_walk.cpp.
+void for_each_op(Block& b, const std::function<void(Op&)>& fn);
+void for_each_ref(Block& b, const std::function<void(EventRef&)>& fn);
 
 // Stable, readable text: one op per line, regions indented, values named %name or %name.N.
 std::string print(const Function& f);

@@ -26,6 +26,8 @@ using ir::Op;
 using ir::OpKind;
 using ir::Type;
 using ir::ValueId;
+using ir::for_each_op;
+using ir::for_each_ref;
 
 bool immediate(OpKind k) {
   return k == OpKind::Const || k == OpKind::FConst || k == OpKind::Arith || k == OpKind::Dim || k == OpKind::ProcIndex ||
@@ -40,22 +42,6 @@ void for_each_operand(Op& op, F&& fn) {
   for (EventRef& r : op.after)
     for (ValueId& i : r.indices)
       if (i != kNone) fn(i);
-}
-
-void for_each_op(Block& b, const std::function<void(Op&)>& fn) {
-  for (Op& op : b.ops) {
-    fn(op);
-    for (Block& r : op.regions) for_each_op(r, fn);
-  }
-}
-
-// Applies fn to every event reference: after lists, yields, the function result.
-void for_each_ref(Block& b, const std::function<void(EventRef&)>& fn) {
-  for (Op& op : b.ops) {
-    for (EventRef& r : op.after) fn(r);
-    for (Block& r : op.regions) for_each_ref(r, fn);
-  }
-  if (b.yield.value != kNone) fn(b.yield);
 }
 
 // Where a value is defined: the op-index path from the function body (block arguments: the path of
@@ -220,6 +206,13 @@ class CopyEliminator {
     walk(f_.body);
     for (ValueId& i : f_.result.indices)
       if (i != kNone) i = get(i);
+  }
+
+  // After a tensor was replaced by another: copies of a tensor onto itself go (as joins).
+  void drop_self_copies() {
+    for_each_op(f_.body, [&](Op& op) {
+      if (op.kind == OpKind::Copy && op.name.empty() && op.operands[0] == op.operands[1]) to_join(op);
+    });
   }
 
   // A removed copy becomes a join over its preconditions (its event keeps its meaning).
@@ -542,9 +535,7 @@ class CopyEliminator {
         }
         if (!ok) continue;
         replace_values({{sv, x}});
-        for_each_op(f_.body, [&](Op& op) {
-          if (op.kind == OpKind::Copy && op.name.empty() && op.operands[0] == op.operands[1]) to_join(op);
-        });
+        drop_self_copies();
         return true;
       }
       // S not accessed after the copy; X not written before it.
@@ -573,9 +564,7 @@ class CopyEliminator {
       blk->ops.erase(blk->ops.begin() + static_cast<std::ptrdiff_t>(xi));
       blk->ops.insert(blk->ops.begin() + static_cast<std::ptrdiff_t>(si), std::move(moved));
       replace_values({{sv, x}});
-      for_each_op(f_.body, [&](Op& op) {
-        if (op.kind == OpKind::Copy && op.name.empty() && op.operands[0] == op.operands[1]) to_join(op);
-      });
+      drop_self_copies();
       return true;
     }
     return false;
@@ -935,9 +924,7 @@ class CopyEliminator {
     }
     if (repl.empty()) return false;
     replace_values(repl);
-    for_each_op(f_.body, [&](Op& op) {
-      if (op.kind == OpKind::Copy && op.name.empty() && op.operands[0] == op.operands[1]) to_join(op);
-    });
+    drop_self_copies();
     return true;
   }
 

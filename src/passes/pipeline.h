@@ -2,7 +2,8 @@
 // event IR. Each pass has one entry function in its own file under src/passes/. The IR is verified
 // after every pass (an invalid IR is an internal error naming the pass); with print_after_all the IR
 // is printed after each pass that changed it, and with time_passes each pass is timed.
-// Today's pipeline: dependence analysis, vectorization. Tests: tests/unit/dependence_analysis_test.cpp,
+// Today's pipeline: dependence analysis, vectorization, copy elimination, warp specialization
+// (resource allocation is written but not yet wired in). Tests: tests/unit/dependence_analysis_test.cpp,
 // tests/unit/vectorize_test.cpp, and end to end tests/unit/property_test.cpp and mutation_test.cpp.
 #pragma once
 

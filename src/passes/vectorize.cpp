@@ -19,18 +19,9 @@ using ir::Op;
 using ir::OpKind;
 using ir::Type;
 using ir::ValueId;
+using ir::for_each_ref;
 
 bool implicit_level(ProcKind k) { return k == ProcKind::Warpgroup || k == ProcKind::Warp || k == ProcKind::Thread; }
-
-// Applies `fn` to every event reference of `b` at any depth: `after` lists and loop-body yields
-// (and `b`'s own yield).
-void for_each_ref(Block& b, const std::function<void(EventRef&)>& fn) {
-  for (Op& op : b.ops) {
-    for (EventRef& r : op.after) fn(r);
-    for (Block& r : op.regions) for_each_ref(r, fn);
-  }
-  if (b.yield.value != ir::kNone) fn(b.yield);
-}
 
 bool holds_pfor(const Block& b) {
   for (const Op& op : b.ops) {
