@@ -142,6 +142,18 @@ struct PartitionSpec {
   bool operator==(const PartitionSpec&) const = default;
 };
 
+// Alloc of a SHARED tile: the element order and swizzle the mapping's `layout(...)` gave the tensor
+// (e.g. `layout(A: row_major swizzle128)`), printed after the alloc as `layout(row_major swizzle128)`.
+// The back end lays the tile out in slices of `swizzle` bytes along its contiguous dimension (the
+// TMA box / wgmma canonical layout, runtime/loom/runtime.cuh). Not given: row-major, no swizzle.
+struct TileLayout {
+  bool given = false;
+  bool col_major = false;
+  int swizzle = 0;  // bytes: 0 (none), 32, 64 or 128
+  bool operator==(const TileLayout&) const = default;
+};
+std::string layout_text(const TileLayout& l);  // "row_major swizzle128"
+
 struct Block;
 struct Op;
 
@@ -167,6 +179,7 @@ struct Op {
   int64_t pipeline_depth = 1;     // For: the mapping's pipeline(D) (1 = not pipelined)
   bool warp_specialize = false;   // For: the mapping's warpspecialize
   Role role = Role::Any;          // asynchronous ops: which warps run it (warp specialization)
+  TileLayout layout;              // Alloc: the mapping's layout(...) (see TileLayout)
   bool distinct = false;          // Alloc: must keep storage of its own, never coalesced with the
                                   // tensor it is copied from (a replicated-row snapshot, read while
                                   // the original is written)

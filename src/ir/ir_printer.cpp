@@ -23,6 +23,12 @@ const char* role_name(Role r) {
   return "?";
 }
 
+std::string layout_text(const TileLayout& l) {
+  std::string s = l.col_major ? "col_major" : "row_major";
+  if (l.swizzle) s += " swizzle" + std::to_string(l.swizzle);
+  return s;
+}
+
 namespace {
 
 class Printer {
@@ -134,6 +140,7 @@ class Printer {
           out += std::string("alloc ") + mem_name(op.mem) + " " + dtype_name(op.dtype) + " [";
           for (size_t i = 0; i < op.operands.size(); ++i) out += (i ? ", " : "") + val(op.operands[i]);
           out += "]";
+          if (op.layout.given) out += " layout(" + layout_text(op.layout) + ")";
           if (auto s = f_.smem_slots.find(op.result); s != f_.smem_slots.end()) {  // resource allocation
             out += " @smem[" + std::to_string(s->second.offset) + ", " + std::to_string(s->second.offset + s->second.bytes) + ")";
             if (s->second.copies > 1) out += " x" + std::to_string(s->second.copies);

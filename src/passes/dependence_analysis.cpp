@@ -773,6 +773,7 @@ class Lowering {
       op.mem = ta.mem;
       op.dtype = ta.dtype;
       op.operands = ext;
+      op.layout = tile_layout(cn.instance, prm.name.name);
     }
     // (2) copy-ins after the last write of each read argument. A red(sum|max) argument is not
     //     copied in: its allocation starts at the reduction's identity and its copy-out folds it in.
@@ -981,6 +982,24 @@ class Lowering {
   const Program& p_;
   const TaskTree& t_;
   std::map<std::string, const Instance*> instances_;
+
+  // The `layout(ARG: ...)` clause of `instance` for its parameter `arg` (checked by the front end).
+  ir::TileLayout tile_layout(const std::string& instance, const std::string& arg) const {
+    ir::TileLayout l;
+    auto it = instances_.find(instance);
+    if (it == instances_.end()) return l;
+    for (const LayoutSpec& ls : it->second->layouts) {
+      if (ls.arg.name != arg) continue;
+      l.given = true;
+      for (const Ident& a : ls.attrs) {
+        if (a.name == "col_major") l.col_major = true;
+        else if (a.name == "swizzle32") l.swizzle = 32;
+        else if (a.name == "swizzle64") l.swizzle = 64;
+        else if (a.name == "swizzle128") l.swizzle = 128;
+      }
+    }
+    return l;
+  }
   ir::Function f_;
   Block* cur_ = nullptr;
   Frame* fr_ = nullptr;

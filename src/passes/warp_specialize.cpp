@@ -336,6 +336,7 @@ class Pipeliner {
       op.kind = OpKind::Alloc;
       op.mem = MemKind::Shared;
       op.dtype = alloc.dtype;
+      op.layout = alloc.layout;
       op.name = alloc.name;
       op.origin = alloc.origin;
       op.operands = {stages};

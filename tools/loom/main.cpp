@@ -1,12 +1,15 @@
 // The `loom` command-line tool. Subcommands:
 //   loom check FILE              parse + semantic check; prints nothing on success
 //   loom fmt FILE [-i|--check]   print the canonical form (in place with -i)
-//   loom compile FILE --emit=ast|tree [-o OUT]
+//   loom compile FILE --emit=ast|tree|ir|cuda|header|ptx|cubin [-o OUT]
+//   loom compile FILE -o DIR     the artifact: DIR/<entry>.cu and DIR/<entry>.h
 //   loom schedule GRAPH.json ... optimal software pipelining + warp specialization (docs/schedule.md)
 // FILE may be `-` for stdin. Common flags: --diagnostics=json, --version, --help.
 // Exit status: 0 ok, 1 user error (diagnostics printed), 2 internal error (a loom bug).
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <unistd.h>
 #include <map>
 #include <fstream>
 #include <iostream>
@@ -20,6 +23,7 @@
 #include "exec/reference.h"
 #include "loom/check.h"
 #include "loom/frontend.h"
+#include "codegen/cuda.h"
 #include "passes/pipeline.h"
 #ifdef LOOM_HAVE_SCHED
 #include "sched/cli.h"
@@ -34,6 +38,8 @@ constexpr const char* kUsage =
     "  check FILE               check a program and its mapping\n"
     "  fmt FILE                 print the canonical form (-i: rewrite FILE, --check: exit 1 if not canonical)\n"
     "  compile FILE             compile; --emit=tree (instantiated task tree, default) | ast | ir (event IR)\n"
+    "                           | cuda (the kernel and launcher) | header (its C ABI) | ptx | cubin (nvcc)\n"
+    "  compile FILE -o DIR      write the artifact DIR/<entry>.cu and DIR/<entry>.h (docs/artifact.md)\n"
     "  run --cpu FILE           run the compiled event IR on the CPU in a random legal order and compare\n"
     "                           with the sequential reference (--size M=129,N=257 --seed 7 [--seeds N]\n"
     "                           [--tolerance X]: default exact, or 1 ulp for programs using exp/div/...)\n"
@@ -52,6 +58,7 @@ struct Options {
   std::string input;
   std::string output;
   std::string emit = "tree";
+  bool emit_given = false;
   bool json_diags = false;
   bool in_place = false;
   bool check_only = false;
@@ -229,6 +236,66 @@ int run(const Options& o) {
   }
 }
 
+// Where runtime/ (loom/runtime.cuh, host.h, abi.h) lives, for nvcc: $LOOM_RUNTIME, else next to the
+// source tree this binary was built from.
+std::string runtime_dir() {
+  if (const char* e = std::getenv("LOOM_RUNTIME")) return e;
+  return LOOM_SOURCE_DIR "/runtime";
+}
+
+// --emit=cuda|header|ptx|cubin, or the artifact directory (-o DIR without --emit).
+int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTree& tree) {
+  loom::PipelineOptions po;
+  po.print_after_all = o.print_after_all;
+  po.time_passes = o.time_passes;
+  po.log = &std::cerr;
+  loom::ir::Function f = loom::lower_to_event_ir(program, tree, po);
+  const loom::TaskDecl* task = program.find_task(tree.nodes.at(0).task);
+  if (!task) throw loom::InternalError("the entry task " + tree.nodes.at(0).task + " has no declaration");
+  std::string source = o.input == "-" ? "<stdin>" : std::filesystem::path(o.input).filename().string();
+  loom::codegen::CudaArtifact a = loom::codegen::generate_cuda(f, *task, source);
+  if (o.emit == "cuda") return write_output(o, a.cu) ? 0 : 1;
+  if (o.emit == "header") return write_output(o, a.header) ? 0 : 1;
+  namespace fs = std::filesystem;
+  auto write = [](const fs::path& p, const std::string& text) {
+    std::ofstream out(p, std::ios::binary);
+    out << text;
+    return static_cast<bool>(out);
+  };
+  if (o.emit == "ptx" || o.emit == "cubin") {
+    fs::path tmp = fs::temp_directory_path() / ("loom-" + std::to_string(::getpid()));
+    fs::create_directories(tmp);
+    if (!write(tmp / (a.entry + ".cu"), a.cu) || !write(tmp / (a.entry + ".h"), a.header)) {
+      std::cerr << "loom: error: cannot write to " << tmp << "\n";
+      return 1;
+    }
+    fs::path out = o.output.empty() || o.output == "-" ? tmp / (a.entry + "." + o.emit) : fs::path(o.output);
+    std::string cmd = "nvcc -std=c++17 -O3 -gencode=arch=compute_90a," + std::string(o.emit == "ptx" ? "code=compute_90a" : "code=sm_90a") +
+                      (o.emit == "ptx" ? " -ptx" : " -cubin") + " -I" + runtime_dir() + " -I" + tmp.string() + " " +
+                      (tmp / (a.entry + ".cu")).string() + " -o " + out.string();
+    int rc = std::system(cmd.c_str());
+    if (rc != 0) {
+      std::cerr << "loom: error: nvcc failed (" << cmd << "); is the CUDA toolkit installed and on PATH?\n";
+      fs::remove_all(tmp);
+      return 1;
+    }
+    if (o.output.empty() || o.output == "-") {
+      std::ifstream in(out, std::ios::binary);
+      std::cout << std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    fs::remove_all(tmp);
+    return 0;
+  }
+  fs::path dir(o.output);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !write(dir / (a.entry + ".cu"), a.cu) || !write(dir / (a.entry + ".h"), a.header)) {
+    std::cerr << "loom: error: cannot write the artifact into '" << o.output << "'\n";
+    return 1;
+  }
+  return 0;
+}
+
 // The commands that lower the checked program (they may raise a CompileError from a pass).
 int run_middle_end(const Options& o, const loom::Program& program, const loom::TaskTree& tree_ref) {
   const loom::TaskTree* tree = &tree_ref;
@@ -241,12 +308,15 @@ int run_middle_end(const Options& o, const loom::Program& program, const loom::T
     loom::ir::Function f = loom::lower_to_event_ir(program, *tree, po);
     return write_output(o, loom::ir::print(f)) ? 0 : 1;
   }
+  if (o.command == "compile" && (o.emit == "cuda" || o.emit == "header" || o.emit == "ptx" || o.emit == "cubin" ||
+                                 (!o.emit_given && !o.output.empty())))
+    return emit_cuda(o, program, *tree);
   if (o.emit == "tree") {
     std::string out = "// checked program\n" + loom::format_program(program) + "\n// instantiated task tree (" +
                       tree->machine->target + ")\n" + loom::format_task_tree(*tree);
     return write_output(o, out) ? 0 : 1;
   }
-  return usage_error("unknown --emit kind '" + o.emit + "' (this build supports tree, ast and ir)");
+  return usage_error("unknown --emit kind '" + o.emit + "' (tree, ast, ir, cuda, header, ptx or cubin)");
 }
 
 }  // namespace
@@ -284,7 +354,10 @@ int main(int argc, char** argv) {
       else if (a == "--diagnostics=text") o.json_diags = false;
       else if (a == "-i") o.in_place = true;
       else if (a == "--check") o.check_only = true;
-      else if (a.rfind("--emit=", 0) == 0) o.emit = a.substr(7);
+      else if (a.rfind("--emit=", 0) == 0) {
+        o.emit = a.substr(7);
+        o.emit_given = true;
+      }
       else if (a == "--print-after-all") o.print_after_all = true;
       else if (a == "--time-passes") o.time_passes = true;
       else if (a == "--cpu") o.cpu = true;

@@ -1,0 +1,60 @@
+// The Hopper back end (Cypress section 4.2.6): CUDA C++ from the final event IR.
+//
+// INPUT. The IR after the whole middle end (src/passes/pipeline.h): vectorized, copies eliminated,
+// warp-specialized and pipelined, shared memory allocated (every SHARED alloc has a slot). The
+// generator reads only the IR (and the entry task's declaration, for argument names, dimension
+// names and privileges of the C ABI); nothing is selected by program or task name.
+//
+// OUTPUT. One .cu file (kernel + host launcher) and one C header (runtime/loom/abi.h contract,
+// docs/artifact.md):
+//   int loom_<entry>(loom_tensor ..., scalars..., cudaStream_t);
+//   const loom_kernel_info* loom_<entry>_info(void);
+// Everything else in the .cu has internal linkage, so several generated kernels link into one
+// program.
+//
+// HOW THE IR MAPS TO CUDA (docs/codegen.md has the full table):
+//   * the nested `pfor BLOCK` loops of the function body are the grid: one thread block per
+//     iteration tuple, in a grouped order (8 tiles of the next-to-innermost loop share the
+//     innermost loop's tiles, so the operands they share stay in L2);
+//   * index ops are `const int64_t` locals, recomputed where they are needed; views (`piece`) are
+//     offsets into their root tensor plus clipped extents;
+//   * SHARED allocs live at their resource-allocation slot in dynamic shared memory, laid out as
+//     the mapping's layout(...) says (slices of the swizzle width along the contiguous dimension);
+//     REGISTER allocs are per-thread arrays of their static size (an accumulator fragment in the
+//     wgmma register order);
+//   * warp roles: the DMA role is one elected thread of the producer warpgroup (setmaxnreg down),
+//     the compute role is the consumer warpgroups (setmaxnreg up); proc_index WARPGROUP / WARP /
+//     THREAD are the consumer warpgroup, the warp in it and the lane;
+//   * ops: a global -> shared copy is a TMA load (one box per swizzle slice) completing on an
+//     mbarrier with expect-tx bytes; `mma` on wgmma fragments is a warpgroup's wgmma.mma_async
+//     sequence over the tile's K (descriptors from the smem layout); `fill`, `convert` and other
+//     element-wise leaves on fragments are per-thread loops, stores to global memory clipped at
+//     the view's extents;
+//   * events: see EVENTS in cuda.cpp — mbarrier waits for TMA copies (phase = iteration / ring
+//     size), wgmma waits for tensor-core calls, mbarrier arrivals from the consumer warps for events
+//     that cross into the DMA role (their ring indexed by the iteration), nothing for program order
+//     within a thread.
+// Anything outside what the generator handles is a CompileError at the op's source location
+// ("the CUDA back end cannot ... yet"), never wrong code.
+//
+// Tests: tests/unit/codegen_test.cpp (goldens of generated CUDA, nvcc compile in CI);
+// tests/gpu/gemm_correctness.cu and bench/ on the GPU.
+#pragma once
+
+#include <string>
+
+#include "ir/ir.h"
+#include "loom/ast.h"
+
+namespace loom::codegen {
+
+struct CudaArtifact {
+  std::string entry;   // the C ABI name: loom_<entry>
+  std::string cu;      // DIR/<entry>.cu
+  std::string header;  // DIR/<entry>.h
+};
+
+// `task` is the entry task's declaration; `source` the .loom file name for comments.
+CudaArtifact generate_cuda(const ir::Function& f, const TaskDecl& task, const std::string& source);
+
+}  // namespace loom::codegen
