@@ -400,6 +400,7 @@ class CudaGen {
     }
     if (!producer) return;
     if (producer->role == ir::Role::Dma) return;  // DMA program order / TMA barrier
+    if (registers_only(*producer)) return;        // nothing the DMA role touches (see registers_only)
     if (signal_of_op_.count(producer)) return;
     if (enclosing_loop(producer) != nullptr) cannot(&waiter, "a DMA wait on a compute event inside a loop (not a yield)");
     Barrier bar{"bar_" + var(r.value), 1, std::to_string(compute_wgs_ * 4),
@@ -407,6 +408,37 @@ class CudaGen {
     barriers_.push_back(bar);
     signal_of_op_[producer] = static_cast<int>(signals_.size());
     signals_.push_back(Signal{static_cast<int>(barriers_.size() - 1), nullptr, 1});
+  }
+
+  // Whether compute op Y, and everything it waits for outside the DMA role, writes only the compute
+  // threads' registers (e.g. the fill of an accumulator). The DMA role reads global memory and
+  // writes shared memory, so it neither sees nor disturbs such an op: a DMA-role wait for it (a
+  // loop's preconditions passed on to its copies) is dropped instead of lowered to a barrier —
+  // that is what lets the producer start the next tile's loads while the consumers still run the
+  // epilogue.
+  bool registers_only(const Op& y) {
+    if (y.role == ir::Role::Dma) return true;
+    if (y.kind == OpKind::Join) {
+      for (const EventRef& r : y.after) {
+        auto [p, loop, d] = producer_of(r.value);
+        if (loop || !p || !registers_only(*p)) return false;
+      }
+      return true;
+    }
+    if (y.kind != OpKind::Call) return false;
+    const LeafOp* lo = find_leaf_op(y.name);
+    if (!lo) return false;
+    for (size_t i = 0; i < y.operands.size(); ++i) {
+      if (f_.info(y.operands[i]).type != ir::Type::Tensor) continue;
+      bool writes = i < lo->args.size() && lo->args[i].access != Access::Read;
+      if (writes && f_.info(y.operands[i]).mem != MemKind::Register) return false;
+      if (!writes && f_.info(y.operands[i]).mem == MemKind::Shared) return false;  // the DMA writes shared memory
+    }
+    for (const EventRef& r : y.after) {
+      auto [p, loop, d] = producer_of(r.value);
+      if (loop || !p || !registers_only(*p)) return false;
+    }
+    return true;
   }
 
   // The op producing event value v; or, for a carried block argument, the loop and the distance.
@@ -422,6 +454,12 @@ class CudaGen {
     }
     return {nullptr, nullptr, 0};
   }
+
+  // The pipeline position of loop L's current iteration: the loop's iterations over every tile
+  // this block has run so far (the kernel is persistent: a block runs tile after tile, and a ring
+  // buffer's slots and its barriers' phases carry on from one tile to the next).
+  std::string iter(const Op* L) const { return "(" + base(L) + " + " + var(L->regions[0].args[0]) + ")"; }
+  std::string base(const Op* L) const { return var(L->result) + "_base"; }
 
   const Op* enclosing_loop(const Op* op) const {
     for (const Op* p = parent_.at(op); p; p = parent_.at(p))
@@ -454,8 +492,8 @@ class CudaGen {
   void emit_kernel_block() {
     dma_.name = "dma";
     compute_.name = "compute";
-    compute_.indent = ws_ ? 4 : 2;
-    dma_.indent = 6;
+    compute_.indent = 2;  // relative to the tile loop's body
+    dma_.indent = 2;
     emit_block(*kernel_, nullptr);
   }
 
@@ -501,6 +539,16 @@ class CudaGen {
         return {"const float " + r + " = " + s + (s.find("INF") == std::string::npos ? "f" : "") + ";"};
       }
       case OpKind::Arith: {
+        // `%slot = mod %k, D` of a loop pipelined D deep is the ring slot: it follows the loop's
+        // running position (iter), like the barriers, so slots rotate on from tile to tile.
+        if (op.name == "mod") {
+          auto al = arg_loop_.find(op.operands[0]);
+          auto dc = def_.find(op.operands[1]);
+          if (al != arg_loop_.end() && al->second && al->second->kind == OpKind::For &&
+              al->second->regions[0].args[0] == op.operands[0] && al->second->pipeline_depth > 1 && dc != def_.end() &&
+              dc->second->kind == OpKind::Const && dc->second->ival == al->second->pipeline_depth)
+            return {"const int64_t " + r + " = " + iter(al->second) + " % " + a(1) + ";  // ring slot"};
+        }
         static const std::map<std::string, std::string> fn = {{"add", "+"}, {"sub", "-"}, {"mul", "*"}, {"div", "/"},
                                                               {"mod", "%"}};
         auto it = fn.find(op.name);
@@ -666,6 +714,7 @@ class CudaGen {
     }
     // The body, op by op, each into its stream(s).
     loop_stack_.push_back(&op);
+    loops_.push_back(&op);
     for (const Op& o : body.ops) emit_op(o, &op);
     loop_stack_.pop_back();
     auto sig = signal_of_loop_.find(&op);
@@ -675,6 +724,7 @@ class CudaGen {
       s->line("}");
       s->waited.clear();
       if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], false);
+      s->line(base(&op) + " += " + n + ";  // the next tile's iterations continue the rings");
       s->defined.insert(op.result);
     }
   }
@@ -684,7 +734,7 @@ class CudaGen {
   // the loop; any other yield at the end of its iteration.
   void yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in_body) {
     const ir::Block& body = loop.regions[0];
-    const std::string k = var(body.args[0]);
+    const std::string k = var(body.args[0]), g = iter(&loop);
     const Barrier& b = barriers_[static_cast<size_t>(sig.barrier)];
     const std::string R = std::to_string(b.ring);
     bool wg = yield_is_wgmma(loop);
@@ -694,18 +744,18 @@ class CudaGen {
         s.line("loom::rt::wgmma_wait<1>();");
         s.line("if (" + k + " > 0) {");
         s.line("  __syncwarp();");
-        s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + k + " - 1) % " + R + "]);");
+        s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + g + " - 1) % " + R + "]);");
         s.line("}");
         s.wgmma_pending = true;  // this iteration's group
       } else {
-        arrive(s, sig, k + " % " + R);
+        arrive(s, sig, g + " % " + R);
       }
     } else if (wg) {
       const std::string n = var(loop.operands[0]);
       wgmma_drain(s, loop);
       s.line("if (" + n + " > 0) {");
       s.line("  __syncwarp();");
-      s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + n + " - 1) % " + R + "]);");
+      s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + base(&loop) + " + " + n + " - 1) % " + R + "]);");
       s.line("}");
     }
   }
@@ -737,7 +787,7 @@ class CudaGen {
     if (carried_loop) {
       // Iteration k waits for iteration k - d's yield (the loop's preconditions for k < d, waited
       // before the loop).
-      const std::string k = var(carried_loop->regions[0].args[0]);
+      const std::string k = iter(carried_loop);
       if (&s == &dma_) {
         auto it = signal_of_loop_.find(carried_loop);
         if (it == signal_of_loop_.end()) cannot(&x, "a DMA-role wait on a carried event without a signal");
@@ -759,6 +809,7 @@ class CudaGen {
     if (!producer) cannot(&x, "a wait on " + names_[static_cast<size_t>(r.value)]);
     if (producer->kind == OpKind::Join) {
       if (&s == &dma_ && producer->role != ir::Role::Dma) {
+        if (registers_only(*producer)) return;
         dma_wait_signal(s, x, *producer, r);
         return;
       }
@@ -776,6 +827,7 @@ class CudaGen {
     }
     if (&s == &dma_) {
       if (producer->role == ir::Role::Dma) return;  // the same thread, in program order (TMA issue order)
+      if (registers_only(*producer)) return;        // see registers_only
       dma_wait_signal(s, x, *producer, r);
       return;
     }
@@ -788,7 +840,8 @@ class CudaGen {
     const Barrier& b = barriers_[static_cast<size_t>(signals_[static_cast<size_t>(it->second)].barrier)];
     if (s.waited.count(b.name)) return;
     s.waited.insert(b.name);
-    s.line("loom::rt::mbarrier::wait(&" + b.name + "[0], 0);  // " + names_[static_cast<size_t>(r.value)] + ": " + b.comment);
+    s.line("loom::rt::mbarrier::wait(&" + b.name + "[0], tile_iter & 1);  // " + names_[static_cast<size_t>(r.value)] + ": " +
+           b.comment + " (once per tile)");
   }
 
   // Compute-role op X waits for Y (in the same iteration, or an earlier one).
@@ -799,7 +852,7 @@ class CudaGen {
       const Op* L = enclosing_loop(&y);
       std::string slot = "0", parity = "0";
       if (L) {
-        const std::string k = var(L->regions[0].args[0]), R = std::to_string(std::max<int64_t>(1, L->pipeline_depth));
+        const std::string k = iter(L), R = std::to_string(std::max<int64_t>(1, L->pipeline_depth));
         slot = k + " % " + R;
         parity = "(" + k + " / " + R + ") & 1";
       }
@@ -898,7 +951,7 @@ class CudaGen {
     barriers_.push_back(Barrier{bar, R, "1", "TMA " + names_[static_cast<size_t>(op.operands[0])] + " -> " +
                                                 names_[static_cast<size_t>(op.operands[1])] + " landed"});
     tma_bar_[&op] = bar;
-    const std::string slot = loop ? var(loop->regions[0].args[0]) + " % " + std::to_string(R) : "0";
+    const std::string slot = loop ? iter(loop) + " % " + std::to_string(R) : "0";
     const int64_t bytes = rows * cols * eb;
     s.line("loom::rt::mbarrier::arrive_expect_tx(&" + bar + "[" + slot + "], " + std::to_string(bytes) + ");");
     for (int64_t sl = 0; sl < slices; ++sl) {
@@ -1138,32 +1191,8 @@ class CudaGen {
     o << "  extern __shared__ __align__(1024) uint8_t loom_smem_raw[];\n"
       << "  // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).\n"
       << "  uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});\n";
-    o << "  // ---- setup: which tile this block computes\n";
-    // Grid decode: grouped order on the two innermost loops.
-    const size_t G = grid_.size();
-    o << "  int64_t lin = blockIdx.x;\n";
-    std::vector<std::string> idx(G);
-    if (G >= 2) {
-      std::string a = "grid_n" + std::to_string(G - 2), b = "grid_n" + std::to_string(G - 1);
-      o << "  const int64_t tiles = " << a << " * " << b << ";\n"
-        << "  int64_t outer = lin / tiles;\n"
-        << "  (void)outer;\n"
-        << "  lin %= tiles;\n"
-        << "  // 8 tiles of loop " << G - 2 << " walk loop " << G - 1 << " together (their operands stay in L2)\n"
-        << "  const int64_t group = lin / (8 * " << b << "), first = group * 8, gsize = loom_min(" << a << " - first, 8);\n"
-        << "  const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + (lin % (8 * " << b << ")) % gsize;\n"
-        << "  const int64_t " << var(grid_[G - 1]->regions[0].args[0]) << " = (lin % (8 * " << b << ")) / gsize;\n";
-      for (size_t i = G - 2; i-- > 0;) {
-        o << "  const int64_t " << var(grid_[i]->regions[0].args[0]) << " = outer % grid_n" << i << ";\n"
-          << "  outer /= grid_n" << i << ";\n";
-      }
-    } else {
-      o << "  const int64_t " << var(grid_[0]->regions[0].args[0]) << " = lin;\n";
-    }
-    // Immediates of the function body and the outer grid loops' bodies.
-    for (auto& l : prologue_) o << "  " << l << "\n";
     // Barriers.
-    o << "  // mbarriers (after the tensors' slots)\n";
+    o << "  // ---- setup: mbarriers (after the tensors' slots)\n";
     for (const Barrier& b : barriers_)
       o << "  uint64_t* const " << b.name << " = reinterpret_cast<uint64_t*>(smem + " << b.offset << ");  // [" << b.ring
         << "] " << b.comment << "\n";
@@ -1172,24 +1201,53 @@ class CudaGen {
     for (const Barrier& b : barriers_)
       o << "    for (int s = 0; s < " << b.ring << "; ++s) loom::rt::mbarrier::init(&" << b.name << "[s], " << b.count << ");\n";
     o << "    loom::rt::fence_barrier_init();\n  }\n  __syncthreads();\n";
-    auto dump = [&](const Stream& s) {
-      for (const std::string& l : s.lines) o << l << "\n";
+    // The persistent tile loop each role runs: decode the tile (grouped order on the two innermost
+    // block loops), recompute the tile's index and view values, then the role's code.
+    auto tile_loop = [&](const Stream& st, const std::string& ind) {
+      for (const Op* L : loops_) o << ind << "int64_t " << base(L) << " = 0;  // iterations of loop " << var(L->result) << " so far\n";
+      o << ind << "int64_t tile_iter = 0;  // tiles this block has run\n";
+      const size_t G = grid_.size();
+      std::string total = "grid_n0";
+      for (size_t i = 1; i < G; ++i) total += " * grid_n" + std::to_string(i);
+      o << ind << "for (int64_t tile = blockIdx.x; tile < " << total << "; tile += gridDim.x) {\n";
+      const std::string in = ind + "  ";
+      o << in << "int64_t lin = tile;\n";
+      if (G >= 2) {
+        std::string a = "grid_n" + std::to_string(G - 2), b = "grid_n" + std::to_string(G - 1);
+        o << in << "const int64_t tiles = " << a << " * " << b << ";\n"
+          << in << "int64_t outer = lin / tiles;\n"
+          << in << "(void)outer;\n"
+          << in << "lin %= tiles;\n"
+          << in << "// 8 tiles of loop " << G - 2 << " walk loop " << G - 1 << " together (their operands stay in L2)\n"
+          << in << "const int64_t group = lin / (8 * " << b << "), first = group * 8, gsize = loom_min(" << a << " - first, 8);\n"
+          << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + (lin % (8 * " << b << ")) % gsize;\n"
+          << in << "const int64_t " << var(grid_[G - 1]->regions[0].args[0]) << " = (lin % (8 * " << b << ")) / gsize;\n";
+        for (size_t i = G - 2; i-- > 0;)
+          o << in << "const int64_t " << var(grid_[i]->regions[0].args[0]) << " = outer % grid_n" << i << ";\n"
+            << in << "outer /= grid_n" << i << ";\n";
+      } else {
+        o << in << "const int64_t " << var(grid_[0]->regions[0].args[0]) << " = lin;\n";
+      }
+      for (auto& l : prologue_) o << in << l << "\n";
+      for (const std::string& l : st.lines) o << ind << l << "\n";
+      o << ind << "  ++tile_iter;\n";
+      o << ind << "}\n";
     };
     if (ws_) {
       o << "  if (loom::rt::warpgroup_index() < " << dma_wgs_ << ") {\n"
         << "    // ---- producer: the DMA role, one elected thread issues every TMA copy\n";
       if (f_.warp_roles->dma_regs) o << "    loom::rt::setmaxnreg_dec<" << f_.warp_roles->dma_regs << ">();\n";
       o << "    if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {\n";
-      dump(dma_);
+      tile_loop(dma_, "      ");
       o << "    }\n  } else {\n"
         << "    // ---- consumer: the compute role, " << compute_wgs_ << " warpgroups\n";
       if (f_.warp_roles->compute_regs) o << "    loom::rt::setmaxnreg_inc<" << f_.warp_roles->compute_regs << ">();\n";
       o << "    const int64_t consumer_wg = loom::rt::warpgroup_index() - " << dma_wgs_ << ";\n";
-      dump(compute_);
+      tile_loop(compute_, "    ");
       o << "  }\n";
     } else {
       o << "  const int64_t consumer_wg = loom::rt::warpgroup_index();\n";
-      dump(compute_);
+      tile_loop(compute_, "  ");
     }
     o << "}\n\n";
     o << host_launcher(kname, smem_bytes, threads);
@@ -1260,6 +1318,7 @@ class CudaGen {
     o << "  int device = 0;\n"
       << "  if (cudaGetDevice(&device) != cudaSuccess) return LOOM_ERR_DEVICE;\n"
       << "  static int checked[64] = {0};  // per device: 0 unknown, 1 ready, 2 unusable\n"
+      << "  static int sms[64] = {0};\n"
       << "  if (device < 0 || device >= 64) return LOOM_ERR_DEVICE;\n"
       << "  if (checked[device] == 0) {\n"
       << "    int major = 0, minor = 0, optin = 0;\n"
@@ -1270,6 +1329,7 @@ class CudaGen {
       << "    if (optin < kSmemBytes) { checked[device] = 2; return LOOM_ERR_SMEM; }\n"
       << "    if (cudaFuncSetAttribute(" << kname << ", cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess) {\n"
       << "      (void)cudaGetLastError();\n      return LOOM_ERR_LAUNCH;\n    }\n"
+      << "    cudaDeviceGetAttribute(&sms[device], cudaDevAttrMultiProcessorCount, device);\n"
       << "    checked[device] = 1;\n"
       << "  }\n"
       << "  if (checked[device] == 2) return LOOM_ERR_DEVICE;\n";
@@ -1296,7 +1356,9 @@ class CudaGen {
         << "    if (st == loom::host::kTensorMapMisalignedAddress || st == loom::host::kTensorMapStrideNotMultipleOf16) return LOOM_ERR_ALIGN;\n"
         << "    if (st != loom::host::kTensorMapOk) return LOOM_ERR_TENSOR_MAP;\n  }\n";
     }
-    o << "  " << kname << "<<<dim3(static_cast<unsigned>(blocks)), dim3(kThreads), kSmemBytes, stream>>>(";
+    o << "  // persistent: one block per SM at most, each runs tile after tile\n"
+      << "  const int64_t grid = sms[device] > 0 && blocks > sms[device] ? sms[device] : blocks;\n"
+      << "  " << kname << "<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(";
     std::vector<std::string> args;
     for (ValueId p : f_.params) args.push_back(f_.info(p).type == ir::Type::Tensor ? pname(p) : var(p));
     for (const TensorMap& t : maps_) args.push_back(t.name);
@@ -1397,6 +1459,7 @@ class CudaGen {
   std::vector<TensorMap> maps_;
   std::set<ValueId> accumulators_;
   std::vector<const Op*> loop_stack_;
+  std::vector<const Op*> loops_;  // every loop of the kernel block (their running counters)
   std::vector<std::string> prologue_;
 };
 
