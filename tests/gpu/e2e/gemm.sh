@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# tests/gpu/e2e/gemm.sh WORK: end-to-end test of loom's generated gemm and batched_gemm kernels.
+# Needs the generated files in ${LOOM_GEN_DIR:-build-gpu/gen}/{gemm,batched_gemm}/ (written on the
+# development machine by `bash bench/run.sh --prepare` and carried to the device). Builds
+# tests/gpu/gemm_correctness.cu against both, runs every shape (fresh random inputs, poisoned
+# output, double-precision reference), then compute-sanitizer memcheck, racecheck and synccheck on
+# one partial-tile shape per kernel. Exit status 0 only if everything passes.
+set -u
+WORK=${1:-/tmp}
+GEN=${LOOM_GEN_DIR:-build-gpu/gen}
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for e in gemm batched_gemm; do
+  if [ ! -f "$GEN/$e/$e.cu" ]; then echo "no $GEN/$e/$e.cu: run bash bench/run.sh --prepare first"; exit 1; fi
+done
+"$NVCC" -std=c++17 -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iruntime -Ibench -I"$GEN/gemm" \
+  -I"$GEN/batched_gemm" -DLOOM_HAVE_GEMM -DLOOM_HAVE_BATCHED_GEMM tests/gpu/gemm_correctness.cu \
+  "$GEN/gemm/gemm.cu" "$GEN/batched_gemm/batched_gemm.cu" -lcuda -o "$WORK/gemm_e2e" || exit 1
+fail=0
+"$WORK/gemm_e2e" || fail=1
+for tool in memcheck racecheck synccheck; do
+  for shape in 129x257x65 4x129x257x65; do
+    echo "== compute-sanitizer --tool $tool, $shape"
+    "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$WORK/gemm_e2e" --only "$shape" --runs 1 || fail=1
+  done
+done
+exit $fail
