@@ -13,9 +13,11 @@
 // program.
 //
 // HOW THE IR MAPS TO CUDA (docs/codegen.md has the full table):
-//   * the nested `pfor BLOCK` loops of the function body are the grid: one thread block per
-//     iteration tuple, in a grouped order (8 tiles of the next-to-innermost loop share the
-//     innermost loop's tiles, so the operands they share stay in L2);
+//   * the nested `pfor HOST` / `pfor BLOCK` loops of the function body are the grid: every
+//     iteration tuple is a tile; the kernel is persistent (at most one block per SM, each runs tile
+//     after tile) and walks the tiles in a grouped order (8 tiles of the next-to-innermost loop
+//     take the innermost loop's tiles together, so the operands they share stay in L2); a loop's
+//     ring slots and barrier phases follow a running count of its iterations across tiles;
 //   * index ops are `const int64_t` locals, recomputed where they are needed; views (`piece`) are
 //     offsets into their root tensor plus clipped extents;
 //   * SHARED allocs live at their resource-allocation slot in dynamic shared memory, laid out as
