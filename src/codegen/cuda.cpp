@@ -1101,25 +1101,58 @@ class CudaGen {
     std::string lin;
     for (int i = 0; i < rank; ++i) lin += (i ? " + " : "") + std::string("(") + tile.off[static_cast<size_t>(i)] + ") * " + P + ".stride[" + std::to_string(i) + "]";
     const std::string rs = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
-    s.line("{  // the warpgroup's " + std::to_string(xt[0]) + " x " + std::to_string(xt[1]) +
-           " accumulator tile -> " + P + ", clipped to " + tile.ext[0] + " x " + tile.ext[1]);
-    s.line("  " + T + "* const tile = " + base + " + " + lin + ";");
-    s.line("  const int tid = loom::rt::thread_in_warpgroup();");
-    s.line("  #pragma unroll");
-    s.line("  for (int r = 0; r < " + std::to_string(xt[1] / 2) + "; r += 2) {");
-    s.line("    const int64_t row = loom::rt::acc_row(tid, r), col = loom::rt::acc_col(tid, r);");
-    s.line("    if (row >= " + tile.ext[0] + ") continue;");
-    s.line("    " + T + "* const p = tile + row * " + rs + " + col;");
-    s.line("    if (col + 1 < " + tile.ext[1] + ") {");
-    s.line("      *reinterpret_cast<" + std::string(d.dtype == DType::BF16 ? "__nv_bfloat162" : "__half2") +
-           "*>(p) = " + std::string(d.dtype == DType::BF16 ? "__floats2bfloat162_rn" : "__floats2half2_rn") + "(" + X +
-           "[r], " + X + "[r + 1]);");
-    s.line("    } else if (col < " + tile.ext[1] + ") {");
-    s.line("      *p = " + std::string(d.dtype == DType::BF16 ? "__float2bfloat16_rn" : "__float2half_rn") + "(" + X + "[r]);");
-    s.line("    }");
-    s.line("  }");
-    s.line("}");
     if (d.dtype != DType::BF16 && d.dtype != DType::F16) cannot(&op, "a convert to " + std::string(dtype_name(d.dtype)));
+    const std::string E0 = tile.ext[0], E1 = tile.ext[1];
+    s.line("{  // the warpgroup's " + std::to_string(xt[0]) + " x " + std::to_string(xt[1]) + " accumulator tile -> " + P +
+           ", clipped to " + E0 + " x " + E1);
+    s.line("  " + T + "* const tile = " + base + " + " + lin + ";");
+    s.line("  const int tid = loom::rt::thread_in_warpgroup(), quad_lane = tid & 3;");
+    s.line("  const int64_t row0 = loom::rt::acc_row(tid, 0);");
+    if (xt[1] % 32 == 0) {
+      // The four lanes of a quad hold two columns each of every 8-column group; a transpose inside
+      // the quad (four shuffles of packed pairs) gives each lane 8 consecutive columns of one row:
+      // one 16-byte store, and every warp store writes whole 32-byte sectors.
+      s.line("  #pragma unroll");
+      s.line("  for (int jj = 0; jj < " + std::to_string(xt[1] / 32) + "; ++jj) {");
+      s.line("    #pragma unroll");
+      s.line("    for (int h = 0; h < 2; ++h) {");
+      s.line("      uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t");
+      s.line("      #pragma unroll");
+      s.line("      for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<" + T + ">(" + X + "[(4 * jj + t) * 4 + 2 * h], " + X +
+             "[(4 * jj + t) * 4 + 2 * h + 1]);");
+      s.line("      #pragma unroll");
+      s.line("      for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4");
+      s.line("        const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;");
+      s.line("        uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];");
+      s.line("        v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);");
+      s.line("        #pragma unroll");
+      s.line("        for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];");
+      s.line("      }");
+      s.line("      const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;");
+      s.line("      if (row >= " + E0 + ") continue;");
+      s.line("      " + T + "* const p = tile + row * " + rs + " + col;");
+      s.line("      if (col + 8 <= " + E1 + ") {");
+      s.line("        *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);");
+      s.line("      } else {");
+      s.line("        #pragma unroll");
+      s.line("        for (int e = 0; e < 8; ++e)");
+      s.line("          if (col + e < " + E1 + ") reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));");
+      s.line("      }");
+      s.line("    }");
+      s.line("  }");
+    } else {
+      s.line("  #pragma unroll");
+      s.line("  for (int r = 0; r < " + std::to_string(xt[1] / 2) + "; r += 2) {");
+      s.line("    const int64_t row = loom::rt::acc_row(tid, r), col = loom::rt::acc_col(tid, r);");
+      s.line("    if (row >= " + E0 + ") continue;");
+      s.line("    " + T + "* const p = tile + row * " + rs + " + col;");
+      s.line("    const uint32_t pair = loom::rt::pack2<" + T + ">(" + X + "[r], " + X + "[r + 1]);");
+      s.line("    if (col + 1 < " + E1 + ") *reinterpret_cast<uint32_t*>(p) = pair;");
+      s.line("    else if (col < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
+      s.line("  }");
+    }
+    s.line("}");
+
   }
 
   // ---- 4. assemble --------------------------------------------------------------------------------------
