@@ -933,6 +933,7 @@ class CudaGen {
     if (src.dims[1] != rank - 1) cannot(&op, "a TMA copy whose contiguous dimension is not the tile's last");
     if (layout.col_major) cannot(&op, "a column-major shared tile");
     const int64_t eb = dtype_bytes(src.dtype);
+    check_tile_layout(layout, cols * eb, &op);
     const int64_t span = layout.swizzle ? layout.swizzle : 0;
     int64_t box_inner = cols, slices = 1;
     if (span && cols * eb > span) {
@@ -966,6 +967,18 @@ class CudaGen {
       for (auto& x : c) call += ", " + x;
       s.line(call + ");");
     }
+  }
+
+  // The shared-tile layouts this back end lays out: 32/64/128-byte swizzle with rows of whole
+  // swizzle spans (the TMA boxes and the wgmma descriptors agree on them). An unswizzled tile, or a
+  // row narrower than (or not a multiple of) the span, would need another descriptor layout.
+  void check_tile_layout(const ir::TileLayout& layout, int64_t row_bytes, const Op* at) {
+    if (layout.swizzle == 0)
+      cannot(at, "an unswizzled shared tile", "give the tensor a swizzle in the mapping, e.g. layout(A: row_major swizzle128)");
+    if (row_bytes < layout.swizzle || row_bytes % layout.swizzle != 0)
+      cannot(at, "a shared tile whose rows (" + std::to_string(row_bytes) + " bytes) are not a multiple of its " +
+                     std::to_string(layout.swizzle) + "-byte swizzle",
+             "choose a swizzle no wider than a row (swizzle32/64/128), or a wider tile");
   }
 
   // A shared view that is one whole tile of its alloc: the alloc's last two dimensions, every
@@ -1034,6 +1047,14 @@ class CudaGen {
     if (ast[0] != 64 || bst[0] != kt || kt % 16 || nt % n || nt != tile_static(*cf, &op)[1])
       cannot(&op, "an mma on tiles " + std::to_string(ast[0]) + "x" + std::to_string(ast[1]) + " and " +
                       std::to_string(bst[0]) + "x" + std::to_string(bst[1]));
+    // Descriptors address 8-row core-matrix groups and whole k16 steps (and for B whole swizzle
+    // slices along N): the warpgroup's tiles must start on them, e.g. warpgroup rows split with
+    // `blocks(C, [64 * cdiv(M, 64 * G), *])`, not cdiv(M, G), which puts a partial tile's second
+    // warpgroup at any row.
+    if (!offset_multiple_of(a.frag->tile, 0, 8) || !offset_multiple_of(a.frag->tile, 1, 16) ||
+        !offset_multiple_of(b.frag->tile, 0, 16) || !offset_multiple_of(b.frag->tile, 1, 64))
+      cannot(&op, "an mma on a tile that may not start on an 8-row / 16-column boundary of its shared buffer",
+             "split tiles between warpgroups in whole 64-row steps, e.g. blocks(C, [64 * cdiv(M, 64 * G), *])");
     auto [adesc, a_major] = tile_desc(at, MmaRole::Lhs, &op);
     auto [bdesc, b_major] = tile_desc(bt, MmaRole::Rhs, &op);
     const std::string T = cpp_type(a.dtype);
@@ -1055,6 +1076,37 @@ class CudaGen {
     s.wgmma_pending = true;
   }
 
+  // Whether index value v is provably a multiple of m (constants, products with a multiple, sums
+  // and differences of multiples).
+  bool multiple_of(ValueId v, int64_t m) const {
+    auto d = def_.find(v);
+    if (d == def_.end()) return false;
+    const Op* op = d->second;
+    if (op->kind == OpKind::Const) return op->ival % m == 0;
+    if (op->kind != OpKind::Arith) return false;
+    if (op->name == "mul") return multiple_of(op->operands[0], m) || multiple_of(op->operands[1], m);
+    if (op->name == "add" || op->name == "sub") return multiple_of(op->operands[0], m) && multiple_of(op->operands[1], m);
+    return false;
+  }
+  // Whether view t starts at a multiple of m in its dimension `dim`, relative to its alloc: every
+  // blocks piece on the way cuts that dimension at index * size with a provable multiple.
+  bool offset_multiple_of(ValueId t, int dim, int64_t m) const {
+    for (ValueId v = t;;) {
+      auto d = def_.find(v);
+      if (d == def_.end() || d->second->kind != OpKind::Piece) return true;  // the alloc: offset 0
+      const Op* op = d->second;
+      if (op->part.kind == PartitionSpec::Kind::Slices) {
+        if (dim >= op->part.dim) ++dim;
+      } else if (op->part.kind == PartitionSpec::Kind::Blocks) {
+        ValueId b = op->part.block.at(static_cast<size_t>(dim)), idx = op->operands.at(static_cast<size_t>(dim) + 1);
+        if (b != kNone && !multiple_of(b, m) && !multiple_of(idx, m)) return false;
+      } else {
+        return false;
+      }
+      v = op->operands[0];
+    }
+  }
+
   // The wgmma descriptor expression of a warpgroup's operand tile (a view of a shared tile: rows
   // and columns offsets into it), for k-step `ks` (and N offset NOFF for B). Returns {expr, major}.
   std::pair<std::string, std::string> tile_desc(const View& v, MmaRole role, const Op* at) {
@@ -1065,6 +1117,7 @@ class CudaGen {
     whole.off[static_cast<size_t>(rank - 1)] = "0";
     auto [ptr, rows, cols, layout] = smem_tile(whole, at);
     if (layout.col_major) cannot(at, "a column-major shared operand tile");
+    check_tile_layout(layout, cols * dtype_bytes(v.dtype), at);
     const std::string sw = swizzle_enum(layout.swizzle);
     const std::string ro = v.off[static_cast<size_t>(rank - 2)], co = v.off[static_cast<size_t>(rank - 1)];
     const int64_t span = layout.swizzle ? layout.swizzle : 16;
@@ -1105,7 +1158,7 @@ class CudaGen {
     const std::string E0 = tile.ext[0], E1 = tile.ext[1];
     s.line("{  // the warpgroup's " + std::to_string(xt[0]) + " x " + std::to_string(xt[1]) + " accumulator tile -> " + P +
            ", clipped to " + E0 + " x " + E1);
-    s.line("  " + T + "* const tile = " + base + " + " + lin + ";");
+    s.line("  " + T + "* const out = " + base + " + " + lin + ";");
     s.line("  const int tid = loom::rt::thread_in_warpgroup(), quad_lane = tid & 3;");
     s.line("  const int64_t row0 = loom::rt::acc_row(tid, 0);");
     if (xt[1] % 32 == 0) {
@@ -1130,7 +1183,7 @@ class CudaGen {
       s.line("      }");
       s.line("      const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;");
       s.line("      if (row >= " + E0 + ") continue;");
-      s.line("      " + T + "* const p = tile + row * " + rs + " + col;");
+      s.line("      " + T + "* const p = out + row * " + rs + " + col;");
       s.line("      if (col + 8 <= " + E1 + ") {");
       s.line("        *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);");
       s.line("      } else {");
@@ -1145,7 +1198,7 @@ class CudaGen {
       s.line("  for (int r = 0; r < " + std::to_string(xt[1] / 2) + "; r += 2) {");
       s.line("    const int64_t row = loom::rt::acc_row(tid, r), col = loom::rt::acc_col(tid, r);");
       s.line("    if (row >= " + E0 + ") continue;");
-      s.line("    " + T + "* const p = tile + row * " + rs + " + col;");
+      s.line("    " + T + "* const p = out + row * " + rs + " + col;");
       s.line("    const uint32_t pair = loom::rt::pack2<" + T + ">(" + X + "[r], " + X + "[r + 1]);");
       s.line("    if (col + 1 < " + E1 + ") *reinterpret_cast<uint32_t*>(p) = pair;");
       s.line("    else if (col < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
@@ -1197,7 +1250,7 @@ class CudaGen {
         << " compute warpgroups at " << f_.warp_roles->compute_regs << ")";
     o << ", " << smem_bytes << " bytes of dynamic shared memory.\n"
       << "// Structure: setup (barriers) / producer (TMA issue) / consumer (wgmma, epilogue); host launcher below.\n"
-      << "#include <cstdint>\n#include <cmath>\n#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n\n"
+      << "#include <atomic>\n#include <cstdint>\n#include <cmath>\n#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n\n"
       << "#include \"loom/runtime.cuh\"\n#include \"loom/host.h\"\n#include \"" << entry << ".h\"\n\n"
       << "// Index locals the kernel does not need are left to the compiler to drop.\n"
       << "#pragma nv_diag_suppress 177\n\n"
@@ -1215,7 +1268,7 @@ class CudaGen {
     std::vector<std::string> params;
     for (ValueId p : f_.params) {
       if (f_.info(p).type == ir::Type::Tensor) params.push_back("const loom_tensor " + pname(p));
-      else params.push_back("const float " + var(p));
+      else params.push_back("const " + scalar_type(p) + " " + var(p));
     }
     for (const TensorMap& t : maps_) params.push_back("const __grid_constant__ CUtensorMap " + t.name);
     for (size_t i = 0; i < grid_.size(); ++i) params.push_back("const int64_t grid_n" + std::to_string(i));
@@ -1239,6 +1292,7 @@ class CudaGen {
     auto tile_loop = [&](const Stream& st, const std::string& ind) {
       for (const Op* L : loops_) o << ind << "int64_t " << base(L) << " = 0;  // iterations of loop " << var(L->result) << " so far\n";
       o << ind << "int64_t tile_iter = 0;  // tiles this block has run\n";
+      o << ind << "(void)tile_iter;\n";
       const size_t G = grid_.size();
       std::string total = "grid_n0";
       for (size_t i = 1; i < G; ++i) total += " * grid_n" + std::to_string(i);
@@ -1247,10 +1301,10 @@ class CudaGen {
       o << in << "int64_t lin = tile;\n";
       if (G >= 2) {
         std::string a = "grid_n" + std::to_string(G - 2), b = "grid_n" + std::to_string(G - 1);
-        o << in << "const int64_t tiles = " << a << " * " << b << ";\n"
-          << in << "int64_t outer = lin / tiles;\n"
-          << in << "(void)outer;\n"
-          << in << "lin %= tiles;\n"
+        if (G > 2)
+          o << in << "int64_t outer = lin / (" << a << " * " << b << ");\n"
+            << in << "lin %= " << a << " * " << b << ";\n";
+        o << in
           << in << "// 8 tiles of loop " << G - 2 << " walk loop " << G - 1 << " together (their operands stay in L2)\n"
           << in << "const int64_t group = lin / (8 * " << b << "), first = group * 8, gsize = loom_min(" << a << " - first, 8);\n"
           << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + (lin % (8 * " << b << ")) % gsize;\n"
@@ -1298,7 +1352,7 @@ class CudaGen {
     size_t ti = 0;
     for (ValueId p : f_.params) {
       if (f_.info(p).type == ir::Type::Tensor) ps.push_back("const loom_tensor& " + pname(p));
-      else ps.push_back("float " + var(p));
+      else ps.push_back(scalar_type(p) + " " + var(p));
       ++ti;
     }
     ps.push_back("cudaStream_t stream");
@@ -1350,8 +1404,9 @@ class CudaGen {
     // Device and shared memory.
     o << "  int device = 0;\n"
       << "  if (cudaGetDevice(&device) != cudaSuccess) return LOOM_ERR_DEVICE;\n"
-      << "  static int checked[64] = {0};  // per device: 0 unknown, 1 ready, 2 unusable\n"
-      << "  static int sms[64] = {0};\n"
+      << "  // per device: 0 unknown, 1 ready, 2 unusable; and its SM count (set before `checked`)\n"
+      << "  static std::atomic<int> checked[64];\n"
+      << "  static std::atomic<int> sms[64];\n"
       << "  if (device < 0 || device >= 64) return LOOM_ERR_DEVICE;\n"
       << "  if (checked[device] == 0) {\n"
       << "    int major = 0, minor = 0, optin = 0;\n"
@@ -1362,7 +1417,9 @@ class CudaGen {
       << "    if (optin < kSmemBytes) { checked[device] = 2; return LOOM_ERR_SMEM; }\n"
       << "    if (cudaFuncSetAttribute(" << kname << ", cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess) {\n"
       << "      (void)cudaGetLastError();\n      return LOOM_ERR_LAUNCH;\n    }\n"
-      << "    cudaDeviceGetAttribute(&sms[device], cudaDevAttrMultiProcessorCount, device);\n"
+      << "    int count = 0;\n"
+      << "    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);\n"
+      << "    sms[device] = count;\n"
       << "    checked[device] = 1;\n"
       << "  }\n"
       << "  if (checked[device] == 2) return LOOM_ERR_DEVICE;\n";
@@ -1390,7 +1447,8 @@ class CudaGen {
         << "    if (st != loom::host::kTensorMapOk) return LOOM_ERR_TENSOR_MAP;\n  }\n";
     }
     o << "  // persistent: one block per SM at most, each runs tile after tile\n"
-      << "  const int64_t grid = sms[device] > 0 && blocks > sms[device] ? sms[device] : blocks;\n"
+      << "  const int64_t sm_count = sms[device].load();\n"
+      << "  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;\n"
       << "  " << kname << "<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(";
     std::vector<std::string> args;
     for (ValueId p : f_.params) args.push_back(f_.info(p).type == ir::Type::Tensor ? pname(p) : var(p));
@@ -1405,11 +1463,14 @@ class CudaGen {
     return o.str();
   }
 
+  // A scalar parameter's C type (docs/artifact.md): f32 -> float, integers -> int64_t.
+  std::string scalar_type(ValueId p) const { return f_.info(p).type == ir::Type::Float ? "float" : "int64_t"; }
+
   std::string abi_signature() {
     const std::string entry = task_.name.name;
     std::string s = "int loom_" + entry + "(";
     for (ValueId p : f_.params)
-      s += (f_.info(p).type == ir::Type::Tensor ? "loom_tensor " + pname(p) : "float " + pname(p)) + ", ";
+      s += (f_.info(p).type == ir::Type::Tensor ? "loom_tensor " + pname(p) : scalar_type(p) + " " + pname(p)) + ", ";
     return s + "cudaStream_t stream)";
   }
 
@@ -1425,7 +1486,8 @@ class CudaGen {
       const Param& prm = task_.params[i];
       const ir::ValueInfo& vi = f_.info(f_.params[i]);
       if (!prm.is_tensor) {
-        o << "      {\"" << prm.name.name << "\", LOOM_ARG_SCALAR, LOOM_F32, 0, {nullptr}, 0, LOOM_PRIV_NONE},\n";
+        o << "      {\"" << prm.name.name << "\", LOOM_ARG_SCALAR, " << (scalar_type(f_.params[i]) == "float" ? "LOOM_F32" : "LOOM_I64")
+          << ", 0, {nullptr}, 0, LOOM_PRIV_NONE},\n";
         continue;
       }
       o << "      {\"" << prm.name.name << "\", LOOM_ARG_TENSOR, " << abi_dtype(vi.dtype) << ", " << vi.rank << ", {";

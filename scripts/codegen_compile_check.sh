@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Compile-only check of the CUDA that loom generates, for CI (no GPU needed). Run by CTest as
+# `codegen_nvcc_compile`. For examples/gemm and examples/batched_gemm it
+#   1. runs `loom compile FILE -o DIR` (the artifact: DIR/<entry>.cu and DIR/<entry>.h),
+#   2. compiles each .cu with nvcc for sm_90a, exactly as docs/artifact.md tells users to
+#      (-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I runtime -I DIR -c); the output must
+#      be free of warnings and of ptxas advisories (C75xx: setmaxnreg ignored, wgmma serialized),
+#   3. compiles a small C99 program that includes both headers with the host C compiler, links it
+#      with both objects (two generated kernels in one program: everything but the loom_* ABI
+#      functions has internal linkage) and runs it: it calls only loom_*_info and the launchers'
+#      argument checks, which return before touching the GPU, so no device is needed,
+#   4. runs `loom compile --emit=ptx` and `--emit=cubin` (the CLI calls nvcc itself, from PATH).
+# Exit 0 when all pass, 1 otherwise, 77 (CTest: skipped) when nvcc is absent.
+# Usage: codegen_compile_check.sh [LOOM]   (default build/loom)
+# Environment: NVCC (default /usr/local/cuda/bin/nvcc), CC (default cc), KEEP=1 keeps the work dir.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 1
+LOOM=${1:-build/loom}
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+CC_BIN=${CC:-cc}
+
+if [ ! -x "$NVCC" ]; then
+  echo "codegen_compile_check: SKIPPED: nvcc not found at $NVCC (set NVCC, or install the CUDA toolkit"
+  echo "codegen_compile_check: under /usr/local/cuda; scripts/install-deps.sh checks for it)"
+  exit 77
+fi
+if [ ! -x "$LOOM" ]; then
+  echo "codegen_compile_check: FAILED: no loom binary at $LOOM (build first, or pass its path)"
+  exit 1
+fi
+
+WORK=$(mktemp -d /tmp/loom-codegen-compile.XXXXXX)
+if [ "${KEEP:-0}" = 1 ]; then echo "codegen_compile_check: work dir $WORK"; else trap 'rm -rf "$WORK"' EXIT; fi
+CUDA_INCLUDE=$(cd "$(dirname "$NVCC")/../include" 2>/dev/null && pwd)
+# The CLI's --emit=ptx|cubin run `nvcc` from PATH: use the same one.
+export PATH="$(dirname "$NVCC"):$PATH"
+STATUS=0
+EXAMPLES=(gemm batched_gemm)
+NVCC_FLAGS=(-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I "$ROOT/runtime")
+
+fail() {
+  echo "FAIL $1"
+  [ -n "${2:-}" ] && [ -f "$2" ] && head -n 40 "$2"
+  STATUS=1
+}
+
+# 1. Generate.
+for ex in "${EXAMPLES[@]}"; do
+  if "$LOOM" compile "examples/$ex/$ex.loom" -o "$WORK/$ex" >"$WORK/$ex.gen.log" 2>&1 &&
+      [ -f "$WORK/$ex/$ex.cu" ] && [ -f "$WORK/$ex/$ex.h" ]; then
+    echo "ok   loom compile examples/$ex/$ex.loom -o DIR"
+  else
+    fail "loom compile examples/$ex/$ex.loom -o DIR" "$WORK/$ex.gen.log"
+  fi
+done
+[ $STATUS -eq 0 ] || { echo "codegen_compile_check: FAILED"; exit 1; }
+
+# 2. Compile each kernel (in parallel).
+compile_one() {
+  local ex=$1 t0=$SECONDS
+  if "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/$ex" -c "$WORK/$ex/$ex.cu" -o "$WORK/$ex/$ex.o" >"$WORK/$ex.nvcc.log" 2>&1; then
+    if grep -Eq "warning|C75[0-9][0-9]" "$WORK/$ex.nvcc.log"; then
+      echo "FAIL nvcc $ex.cu: compiles, with warnings or ptxas advisories ($((SECONDS - t0))s):"
+      head -n 40 "$WORK/$ex.nvcc.log"
+      echo FAIL >"$WORK/$ex.failed"
+    else
+      echo "ok   nvcc -c $ex.cu (sm_90a, $((SECONDS - t0))s)"
+    fi
+  else
+    echo "FAIL nvcc -c $ex.cu ($((SECONDS - t0))s):"
+    head -n 40 "$WORK/$ex.nvcc.log"
+    echo FAIL >"$WORK/$ex.failed"
+  fi
+}
+pids=()
+for ex in "${EXAMPLES[@]}"; do
+  compile_one "$ex" >"$WORK/$ex.report" &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+for ex in "${EXAMPLES[@]}"; do
+  cat "$WORK/$ex.report"
+  [ -f "$WORK/$ex.failed" ] && STATUS=1
+done
+
+# 3. Both kernels in one C program.
+cat >"$WORK/two_kernels.c" <<'EOF'
+/* Both generated headers in one C translation unit, both kernels in one program. */
+#include <stdio.h>
+#include <string.h>
+
+#include "batched_gemm.h"
+#include "gemm.h"
+
+int main(void) {
+  const loom_kernel_info* g = loom_gemm_info();
+  const loom_kernel_info* b = loom_batched_gemm_info();
+  if (strcmp(g->name, "gemm") != 0 || g->num_args != 3 || g->args[0].rank != 2) return 1;
+  if (strcmp(b->name, "batched_gemm") != 0 || b->num_args != 3 || b->args[0].rank != 3) return 1;
+  /* A NULL tensor is refused before any CUDA call: no GPU needed. */
+  loom_tensor none = loom_tensor_2d(NULL, LOOM_BF16, 1, 1, 8);
+  if (loom_gemm(none, none, none, 0) != LOOM_ERR_NULL) return 1;
+  loom_tensor none3 = loom_tensor_3d(NULL, LOOM_BF16, 1, 1, 1, 8, 8);
+  if (loom_batched_gemm(none3, none3, none3, 0) != LOOM_ERR_NULL) return 1;
+  printf("%s: %d threads, %lld bytes of shared memory; %s: %d threads\n", g->name, g->threads_per_block,
+         (long long)g->smem_bytes, b->name, b->threads_per_block);
+  return 0;
+}
+EOF
+if [ -f "$WORK/gemm/gemm.o" ] && [ -f "$WORK/batched_gemm/batched_gemm.o" ]; then
+  if "$CC_BIN" -std=c99 -Wall -Wextra -Werror -I "$ROOT/runtime" -I "$WORK/gemm" -I "$WORK/batched_gemm" \
+        -I "$CUDA_INCLUDE" -c "$WORK/two_kernels.c" -o "$WORK/two_kernels.o" >"$WORK/link.log" 2>&1 &&
+      "$NVCC" -gencode=arch=compute_90a,code=sm_90a "$WORK/two_kernels.o" "$WORK/gemm/gemm.o" \
+        "$WORK/batched_gemm/batched_gemm.o" -o "$WORK/two_kernels" >>"$WORK/link.log" 2>&1; then
+    echo "ok   both headers in one C99 file ($CC_BIN), both kernels linked into one program"
+    if "$WORK/two_kernels" >"$WORK/run.log" 2>&1; then
+      echo "ok   run: $(cat "$WORK/run.log")"
+    else
+      fail "running the two-kernel program (metadata or argument checks)" "$WORK/run.log"
+    fi
+  else
+    fail "C program with both headers, linked with both kernels" "$WORK/link.log"
+  fi
+else
+  fail "C program with both kernels: not tried, a kernel did not compile"
+fi
+
+# 4. The CLI's own nvcc steps.
+t0=$SECONDS
+if "$LOOM" compile examples/gemm/gemm.loom --emit=ptx -o "$WORK/gemm.ptx" >"$WORK/ptx.log" 2>&1 &&
+    grep -q "wgmma.mma_async" "$WORK/gemm.ptx"; then
+  echo "ok   loom compile --emit=ptx ($((SECONDS - t0))s)"
+else
+  fail "loom compile --emit=ptx" "$WORK/ptx.log"
+fi
+t0=$SECONDS
+if "$LOOM" compile examples/gemm/gemm.loom --emit=cubin -o "$WORK/gemm.cubin" >"$WORK/cubin.log" 2>&1 &&
+    [ -s "$WORK/gemm.cubin" ]; then
+  echo "ok   loom compile --emit=cubin ($((SECONDS - t0))s)"
+else
+  fail "loom compile --emit=cubin" "$WORK/cubin.log"
+fi
+
+if [ $STATUS -eq 0 ]; then
+  echo "codegen_compile_check: the generated CUDA compiles and links"
+else
+  echo "codegen_compile_check: FAILED"
+fi
+exit $STATUS
