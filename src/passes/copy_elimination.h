@@ -20,6 +20,21 @@
 //     copied in from S and/or out to S, S in X's memory with X's element type, and no other copy
 //     into or out of X: X is replaced by S, and the copies, now S -> S, go. Duplicates of the same
 //     data (each warpgroup copying the shared B tile into "its own" shared B) collapse this way.
+//  4e. loop-invariant copies (only once nothing above applies) — in a `for` body, a copy S -> X
+//     into an allocation X of the body (not NONE), S defined before the loop and its root written
+//     nowhere in the loop, X written by nothing else, the copy waiting for nothing the loop
+//     defines: X and the copy move before the loop, the copy after the loop's preconditions, and
+//     the loop waits for it (so the body's readers of X and, through the loop's event, any later
+//     writer of S stay ordered). (Flash attention: the Q tile, copied again for every K/V tile.)
+//  4f. duplicate copies (section 4.2.3) — copy S -> X1, then copy S -> X2 in the same block, X1 and X2
+//     allocations alike (memory, element type, extents, layout; not NONE), each written only by its
+//     copy, S's root not written between the two copies: X2 is replaced by X1 and the second copy
+//     becomes a join that also waits for the first (point-wise when both copies run on the same
+//     processors), so X2's readers wait for the data in X1. (Dual GEMM: the A tile both products
+//     read, one shared buffer — and one ring — instead of two; with 4e, FA3's Q tile.)
+//       before:  %e1 = copy %Ap -> %A1 after [%p]     after:  %e1 = copy %Ap -> %A1 after [%p]
+//                %e2 = copy %Ap -> %A2 after [%q]             %e2 = join after [%q, %e1]
+//                ... mma(%C2, %A2, ...) after [%e2]           ... mma(%C2, %A1, ...) after [%e2]
 //  5. dead copies — a copy into a local allocation none of whose elements is read afterwards.
 // A removed copy keeps its event: it becomes a `join` with the copy's preconditions (self-copy
 // event forwarding: a collapsed event array stays collapsed). Then

@@ -7,6 +7,7 @@
 
 #include "passes/copy_elimination.h"
 #include "passes/dependence_analysis.h"
+#include "passes/resource_allocation.h"
 #include "passes/vectorize.h"
 #include "passes/warp_specialize.h"
 
@@ -42,6 +43,8 @@ ir::Function lower_to_event_ir(const Program& p, const TaskTree& tree, const Pip
   run_pass("copy-elimination", f, [](ir::Function& g) { eliminate_copies(g); }, opt);
   if (opt.stop_after == "copy-elimination") return f;
   run_pass("warp-specialize", f, [&](ir::Function& g) { warp_specialize(g, *tree.machine); }, opt);
+  if (opt.stop_after == "warp-specialize") return f;
+  run_pass("resource-allocation", f, [](ir::Function& g) { allocate_resources(g); }, opt);
   return f;
 }
 

@@ -20,8 +20,11 @@ Program parse_ok(const std::string& text) {
   return p;
 }
 
-// `blocks(X, [cdiv(M, G), *])`: a row-wise split between G warpgroups.
-Ex rows_split(const char* tensor) { return call("blocks", {tensor, list({call("cdiv", {"M", "G"}), star()})}); }
+// `blocks(X, [64 * cdiv(M, 64 * G), *])`: a row-wise split between G warpgroups in whole 64-row
+// wgmma tiles.
+Ex rows_split(const char* tensor) {
+  return call("blocks", {tensor, list({lit(64) * call("cdiv", {"M", lit(64) * name("G")}), star()})});
+}
 Ex wgmma(const char* tensor, const char* role) {
   return call("mma", {tensor, role, call("wgmma", {64, "N_MMA", 16})});
 }
@@ -58,7 +61,9 @@ Program build_gemm() {
   });
   b.launch("copy", {"C", "Acc"});
 
-  b.comment("Split the tile row-wise between G warpgroups (lowers registers per thread).");
+  b.comment("Split the tile row-wise between G warpgroups (lowers registers per thread). Each warpgroup's\n"
+            "share is rounded up to whole 64-row wgmma tiles, so a warpgroup's rows start on a tile boundary\n"
+            "even in a partial edge tile (whose last warpgroups may get fewer rows, or none).");
   b.variant("gemm_tile", "gemm", {"C", "A", "B"}).inner().tunables({"G"});
   b.bind("Cp", rows_split("C"));
   b.bind("Ap", rows_split("A"));

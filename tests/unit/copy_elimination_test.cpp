@@ -2,13 +2,16 @@
 // IR after it (tests/golden/ir/<name>.ce.txt, UPDATE_GOLDEN=1 regenerates); FileCheck-style facts
 // on GEMM (inside the K loop: exactly one global->shared copy per operand, the accumulator never
 // goes through shared memory and never leaves its registers; after the loop: the accumulator is
-// converted and stored once); every example still matches the reference on the CPU executor; the
-// NONE-still-materialized diagnostic names the tensor and the instance.
+// converted and stored once); duplicate copies merged (dual GEMM's A tile) and loop-invariant ones
+// hoisted (flash attention's Q tile); every example still matches the reference on the CPU
+// executor; the NONE-still-materialized diagnostic names the tensor and the instance.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "exec/executor.h"
 #include "exec/inputs.h"
@@ -88,7 +91,9 @@ TEST(CopyElimination, GemmFacts) {
   EXPECT_EQ(mma, 1);
   // No SHARED allocation of f32 (an accumulator staged through shared memory) anywhere.
   walk(f.body, [&](const Op& op, int) {
-    if (op.kind == OpKind::Alloc) EXPECT_FALSE(op.mem == MemKind::Shared && op.dtype == DType::F32) << ir::print(f);
+    if (op.kind == OpKind::Alloc) {
+      EXPECT_FALSE(op.mem == MemKind::Shared && op.dtype == DType::F32) << ir::print(f);
+    }
   });
   // After the loop, the accumulator leaves its registers once: one convert into the GLOBAL C tile.
   int converts = 0, after_loop = 0;
@@ -114,6 +119,58 @@ TEST(CopyElimination, GemmFacts) {
   scan(f.body);
   EXPECT_EQ(converts, 1);
   EXPECT_EQ(after_loop, 0) << "the convert writes the output tile directly";
+}
+
+// Dual GEMM: both products read the same tile of A in each K step. The two global -> shared copies
+// of it (one per gemm launch) merge into one: three copies in the loop (A, B1, B2), and both mma
+// calls read pieces of the one A buffer, the second waiting for the kept copy.
+TEST(CopyElimination, DualGemmCopiesTheATileOnce) {
+  Function f = lower_example("dual_gemm");
+  const Op* loop = find_for(f.body);
+  ASSERT_NE(loop, nullptr);
+  std::map<ir::ValueId, const Op*> def;
+  walk(f.body, [&](const Op& op, int) {
+    if (op.result != ir::kNone) def[op.result] = &op;
+  });
+  auto root = [&](ir::ValueId v) {
+    while (def.count(v) && def[v]->kind == OpKind::Piece) v = def[v]->operands[0];
+    return v;
+  };
+  std::vector<const Op*> copies, mmas;
+  walk(loop->regions[0], [&](const Op& op, int) {
+    if (op.kind == OpKind::Copy) copies.push_back(&op);
+    if (op.kind == OpKind::Call && op.name == "mma") mmas.push_back(&op);
+  });
+  ASSERT_EQ(copies.size(), 3u) << ir::print(f);
+  ASSERT_EQ(mmas.size(), 2u);
+  ir::ValueId a = root(mmas[0]->operands[1]);
+  EXPECT_EQ(root(mmas[1]->operands[1]), a) << "both products read one A tile\n" << ir::print(f);
+  const Op* copy_a = nullptr;
+  for (const Op* c : copies)
+    if (c->operands[1] == a) copy_a = c;
+  ASSERT_NE(copy_a, nullptr);
+  for (const Op* m : mmas)
+    EXPECT_NE(std::find(m->after.begin(), m->after.end(), ir::EventRef{copy_a->result, {}}), m->after.end()) << ir::print(f);
+}
+
+// Flash attention: the Q tile is the same for every K/V tile. Its copy leaves the loop (FA2), and
+// in FA3, whose prologue GEMM already copied it, the two copies merge: one Q copy in all, before
+// the loop, which waits for it.
+TEST(CopyElimination, FlashAttentionCopiesQOnceBeforeTheLoop) {
+  for (const char* name : {"flash_attention_2", "flash_attention_3"}) {
+    SCOPED_TRACE(name);
+    Function f = lower_example(name);
+    std::vector<std::pair<const Op*, int>> q_copies;  // (copy, depth)
+    walk(f.body, [&](const Op& op, int depth) {
+      if (op.kind == OpKind::Copy && f.info(op.operands[0]).name == "Qp") q_copies.push_back({&op, depth});
+    });
+    ASSERT_EQ(q_copies.size(), 1u) << ir::print(f);
+    const Op* loop = find_for(f.body);
+    ASSERT_NE(loop, nullptr);
+    EXPECT_NE(std::find(loop->after.begin(), loop->after.end(), ir::EventRef{q_copies[0].first->result, {}}), loop->after.end())
+        << ir::print(f);
+    walk(loop->regions[0], [&](const Op& op, int) { EXPECT_NE(&op, q_copies[0].first) << "the Q copy is in the loop"; });
+  }
 }
 
 TEST(CopyElimination, EveryExampleStillMatchesTheReference) {
