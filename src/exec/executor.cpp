@@ -210,6 +210,7 @@ class Executor {
         if (v->dtype() != info.dtype)
           throw std::runtime_error(what + " is " + dtype_name(v->dtype()) + ", the function expects " + dtype_name(info.dtype));
         top->vals[p] = *v;
+        if (opt_.detect_races) buffer_names_.emplace(v->buffer().get(), value_name(names_, p));
       } else if (info.type == Type::Index || info.type == Type::Float) {
         const double* d = std::get_if<double>(&args[i]);
         if (!d) throw std::runtime_error(what + " must be a number");
@@ -224,7 +225,7 @@ class Executor {
         throw std::runtime_error(what + ": events cannot be function parameters");
       }
     }
-    instantiate(f_.body, top, -1, nullptr);
+    instantiate(f_.body, top, -1, nullptr, -1);
 
     while (!ready_.empty()) {
       std::uniform_int_distribution<size_t> pick(0, ready_.size() - 1);
@@ -242,6 +243,10 @@ class Executor {
   int32_t new_node(Node n) {
     if (n.work) count_instance();
     nodes_.push_back(std::move(n));
+    if (opt_.detect_races) {
+      seq_.push_back(-1);
+      pred_range_.push_back({0, 0});
+    }
     return static_cast<int32_t>(nodes_.size() - 1);
   }
   void add_dep(int32_t n, int32_t dep) {
@@ -251,6 +256,42 @@ class Executor {
     }
   }
   void release(int32_t n) { decrement(n); }
+  // Node `n` waits for `deps` (one event reference's completion records); for race detection they
+  // are also its preds — through one shared hub node when there are many (an `E[:, :]` reference
+  // of every processor's instance would otherwise give each of them every element as a pred).
+  void wait_for(int32_t n, const std::vector<int32_t>& deps) {
+    for (int32_t d : deps) add_dep(n, d);
+    if (!opt_.detect_races) return;
+    if (deps.size() < kHubMin) {
+      for (int32_t d : deps) add_pred(n, d);
+      return;
+    }
+    auto [it, fresh] = hubs_.try_emplace(deps, -1);
+    if (fresh) {
+      Node h;
+      h.work = false;
+      h.done = true;
+      h.remaining = 0;
+      it->second = new_node(std::move(h));
+      for (int32_t d : deps) add_pred(it->second, d);
+      seq_[static_cast<size_t>(it->second)] = INT32_MAX;  // never pruned: its preds are
+    }
+    add_pred(n, it->second);
+  }
+  // Race detection: records that node `n` comes after node `p` (a node's preds are recorded
+  // together, so each is one range of pred_pool_; a range that is not last is moved to the end).
+  void add_pred(int32_t n, int32_t p) {
+    auto& [off, cnt] = pred_range_[static_cast<size_t>(n)];
+    if (cnt == 0) {
+      off = static_cast<int32_t>(pred_pool_.size());
+    } else if (static_cast<size_t>(off + cnt) != pred_pool_.size()) {
+      int32_t moved = static_cast<int32_t>(pred_pool_.size());
+      for (int32_t i = 0; i < cnt; ++i) pred_pool_.push_back(pred_pool_[static_cast<size_t>(off + i)]);
+      off = moved;
+    }
+    pred_pool_.push_back(p);
+    ++cnt;
+  }
   void decrement(int32_t n) {
     std::vector<int32_t> work{n};
     while (!work.empty()) {
@@ -261,12 +302,14 @@ class Executor {
         ready_.push_back(x);
       } else {
         nodes_[x].done = true;
+        if (opt_.detect_races) seq_[static_cast<size_t>(x)] = next_seq_++;
         for (int32_t w : nodes_[x].waiters) work.push_back(w);
       }
     }
   }
   void complete(int32_t n) {
     nodes_[n].done = true;
+    if (opt_.detect_races) seq_[static_cast<size_t>(n)] = next_seq_++;
     std::vector<int32_t> ws = nodes_[n].waiters;
     for (int32_t w : ws) decrement(w);
   }
@@ -399,7 +442,9 @@ class Executor {
           if (ext.back() < 0) throw std::runtime_error("alloc with negative extent " + std::to_string(ext.back()));
         }
         std::string name = op.result == ir::kNone ? "" : f_.info(op.result).name;
-        return View(make_buffer(op.dtype, std::move(ext), name));
+        View v(make_buffer(op.dtype, std::move(ext), name));
+        if (opt_.detect_races && op.result != ir::kNone) buffer_names_[v.buffer().get()] = value_name(names_, op.result);
+        return v;
       }
       case OpKind::Piece: {
         View src = view_of(operand(0), fr);
@@ -534,8 +579,9 @@ class Executor {
       d.op = &op;
       d.frame = fr;
       int32_t done = new_node(std::move(d));
-      add_dep(done, loop);
-      for (int32_t y : yields) add_dep(done, y);
+      std::vector<int32_t> deps{loop};
+      deps.insert(deps.end(), yields.begin(), yields.end());
+      wait_for(done, deps);
       release(done);
       return EventVal{{}, {done}, -1};
     }
@@ -545,8 +591,10 @@ class Executor {
   }
 
   // Instantiates block `b` in frame `fr`; `yield_node` (>= 0 for loop bodies) is the iteration's
-  // completion, wired to the block's yield of loop `loop`.
-  void instantiate(const ir::Block& b, Frame* fr, int32_t yield_node, const Op* loop) {
+  // completion, wired to the block's yield of loop `loop`, whose node `loop_node` runs (expands) it:
+  // every instance of the body comes after it (recorded for race detection; no wait is added, it is
+  // running).
+  void instantiate(const ir::Block& b, Frame* fr, int32_t yield_node, const Op* loop, int32_t loop_node) {
     std::vector<Pending> pending;
     for (const Op& op : b.ops) {
       if (is_async(op.kind)) {
@@ -566,14 +614,17 @@ class Executor {
     }
     std::vector<int32_t> deps;
     for (const Pending& p : pending) {
-      deps.clear();
       try {
         for (size_t i = 0; i < p.op->after.size(); ++i)
-          if (!skipped(p.op, EdgeId::Kind::After, static_cast<int>(i))) resolve(p.op->after[i], p.frame, deps);
+          if (!skipped(p.op, EdgeId::Kind::After, static_cast<int>(i))) {
+            deps.clear();
+            resolve(p.op->after[i], p.frame, deps);
+            wait_for(p.node, deps);
+          }
       } catch (const std::exception& e) {
         throw std::runtime_error(op_text(names_, *p.op, paths_[p.op]) + where(p.frame) + ": " + e.what());
       }
-      for (int32_t d : deps) add_dep(p.node, d);
+      if (opt_.detect_races && loop_node >= 0) add_pred(p.node, loop_node);
       release(p.node);
     }
     if (yield_node >= 0) {
@@ -584,8 +635,9 @@ class Executor {
         } catch (const std::exception& e) {
           throw std::runtime_error("yield of " + op_text(names_, *loop, paths_[loop]) + where(fr) + ": " + e.what());
         }
-        for (int32_t d : deps) add_dep(yield_node, d);
+        wait_for(yield_node, deps);
       }
+      if (opt_.detect_races && loop_node >= 0) add_pred(yield_node, loop_node);
       release(yield_node);
     }
   }
@@ -614,7 +666,7 @@ class Executor {
       } else {
         it->procs.emplace_back(op.proc, k);
       }
-      instantiate(body, it, info.yields[static_cast<size_t>(k)], &op);
+      instantiate(body, it, info.yields[static_cast<size_t>(k)], &op, loop_node);
     }
   }
 
@@ -630,6 +682,11 @@ class Executor {
           if (op.operands.size() != 2) throw std::runtime_error("copy takes a source and a destination");
           View src = view_of(op.operands[0], fr), dst = view_of(op.operands[1], fr);
           count_elements(src.size());
+          if (opt_.detect_races) {
+            uint8_t m = op.name.empty() ? kWrite : op.name == "sum" ? kSum : op.name == "max" ? kMax : kWrite;
+            check_races(id, {{src, kRead, tag_of(op.operands[0], fr), op.operands[0]},
+                             {dst, m, tag_of(op.operands[1], fr), op.operands[1]}});
+          }
           if (op.name.empty()) copy_view(src, dst);
           else reduce_copy(src, dst, op.name);
           break;
@@ -664,6 +721,17 @@ class Executor {
           if (leaf->family == OpFamily::Mma && args.size() == 3 && args[0].is_tensor && args[1].is_tensor && args[1].view.rank() >= 1)
             elems = args[0].view.size() * args[1].view.extents().back();
           count_elements(elems);
+          if (opt_.detect_races) {
+            std::vector<MemAccess> acc;
+            for (size_t i = 0; i < args.size(); ++i)
+              if (args[i].is_tensor) {
+                bool reads_only = i < leaf->args.size() && leaf->args[i].access == loom::Access::Read;
+                acc.push_back({args[i].view, reads_only ? kRead : kWrite, tag_of(op.operands[i], fr), op.operands[i]});
+              }
+            // Writes first: an argument passed twice (sub(S, S, m)) is then one write.
+            std::stable_sort(acc.begin(), acc.end(), [](const MemAccess& a, const MemAccess& b) { return a.mode > b.mode; });
+            check_races(id, acc);
+          }
           run_leaf_op(*leaf, args);
           break;
         }
@@ -674,10 +742,271 @@ class Executor {
       }
     } catch (const std::exception& e) {
       std::string msg = e.what();
-      if (msg.rfind("instance limit", 0) == 0 || msg.rfind("element-op limit", 0) == 0) throw;
+      if (msg.rfind("instance limit", 0) == 0 || msg.rfind("element-op limit", 0) == 0 || msg.rfind("data race", 0) == 0) throw;
       throw std::runtime_error(describe(id) + ": " + msg);
     }
     complete(id);
+  }
+
+  // ---- race detection (ExecOptions::detect_races; see executor.h, RACES) ----
+  enum : uint8_t { kRead = 0, kSum = 1, kMax = 2, kWrite = 3 };
+  struct MemAccess {
+    View view;
+    uint8_t mode = kRead;
+    int64_t tag = -1;  // replica: the lane of a replicated row piece it goes through; -1 = all
+    ValueId value = ir::kNone;
+  };
+  // One access of one instance to one element, in one of the element's lists (linked through `next`).
+  struct Entry {  // 12 bytes: there is one per element per reader between writes
+    int32_t inst;
+    int32_t next;
+    int16_t tag;  // a lane index, or -1
+    uint8_t mode;
+  };
+  static const char* verb(uint8_t m) {
+    switch (m) {
+      case kRead: return "reads";
+      case kSum: return "reduces (copy.sum) into";
+      case kMax: return "reduces (copy.max) into";
+      default: return "writes";
+    }
+  }
+  // Whether two accesses of different instances to one element conflict: not both reads, not both
+  // the same reduction (reducing copies commute), and not two different replicas of a replicated
+  // row piece (each lane of a quad holds its own replica of those entries, docs/language.md 5).
+  static bool conflicts(uint8_t m1, int64_t t1, uint8_t m2, int64_t t2) {
+    if (t1 >= 0 && t2 >= 0 && t1 != t2) return false;
+    if (m1 == kRead && m2 == kRead) return false;
+    if (m1 == m2 && (m1 == kSum || m1 == kMax)) return false;
+    return true;
+  }
+  // Whether every access that conflicts with (m2, t2) also conflicts with (m1, t1).
+  static bool dominates(uint8_t m1, int64_t t1, uint8_t m2, int64_t t2) {
+    if (t1 >= 0 && t1 != t2) return false;
+    return m1 == kWrite || m1 == m2;
+  }
+
+  // The replica tag of an access through value `v`: the lane index of the replicated row piece
+  // (a WARP-held mma partition of a rank-1 tensor) it is cut from, or -1.
+  int64_t tag_of(ValueId v, Frame* fr) {
+    auto c = rep_index_.find(v);
+    if (c == rep_index_.end()) {
+      ValueId idx = ir::kNone;
+      for (ValueId x = v;;) {
+        auto d = defs_.find(x);
+        if (d == defs_.end() || d->second->kind != OpKind::Piece || d->second->operands.empty()) break;
+        const Op& pc = *d->second;
+        if (pc.part.kind == ir::PartitionSpec::Kind::Mma && pc.part.holder == ProcKind::Warp && pc.operands.size() == 2 &&
+            f_.info(pc.operands[0]).rank == 1) {
+          idx = pc.operands[1];
+          break;
+        }
+        x = pc.operands[0];
+      }
+      c = rep_index_.emplace(v, idx).first;
+    }
+    if (c->second == ir::kNone) return -1;
+    int64_t lane = index_of(c->second, fr);
+    return lane >= 0 && lane <= INT16_MAX ? lane : -1;  // (a lane index; -1, every replica, is the safe side)
+  }
+
+  // Flat buffer indices of every element of `v` (each buffer coordinate depends on one coordinate
+  // of the view, so flat(c) = flat(0) + sum_d (flat(c_d e_d) - flat(0))).
+  static void flat_elements(const View& v, std::vector<int64_t>& out) {
+    out.clear();
+    const int64_t n = v.size();
+    if (n == 0) return;
+    const int r = v.rank();
+    std::vector<int64_t> c(static_cast<size_t>(r), 0);
+    const int64_t base = v.flat(c);
+    if (r == 0) {
+      out.push_back(base);
+      return;
+    }
+    std::vector<std::vector<int64_t>> table(static_cast<size_t>(r));
+    for (int d = 0; d < r; ++d) {
+      for (int64_t x = 0; x < v.extents()[static_cast<size_t>(d)]; ++x) {
+        c[static_cast<size_t>(d)] = x;
+        table[static_cast<size_t>(d)].push_back(v.flat(c) - base);
+      }
+      c[static_cast<size_t>(d)] = 0;
+    }
+    out.reserve(static_cast<size_t>(n));
+    std::vector<int64_t> idx(static_cast<size_t>(r), 0);
+    const auto& last = table[static_cast<size_t>(r - 1)];
+    for (;;) {
+      int64_t off = base;
+      for (int d = 0; d + 1 < r; ++d) off += table[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])];
+      for (int64_t x : last) out.push_back(off + x);
+      int d = r - 2;
+      for (; d >= 0; --d) {
+        if (++idx[static_cast<size_t>(d)] < v.extents()[static_cast<size_t>(d)]) break;
+        idx[static_cast<size_t>(d)] = 0;
+      }
+      if (d < 0) break;
+    }
+  }
+
+  // Per buffer element, two access lists (-1 = empty): writes and reductions,
+  // and reads. A read conflicts only with the first; a write or reduction with both.
+  struct Shadow {
+    std::vector<int32_t> writes, reads;
+  };
+  Shadow& shadow(const View& v) {
+    Shadow& h = shadow_[v.buffer().get()];
+    if (h.writes.size() != v.buffer()->data.size()) {
+      h.writes.assign(v.buffer()->data.size(), -1);
+      h.reads.assign(v.buffer()->data.size(), -1);
+    }
+    return h;
+  }
+  // Entries live in chunks (no reallocation: there may be millions), recycled through free_.
+  static constexpr int kChunkBits = 16;
+  Entry& entry(int32_t i) { return chunks_[static_cast<size_t>(i) >> kChunkBits][static_cast<size_t>(i) & ((1u << kChunkBits) - 1)]; }
+  int32_t new_entry(const Entry& e) {
+    int32_t x;
+    if (free_ >= 0) {
+      x = free_;
+      free_ = entry(x).next;
+    } else {
+      if ((static_cast<size_t>(entry_count_) >> kChunkBits) == chunks_.size())
+        chunks_.push_back(std::make_unique<Entry[]>(size_t{1} << kChunkBits));
+      x = entry_count_++;
+    }
+    entry(x) = e;
+    return x;
+  }
+
+  // Instance `id` is about to make the accesses `acc`. Every earlier access of another instance to
+  // an element it touches, that conflicts with its own, must happen before it: the earlier instance
+  // must be an ancestor of `id` in the instance graph (the event edges, plus "a loop body's
+  // instances come after the loop started"). Since the graph does not depend on the order of
+  // execution, this finds every race of the program whichever order the seed picks.
+  void check_races(int32_t id, const std::vector<MemAccess>& acc) {
+    ++stamp_;
+    if (mark_.size() < nodes_.size()) {
+      mark_.resize(nodes_.size(), 0);
+      found_.resize(nodes_.size(), 0);
+      visit_.resize(nodes_.size(), 0);
+    }
+    struct Conflict {
+      int32_t inst;
+      uint8_t mode;
+      const MemAccess* a;
+      int64_t flat;
+    };
+    std::vector<Conflict> conflicts_seen;
+    std::vector<int32_t> targets;  // the instances of conflicting earlier accesses
+    if (flats_.size() < acc.size()) flats_.resize(acc.size());
+    auto scan = [&](int32_t head, const MemAccess& a, int64_t fl) {
+      for (int32_t e = head; e >= 0; e = entry(e).next) {
+        const Entry& en = entry(e);
+        if (en.inst == id || !conflicts(en.mode, en.tag, a.mode, a.tag)) continue;
+        if (mark_[static_cast<size_t>(en.inst)] != stamp_) {
+          mark_[static_cast<size_t>(en.inst)] = stamp_;
+          targets.push_back(en.inst);
+          conflicts_seen.push_back({en.inst, en.mode, &a, fl});
+        }
+      }
+    };
+    for (size_t i = 0; i < acc.size(); ++i) {
+      const MemAccess& a = acc[i];
+      flat_elements(a.view, flats_[i]);
+      if (flats_[i].empty()) continue;
+      Shadow& sh = shadow(a.view);
+      for (int64_t fl : flats_[i]) {
+        scan(sh.writes[static_cast<size_t>(fl)], a, fl);
+        if (a.mode != kRead) scan(sh.reads[static_cast<size_t>(fl)], a, fl);
+      }
+    }
+    if (!targets.empty()) search_ancestors(id, targets);
+    for (const Conflict& c : conflicts_seen)
+      if (found_[static_cast<size_t>(c.inst)] != stamp_) race(c.inst, c.mode, id, *c.a, c.flat);
+    // Record the accesses. A write or reduction drops the entries it makes redundant: those of its
+    // ancestors (all conflicting ones are, by now) and its own that it dominates — whatever would
+    // race with those races with it.
+    for (size_t i = 0; i < acc.size(); ++i) {
+      const MemAccess& a = acc[i];
+      if (flats_[i].empty()) continue;
+      Shadow& sh = shadow(a.view);
+      for (int64_t fl : flats_[i]) {
+        int32_t& wh = sh.writes[static_cast<size_t>(fl)];
+        int32_t& rh = sh.reads[static_cast<size_t>(fl)];
+        if (wh >= 0) {  // already written by this instance (an argument passed twice)?
+          const Entry& own = entry(wh);
+          if (own.inst == id && dominates(own.mode, own.tag, a.mode, a.tag)) continue;
+        }
+        if (a.mode == kRead) {
+          if (rh >= 0 && entry(rh).inst == id) continue;
+          rh = new_entry(Entry{id, rh, static_cast<int16_t>(a.tag), a.mode});
+          continue;
+        }
+        for (int32_t* list : {&wh, &rh}) {
+          int32_t* link = list;
+          while (*link >= 0) {
+            Entry& en = entry(*link);
+            bool before = en.inst == id || found_[static_cast<size_t>(en.inst)] == stamp_;
+            if (before && dominates(a.mode, a.tag, en.mode, en.tag)) {
+              int32_t dead = *link;
+              *link = en.next;
+              entry(dead).next = free_;
+              free_ = dead;
+              continue;
+            }
+            link = &en.next;
+          }
+        }
+        wh = new_entry(Entry{id, wh, static_cast<int16_t>(a.tag), a.mode});
+      }
+    }
+  }
+
+  // Marks (found_ = stamp_) which of `targets` are ancestors of `id`: a backward search over
+  // preds that skips nodes completed before the oldest target (they cannot descend from it) and
+  // stops once every target is found.
+  void search_ancestors(int32_t id, const std::vector<int32_t>& targets) {
+    int32_t bound = INT32_MAX;
+    for (int32_t t : targets) bound = std::min(bound, seq_[static_cast<size_t>(t)]);
+    size_t left = targets.size();
+    // Breadth-first: the earlier accesses are usually direct preconditions, or close.
+    std::vector<int32_t>& queue = queue_;
+    queue.clear();
+    visit_[static_cast<size_t>(id)] = stamp_;
+    queue.push_back(id);
+    for (size_t head = 0; head < queue.size(); ++head) {
+      auto [off, cnt] = pred_range_[static_cast<size_t>(queue[head])];
+      for (const int32_t* q = pred_pool_.data() + off, *end = q + cnt; q != end; ++q) {
+        const int32_t p = *q;
+        if (visit_[static_cast<size_t>(p)] == stamp_) continue;
+        visit_[static_cast<size_t>(p)] = stamp_;
+        if (seq_[static_cast<size_t>(p)] < bound) continue;
+        if (mark_[static_cast<size_t>(p)] == stamp_) {
+          found_[static_cast<size_t>(p)] = stamp_;
+          if (--left == 0) return;
+        }
+        queue.push_back(p);
+      }
+    }
+  }
+
+  [[noreturn]] void race(int32_t first, uint8_t first_mode, int32_t second, const MemAccess& a, int64_t fl) {
+    const Buffer& b = *a.view.buffer();
+    std::string coords;
+    int64_t rest = fl;
+    std::vector<int64_t> c(b.extents.size());
+    for (size_t d = b.extents.size(); d-- > 0;) {
+      c[d] = b.extents[d] > 0 ? rest % b.extents[d] : 0;
+      rest = b.extents[d] > 0 ? rest / b.extents[d] : 0;
+    }
+    for (size_t d = 0; d < c.size(); ++d) coords += (d ? ", " : "") + std::to_string(c[d]);
+    auto bn = buffer_names_.find(&b);
+    std::string buf = bn != buffer_names_.end() ? bn->second : b.name.empty() ? std::string("a buffer") : b.name;
+    res_.race = true;
+    std::string through = value_name(names_, a.value);
+    through = through == buf ? "" : " (through " + through + ")";
+    throw std::runtime_error("data race on " + buf + "[" + coords + "]" + through + ": " +
+                             describe(first) + " " + verb(first_mode) + " it, and " + describe(second) + " " + verb(a.mode) +
+                             " it, and no chain of events orders the two (on a GPU they may run at the same time)");
   }
 
   void count_elements(int64_t n) {
@@ -753,6 +1082,24 @@ class Executor {
   std::vector<LoopInfo> loops_;
   std::vector<std::unique_ptr<Frame>> frames_;
   std::vector<int32_t> ready_;
+  // Race detection: completion order of each node (-1 while not done), and its preds.
+  int32_t next_seq_ = 0;
+  std::vector<int32_t> seq_;
+  std::vector<std::pair<int32_t, int32_t>> pred_range_;  // offset, count in pred_pool_
+  std::vector<int32_t> pred_pool_;
+  static constexpr size_t kHubMin = 4;               // a reference to this many records gets a hub
+  std::map<std::vector<int32_t>, int32_t> hubs_;     // records -> their hub node
+  // Race detection: per buffer, the heads of each element's access lists (-1 = none).
+  std::unordered_map<const Buffer*, Shadow> shadow_;
+  std::vector<std::vector<int64_t>> flats_;  // scratch: the elements of each access
+  std::vector<std::unique_ptr<Entry[]>> chunks_;
+  int32_t entry_count_ = 0;
+  int32_t free_ = -1;
+  std::vector<uint32_t> mark_, found_, visit_;
+  uint32_t stamp_ = 0;
+  std::vector<int32_t> queue_;
+  std::unordered_map<ValueId, ValueId> rep_index_;  // value -> index operand of its replicated row piece
+  std::unordered_map<const Buffer*, std::string> buffer_names_;  // printed value names of allocs and params
 };
 
 }  // namespace

@@ -68,6 +68,36 @@
 // A dropped edge never causes a deadlock; it can only let an operation run earlier. list_edges
 // enumerates every edge that can be dropped.
 //
+// RACES. With ExecOptions::detect_races a run also fails (ExecResult::race) when two instances race:
+// both access a common buffer element, at least one of them writes it, and neither happens before
+// the other. Happens-before is reachability in the instance graph: an instance comes after every
+// node it waited for (the resolved `after` references, carried events, yields, a loop's completion
+// waiting for its iterations) and after the loop instance whose expansion created it (a body runs
+// only once its loop has started). The graph is fixed by the IR and its index values, not by the
+// seed, so the check is order-independent: an IR with a race fails on every seed (the pair
+// reported may differ), including a missing edge between two writers whose results
+// commute (two `mma` into one accumulator: integer sums give the same result in either order, but
+// on a GPU the two unordered updates of the same registers are a data race).
+// Accesses: copy reads its source and writes its destination (copy.sum / copy.max *reduce* into it);
+// call: a built-in leaf op's tensor arguments are read or written as ops.h says (ReadWrite = write).
+// Legal overlaps: reads with reads; reducing copies of the same kind (sum with sum, max with max:
+// they commute, ir.h); and two accesses through *different replicas* of a replicated row piece
+// (a WARP-held mma partition of a rank-1 tensor, docs/language.md section 5: each lane of a quad
+// holds its own replica of its rows, so lanes writing "the same" entries write different
+// registers) — an access through such a piece is tagged with the piece's lane index, and one not
+// through one touches every replica. Loops and joins access nothing.
+// Method (close to FastTrack): each element keeps two lists of accesses, writes/reductions and
+// reads, since the last write that covered them. A read checks the first list, a write or reduction
+// both; the instances of the conflicting entries must all be ancestors of the accessing instance,
+// which one breadth-first search over recorded predecessors settles (pruned at nodes that completed
+// before the oldest of them: they cannot descend from it; stopped once all are found; a reference
+// to many records, e.g. `%E[:, :, :]` from every processor's instance, goes through one shared hub
+// node). A write then drops the entries it covers (an ancestor's access that any later conflicting
+// access would also conflict with the write). Cost: about +25% time on the property tests; memory
+// of one 12-byte entry per element per reader between writes (a shared tile read by 64 lanes).
+// Buffers are the executor's: shared-memory slot reuse (resource allocation) is not modeled, and an
+// alloc in a loop body is a fresh buffer per iteration.
+//
 // Test: tests/unit/executor_test.cpp.
 #pragma once
 
@@ -112,6 +142,9 @@ struct ExecOptions {
   // entries override the function's own ir::Function::proc_extents.
   std::map<ProcKind, int64_t> proc_extents;
   bool trace = false;  // record one line per instance run in ExecResult::trace
+  // Fail on a data race (see RACES above): two instances that access a common element, at least one
+  // writing, with no chain of events between them.
+  bool detect_races = false;
 };
 
 struct ExecResult {
@@ -120,6 +153,7 @@ struct ExecResult {
   int64_t instances = 0;      // op and block instances created
   int64_t ops_run = 0;        // asynchronous instances run
   int64_t element_ops = 0;
+  bool race = false;               // the error is a data race (ExecOptions::detect_races)
   std::vector<std::string> trace;  // with ExecOptions::trace
 };
 

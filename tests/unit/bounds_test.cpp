@@ -14,124 +14,14 @@ namespace loom {
 namespace {
 
 using ir::OpKind;
-using ir::PartitionSpec;
-using ir::Type;
 using ir::ValueId;
 
-// Appends ops to the function body (bounds do not care about events).
-class Build {
- public:
-  ValueId tensor_param(const std::string& name, int rank, DType t = DType::BF16) {
-    ValueId v = f.add_value({Type::Tensor, name, t, MemKind::Global, rank, {}});
-    f.params.push_back(v);
-    return v;
-  }
-  ValueId index_param(const std::string& name) {
-    ValueId v = f.add_value({Type::Index, name});
-    f.params.push_back(v);
-    return v;
-  }
-  ValueId konst(int64_t x) {
-    ir::Op op;
-    op.kind = OpKind::Const;
-    op.ival = x;
-    return push(std::move(op), {Type::Index, ""});
-  }
-  ValueId arith(const std::string& o, ValueId a, ValueId b) {
-    ir::Op op;
-    op.kind = OpKind::Arith;
-    op.name = o;
-    op.operands = {a, b};
-    return push(std::move(op), {Type::Index, ""});
-  }
-  ValueId dim(ValueId t, int d) {
-    ir::Op op;
-    op.kind = OpKind::Dim;
-    op.operands = {t};
-    op.ival = d;
-    return push(std::move(op), {Type::Index, ""});
-  }
-  ValueId proc_index(ProcKind p) {
-    ir::Op op;
-    op.kind = OpKind::ProcIndex;
-    op.proc = p;
-    return push(std::move(op), {Type::Index, "p"});
-  }
-  ValueId alloc(std::vector<ValueId> extents, DType t = DType::BF16) {
-    ir::Op op;
-    op.kind = OpKind::Alloc;
-    op.mem = MemKind::Shared;
-    op.dtype = t;
-    op.operands = std::move(extents);
-    int rank = static_cast<int>(op.operands.size());
-    return push(std::move(op), {Type::Tensor, "T", t, MemKind::Shared, rank, {}});
-  }
-  ValueId piece(ValueId src, PartitionSpec part, std::vector<ValueId> idx, int rank) {
-    ir::Op op;
-    op.kind = OpKind::Piece;
-    op.part = std::move(part);
-    op.operands = {src};
-    op.operands.insert(op.operands.end(), idx.begin(), idx.end());
-    const ir::ValueInfo& s = f.info(src);
-    return push(std::move(op), {Type::Tensor, s.name + "p", s.dtype, s.mem, rank, {}});
-  }
-  ValueId blocks(ValueId src, std::vector<ValueId> block, std::vector<ValueId> idx) {
-    PartitionSpec p;
-    p.kind = PartitionSpec::Kind::Blocks;
-    p.block = std::move(block);
-    return piece(src, p, std::move(idx), f.info(src).rank);
-  }
-  ValueId slice(ValueId src, int d, ValueId i) {
-    PartitionSpec p;
-    p.kind = PartitionSpec::Kind::Slices;
-    p.dim = d;
-    return piece(src, p, {i}, f.info(src).rank - 1);
-  }
-  ValueId mma(ValueId src, MmaRole role, ProcKind holder, ValueId i, int64_t n = 256) {
-    PartitionSpec p;
-    p.kind = PartitionSpec::Kind::Mma;
-    p.role = role;
-    p.instr = holder == ProcKind::Warpgroup || n > 8 ? "wgmma" : "mma_sync";
-    p.m = 64;
-    p.n = n;
-    p.k = 16;
-    p.holder = holder;
-    return piece(src, p, {i}, f.info(src).rank);
-  }
-  // for %k in [0, n) { body(k) }: returns k; the body's ops go into the loop.
-  ValueId loop(ValueId n, const std::function<void(ValueId)>& body) {
-    ir::Op op;
-    op.kind = OpKind::For;
-    op.operands = {n};
-    ValueId k = f.add_value({Type::Index, "k"});
-    ValueId c = f.add_value({Type::Event, "c"});
-    ir::Block blk;
-    blk.args = {k, c};
-    ir::Block* outer = cur_;
-    cur_ = &blk;
-    body(k);
-    cur_ = outer;
-    op.regions.push_back(std::move(blk));
-    push(std::move(op), {Type::Event, "L"});
-    return k;
-  }
-
-  ir::Function f;
-
- private:
-  ValueId push(ir::Op op, ir::ValueInfo info) {
-    op.result = f.add_value(std::move(info));
-    ValueId r = op.result;
-    cur_->ops.push_back(std::move(op));
-    return r;
-  }
-  ir::Block* cur_ = &f.body;
-};
+using test::IrBuilder;
 
 using Bounds = std::vector<std::optional<int64_t>>;
 
 TEST(StaticBounds, IndexArithmetic) {
-  Build b;
+  IrBuilder b;
   ValueId n = b.index_param("n");
   ValueId c3 = b.konst(3), c64 = b.konst(64), c200 = b.konst(200), cm5 = b.konst(-5);
   ValueId add = b.arith("add", c3, c64), sub = b.arith("sub", c64, c200), mul = b.arith("mul", c3, cm5);
@@ -142,12 +32,12 @@ TEST(StaticBounds, IndexArithmetic) {
   ValueId wm = b.arith("mul", w, c64);
   b.f.proc_extents[ProcKind::Warp] = 4;
   ValueId k = 0, kmod = 0, nk = 0;
-  ValueId k2 = b.loop(c200, [&](ValueId kk) {
+  b.for_loop(c200, {}, [&](ValueId kk, ValueId) {
     k = kk;
     kmod = b.arith("mod", kk, c3);
     nk = b.arith("mod", n, c3);  // n may be negative: only the upper end is known
+    return ir::EventRef{};
   });
-  ASSERT_EQ(k, k2);
   StaticBounds sb(b.f);
   EXPECT_EQ(sb.upper_bound(c3), 3);
   EXPECT_EQ(sb.upper_bound(add), 67);
@@ -173,19 +63,19 @@ TEST(StaticBounds, IndexArithmetic) {
 }
 
 TEST(StaticBounds, DimsOfAllocsAndBlocksAndSlices) {
-  Build b;
-  ValueId A = b.tensor_param("A", 3);
+  IrBuilder b;
+  ValueId A = b.tensor_param("A", 3, DType::BF16);
   ValueId c0 = b.konst(0), c4 = b.konst(4), c64 = b.konst(64), c128 = b.konst(128);
   ValueId i = b.index_param("i");
   // A tile of a run-time tensor: blocks bound it; `*` leaves the run-time extent.
   ValueId Ap = b.blocks(A, {c4, ir::kNone, c64}, {i, c0, c0});
   EXPECT_EQ(StaticBounds(b.f).extent_bounds(Ap), (Bounds{4, std::nullopt, 64}));
   // An alloc with constant extents, cut smaller, then sliced.
-  ValueId T = b.alloc({c4, c128, c64});
+  ValueId T = b.alloc("T", {c4, c128, c64}, MemKind::Shared, DType::BF16);
   ValueId Tp = b.blocks(T, {ir::kNone, c64, c128}, {c0, c0, c0});  // 128 > 64: the source bounds it
   ValueId row = b.slice(Tp, 1, i);
   ValueId d1 = b.dim(Tp, 1), d2 = b.dim(row, 1), dA = b.dim(Ap, 1);
-  ValueId X = b.alloc({b.dim(Ap, 0), b.dim(Ap, 2)}, DType::F32);
+  ValueId X = b.alloc("X", {b.dim(Ap, 0), b.dim(Ap, 2)}, MemKind::Shared, DType::F32);
   StaticBounds sb(b.f);
   EXPECT_EQ(sb.extent_bounds(T), (Bounds{4, 128, 64}));
   EXPECT_EQ(sb.extent_bounds(Tp), (Bounds{4, 64, 64}));
@@ -205,16 +95,18 @@ TEST(StaticBounds, DimsOfAllocsAndBlocksAndSlices) {
 // lanes as [4, 64] (the 256 values a thread holds); lhs [128, 64] -> [32, 64] -> [4, 64]; rhs
 // [64, 256] whole per warp, then [64, 64] per lane; a row vector [128] -> [32] -> [4].
 TEST(StaticBounds, MmaPiecesAreTheInstructionTilePerHolderLevel) {
-  Build b;
+  IrBuilder b;
   ValueId c64 = b.konst(64), c128 = b.konst(128), c256 = b.konst(256);
   ValueId w = b.proc_index(ProcKind::Warp), t = b.proc_index(ProcKind::Thread);
-  ValueId C = b.alloc({c128, c256}, DType::F32), A = b.alloc({c128, c64}), B = b.alloc({c64, c256});
-  ValueId v = b.alloc({c128}, DType::F32);
+  ValueId C = b.alloc("C", {c128, c256}, MemKind::Shared, DType::F32);
+  ValueId A = b.alloc("A", {c128, c64}, MemKind::Shared, DType::BF16);
+  ValueId B = b.alloc("B", {c64, c256}, MemKind::Shared, DType::BF16);
+  ValueId v = b.alloc("v", {c128}, MemKind::Shared, DType::F32);
   ValueId Cw = b.mma(C, MmaRole::Acc, ProcKind::Warpgroup, w), Ct = b.mma(Cw, MmaRole::Acc, ProcKind::Warp, t);
   ValueId Aw = b.mma(A, MmaRole::Lhs, ProcKind::Warpgroup, w), At = b.mma(Aw, MmaRole::Lhs, ProcKind::Warp, t);
   ValueId Bw = b.mma(B, MmaRole::Rhs, ProcKind::Warpgroup, w), Bt = b.mma(Bw, MmaRole::Rhs, ProcKind::Warp, t);
   ValueId vw = b.mma(v, MmaRole::Acc, ProcKind::Warpgroup, w), vt = b.mma(vw, MmaRole::Acc, ProcKind::Warp, t);
-  ValueId R = b.alloc({b.dim(Ct, 0), b.dim(Ct, 1)}, DType::F32);  // a thread's register fragment
+  ValueId R = b.alloc("R", {b.dim(Ct, 0), b.dim(Ct, 1)}, MemKind::Shared, DType::F32);  // a thread's register fragment
   b.f.proc_extents = {{ProcKind::Warp, 4}, {ProcKind::Thread, 32}};
   StaticBounds sb(b.f);
   EXPECT_EQ(sb.extent_bounds(Cw), (Bounds{32, 256}));
@@ -229,15 +121,18 @@ TEST(StaticBounds, MmaPiecesAreTheInstructionTilePerHolderLevel) {
 }
 
 TEST(StaticBounds, WhyASizeIsUnknown) {
-  Build b;
-  ValueId A = b.tensor_param("A", 2);
+  IrBuilder b;
+  ValueId A = b.tensor_param("A", 2, DType::BF16);
   ValueId n = b.index_param("n");
   ValueId c64 = b.konst(64), c0 = b.konst(0);
   ValueId Ap = b.blocks(A, {c64, ir::kNone}, {c0, c0});
-  ValueId X = b.alloc({b.dim(Ap, 0), b.dim(Ap, 1)});
-  ValueId Y = b.alloc({c64, b.arith("add", n, c64)});
+  ValueId X = b.alloc("X", {b.dim(Ap, 0), b.dim(Ap, 1)}, MemKind::Shared, DType::BF16);
+  ValueId Y = b.alloc("Y", {c64, b.arith("add", n, c64)}, MemKind::Shared, DType::BF16);
   ValueId Z = 0;
-  b.loop(n, [&](ValueId k) { Z = b.alloc({b.arith("add", k, c64)}); });
+  b.for_loop(n, {}, [&](ValueId k, ValueId) {
+    Z = b.alloc("Z", {b.arith("add", k, c64)}, MemKind::Shared, DType::BF16);
+    return ir::EventRef{};
+  });
   StaticBounds sb(b.f);
   EXPECT_EQ(sb.why_unbounded(X), "extent 1 (%3) depends on dimension 1 of %A, a run-time size");
   EXPECT_EQ(sb.why_unbounded(Y), "extent 1 (%4) depends on %n, a run-time argument");

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 namespace loom::exec {
 namespace {
 
@@ -14,175 +16,17 @@ using ir::OpKind;
 using ir::Type;
 using ir::ValueId;
 
-// A small IR builder: ops are appended to the innermost open block.
-class Build {
- public:
-  explicit Build(std::string name) {
-    f.name = std::move(name);
-    blocks_.push_back(&f.body);
-  }
-
-  ValueId tensor_param(const std::string& name, int rank, DType t = DType::F32) {
-    ValueId v = f.add_value({Type::Tensor, name, t, MemKind::Global, rank, {}});
-    f.params.push_back(v);
-    return v;
-  }
-  ValueId index_param(const std::string& name) {
-    ValueId v = f.add_value({Type::Index, name});
-    f.params.push_back(v);
-    return v;
-  }
-
-  ValueId konst(int64_t x) {
-    ir::Op op;
-    op.kind = OpKind::Const;
-    op.ival = x;
-    return push(std::move(op), {Type::Index, ""});
-  }
-  ValueId arith(const std::string& o, ValueId a, ValueId b) {
-    ir::Op op;
-    op.kind = OpKind::Arith;
-    op.name = o;
-    op.operands = {a, b};
-    return push(std::move(op), {Type::Index, ""});
-  }
-  ValueId dim(ValueId t, int d) {
-    ir::Op op;
-    op.kind = OpKind::Dim;
-    op.operands = {t};
-    op.ival = d;
-    return push(std::move(op), {Type::Index, ""});
-  }
-  ValueId proc_index(ProcKind p) {
-    ir::Op op;
-    op.kind = OpKind::ProcIndex;
-    op.proc = p;
-    return push(std::move(op), {Type::Index, "pi"});
-  }
-  ValueId alloc(const std::string& name, std::vector<ValueId> extents, MemKind m = MemKind::Shared) {
-    ir::Op op;
-    op.kind = OpKind::Alloc;
-    op.mem = m;
-    op.dtype = DType::F32;
-    op.operands = std::move(extents);
-    int rank = static_cast<int>(op.operands.size());
-    return push(std::move(op), {Type::Tensor, name, DType::F32, m, rank, {}});
-  }
-  // piece `src` blocks[block...] [idx...]
-  ValueId blocks(ValueId src, std::vector<ValueId> block, std::vector<ValueId> idx) {
-    ir::Op op;
-    op.kind = OpKind::Piece;
-    op.part.kind = ir::PartitionSpec::Kind::Blocks;
-    op.part.block = std::move(block);
-    op.operands = {src};
-    op.operands.insert(op.operands.end(), idx.begin(), idx.end());
-    const ir::ValueInfo& s = f.info(src);
-    return push(std::move(op), {Type::Tensor, s.name + "_p", s.dtype, s.mem, s.rank, {}});
-  }
-  ValueId slice(ValueId src, int d, ValueId i) {
-    ir::Op op;
-    op.kind = OpKind::Piece;
-    op.part.kind = ir::PartitionSpec::Kind::Slices;
-    op.part.dim = d;
-    op.operands = {src, i};
-    const ir::ValueInfo& s = f.info(src);
-    return push(std::move(op), {Type::Tensor, s.name + "_s", s.dtype, s.mem, s.rank - 1, {}});
-  }
-  ValueId copy(ValueId src, ValueId dst, std::vector<EventRef> after, std::vector<ProcKind> over = {}) {
-    ir::Op op;
-    op.kind = OpKind::Copy;
-    op.operands = {src, dst};
-    op.after = std::move(after);
-    op.origin = "copy " + f.info(src).name + " -> " + f.info(dst).name;
-    return push(std::move(op), event_info("e", over));
-  }
-  ValueId call(const std::string& name, std::vector<ValueId> args, std::vector<EventRef> after) {
-    ir::Op op;
-    op.kind = OpKind::Call;
-    op.name = name;
-    op.operands = std::move(args);
-    op.after = std::move(after);
-    op.origin = name;
-    return push(std::move(op), event_info("e", {}));
-  }
-  ValueId join(std::vector<EventRef> after) {
-    ir::Op op;
-    op.kind = OpKind::Join;
-    op.after = std::move(after);
-    op.origin = "join";
-    return push(std::move(op), event_info("j", {}));
-  }
-
-  // for %k in [0, n) iter(%c) after [...] { body(k, c) ; yield body's return }
-  template <class Body>
-  ValueId for_loop(ValueId n, std::vector<EventRef> after, Body body) {
-    ir::Op op;
-    op.kind = OpKind::For;
-    op.operands = {n};
-    op.after = std::move(after);
-    op.origin = "for";
-    op.regions.resize(1);
-    ValueId k = f.add_value({Type::Index, "k"});
-    ValueId c = f.add_value({Type::Event, "c"});
-    op.regions[0].args = {k, c};
-    ir::Block blk;
-    blk.args = {k, c};
-    blocks_.push_back(&blk);
-    blk.yield = body(k, c);
-    blocks_.pop_back();
-    op.regions[0] = std::move(blk);
-    return push(std::move(op), event_info("L", {}));
-  }
-  template <class Body>
-  ValueId pfor(ProcKind p, ValueId n, std::vector<EventRef> after, Body body) {
-    ir::Op op;
-    op.kind = OpKind::PFor;
-    op.proc = p;
-    op.operands = {n};
-    op.after = std::move(after);
-    op.origin = "pfor";
-    ValueId i = f.add_value({Type::Index, "p"});
-    ir::Block blk;
-    blk.args = {i};
-    blocks_.push_back(&blk);
-    blk.yield = body(i);
-    blocks_.pop_back();
-    op.regions.push_back(std::move(blk));
-    return push(std::move(op), event_info("E", {p}));
-  }
-
-  ir::Function f;
-
- private:
-  ir::ValueInfo event_info(const std::string& name, std::vector<ProcKind> dims) {
-    ir::ValueInfo i{dims.empty() ? Type::Event : Type::Events, name};
-    i.event_dims = std::move(dims);
-    return i;
-  }
-  ValueId push(ir::Op op, ir::ValueInfo info) {
-    op.result = f.add_value(std::move(info));
-    ValueId r = op.result;
-    blocks_.back()->ops.push_back(std::move(op));
-    return r;
-  }
-  std::vector<ir::Block*> blocks_;
-};
-
-EventRef ev(ValueId v) { return EventRef{v, {}}; }
-EventRef all(ValueId v) { return EventRef{v, {ir::kNone}}; }
-EventRef at(ValueId v, ValueId i) { return EventRef{v, {i}}; }
-
-View vec(const std::string& name, std::vector<double> xs) {
-  View v(make_buffer(DType::F32, {static_cast<int64_t>(xs.size())}, name));
-  for (size_t i = 0; i < xs.size(); ++i) v.store({static_cast<int64_t>(i)}, xs[i]);
-  return v;
-}
-View zeros(const std::string& name, int64_t n) { return vec(name, std::vector<double>(static_cast<size_t>(n), 0.0)); }
-std::vector<double> values(const View& v) { return v.buffer()->data; }
+using test::all;
+using test::at;
+using test::ev;
+using test::IrBuilder;
+using test::values;
+using test::vec;
+using test::zeros;
 
 // ---- copy chain: A -> T (fresh, poisoned) -> C ----
 ir::Function copy_chain() {
-  Build b("chain");
+  IrBuilder b("chain");
   ValueId A = b.tensor_param("A", 1), C = b.tensor_param("C", 1);
   ValueId n = b.dim(A, 0);
   ValueId T = b.alloc("T", {n});
@@ -224,19 +68,12 @@ TEST(Executor, DroppedEdgeInCopyChainIsCaught) {
 
 // ---- for loop: Acc = 0; for k: Acc = 2*Acc + X[k, :] (Horner, order-sensitive); Out = Acc ----
 ir::Function horner() {
-  Build b("horner");
+  IrBuilder b("horner");
   ValueId X = b.tensor_param("X", 2), Out = b.tensor_param("Out", 1);
   ValueId rows = b.dim(X, 0), cols = b.dim(X, 1);
   ValueId Acc = b.alloc("Acc", {cols}, MemKind::Register);
   ValueId e0 = b.call("clear", {Acc}, {});
-  ValueId two = b.f.add_value({Type::Float, "two"});
-  {
-    ir::Op op;
-    op.kind = OpKind::FConst;
-    op.fval = 2.0;
-    op.result = two;
-    b.f.body.ops.push_back(op);
-  }
+  ValueId two = b.fconst(2.0, "two");
   ValueId L = b.for_loop(rows, {ev(e0)}, [&](ValueId k, ValueId c) {
     ValueId row = b.slice(X, 0, k);
     ValueId s = b.call("scale", {Acc, Acc, two}, {ev(c)});
@@ -316,20 +153,13 @@ TEST(Executor, EveryDroppedEdgeOfHornerIsCaught) {
 // the previous update of the same row) and not for %c (distance 1), so iterations k and k-1 may run
 // in either order. ----
 ir::Function interleaved_horner() {
-  Build b("interleaved");
+  IrBuilder b("interleaved");
   ValueId X = b.tensor_param("X", 2), Out = b.tensor_param("Out", 2);
   ValueId rows = b.dim(X, 0), cols = b.dim(X, 1);
   ValueId two_rows = b.konst(2);
   ValueId Acc = b.alloc("Acc", {two_rows, cols}, MemKind::Register);
   ValueId e0 = b.call("clear", {Acc}, {});
-  ValueId two = b.f.add_value({Type::Float, "two"});
-  {
-    ir::Op op;
-    op.kind = OpKind::FConst;
-    op.fval = 2.0;
-    op.result = two;
-    b.f.body.ops.push_back(op);
-  }
+  ValueId two = b.fconst(2.0, "two");
   ValueId w = b.f.add_value({Type::Event, "w"});
   ValueId L = b.for_loop(rows, {ev(e0)}, [&](ValueId k, ValueId) {
     ValueId row = b.slice(X, 0, k);
@@ -407,20 +237,13 @@ TEST(Executor, DroppedDistanceTwoCarriedEventIsCaught) {
 
 // ---- pfor over 4 blocks writing disjoint pieces of T, then a copy after E[:] ----
 ir::Function pfor_pieces(bool single_element) {
-  Build b("pieces");
+  IrBuilder b("pieces");
   ValueId X = b.tensor_param("X", 1), Out = b.tensor_param("Out", 1);
   ValueId n = b.dim(X, 0);
   ValueId four = b.konst(4);
   ValueId tile = b.arith("cdiv", n, four);
   ValueId T = b.alloc("T", {n}, MemKind::Global);
-  ValueId three = b.f.add_value({Type::Float, "three"});
-  {
-    ir::Op op;
-    op.kind = OpKind::FConst;
-    op.fval = 3.0;
-    op.result = three;
-    b.f.body.ops.push_back(op);
-  }
+  ValueId three = b.fconst(3.0, "three");
   ValueId E = b.pfor(ProcKind::Block, four, {}, [&](ValueId p) {
     ValueId xs = b.blocks(X, {tile}, {p});
     ValueId ts = b.blocks(T, {tile}, {p});
@@ -478,7 +301,7 @@ TEST(Executor, PForDroppedYieldIsCaught) {
 
 // ---- randomness is real: two unordered copies into one buffer ----
 TEST(Executor, RacyCopiesDifferAcrossSeeds) {
-  Build b("race");
+  IrBuilder b("race");
   ValueId A = b.tensor_param("A", 1), B = b.tensor_param("B", 1), C = b.tensor_param("C", 1);
   ValueId e1 = b.copy(A, C, {});
   ValueId e2 = b.copy(B, C, {});
@@ -500,7 +323,7 @@ TEST(Executor, RacyCopiesDifferAcrossSeeds) {
 
 // ---- deadlock: two joins that wait for each other (not SSA: the verifier rejects it) ----
 TEST(Executor, DeadlockIsReported) {
-  Build b("stuck");
+  IrBuilder b("stuck");
   ValueId A = b.tensor_param("A", 1), C = b.tensor_param("C", 1);
   ValueId j1 = b.join({});
   ValueId j2 = b.join({ev(j1)});
@@ -518,7 +341,7 @@ TEST(Executor, DeadlockIsReported) {
 
 // ---- poison: reading a fresh allocation yields NaN, through copies and leaf ops ----
 TEST(Executor, PoisonedReadsPropagateNaN) {
-  Build b("poison");
+  IrBuilder b("poison");
   ValueId C = b.tensor_param("C", 1), D = b.tensor_param("D", 1);
   ValueId n = b.dim(C, 0);
   ValueId T = b.alloc("T", {n});
@@ -535,7 +358,7 @@ TEST(Executor, PoisonedReadsPropagateNaN) {
 TEST(Executor, AllocInLoopIsFreshPerIteration) {
   // Iteration k reads S into Out[k], then writes X[k] into S. Were S one buffer for the whole loop,
   // iteration 1 would read X[0]; fresh and poisoned per iteration, every read is NaN.
-  Build b("fresh");
+  IrBuilder b("fresh");
   ValueId X = b.tensor_param("X", 1), Out = b.tensor_param("Out", 1);
   ValueId one = b.konst(1), n = b.dim(X, 0);
   ValueId L = b.for_loop(n, {}, [&](ValueId k, ValueId c) {
@@ -554,7 +377,7 @@ TEST(Executor, AllocInLoopIsFreshPerIteration) {
 
 // ---- errors ----
 TEST(Executor, ExternCallHasNoCpuImplementation) {
-  Build b("ext");
+  IrBuilder b("ext");
   ValueId C = b.tensor_param("C", 1);
   ValueId e = b.call("extern:my_softmax", {C}, {});
   b.f.result = ev(e);
@@ -564,7 +387,7 @@ TEST(Executor, ExternCallHasNoCpuImplementation) {
 }
 
 TEST(Executor, LeafShapeErrorIsReported) {
-  Build b("shape");
+  IrBuilder b("shape");
   ValueId A = b.tensor_param("A", 1), C = b.tensor_param("C", 1);
   ValueId e = b.copy(A, C, {});
   b.f.result = ev(e);
@@ -582,7 +405,7 @@ TEST(Executor, ArgumentsAreChecked) {
 }
 
 TEST(Executor, InstanceLimit) {
-  Build b("big");
+  IrBuilder b("big");
   ValueId C = b.tensor_param("C", 1);
   ValueId n = b.konst(1000);
   ValueId E = b.pfor(ProcKind::Block, n, {}, [&](ValueId) { return ev(b.call("clear", {C}, {})); });
@@ -602,7 +425,7 @@ TEST(Executor, InstanceLimit) {
 
 // ---- processors: pfor binds proc_index; vectorized ops run once per processor ----
 TEST(Executor, ProcIndexInsidePFor) {
-  Build b("procs");
+  IrBuilder b("procs");
   ValueId X = b.tensor_param("X", 1), Out = b.tensor_param("Out", 1);
   ValueId two = b.konst(2), four = b.konst(4);
   ValueId E = b.pfor(ProcKind::Warp, four, {}, [&](ValueId) {
@@ -618,7 +441,7 @@ TEST(Executor, ProcIndexInsidePFor) {
 
 ir::Function vectorized() {
   // After vectorization: no pfor WARP; the copy's result is events[WARP] (one per warp).
-  Build b("vec");
+  IrBuilder b("vec");
   ValueId X = b.tensor_param("X", 1), Out = b.tensor_param("Out", 1);
   ValueId two = b.konst(2), n = b.dim(X, 0);
   ValueId T = b.alloc("T", {n});
@@ -646,7 +469,7 @@ TEST(Executor, VectorizedOpsRunPerProcessor) {
 }
 
 TEST(Executor, UnboundProcIndexIsAnError) {
-  Build b("unbound");
+  IrBuilder b("unbound");
   ValueId X = b.tensor_param("X", 1), Out = b.tensor_param("Out", 1);
   ValueId two = b.konst(2);
   ValueId w = b.proc_index(ProcKind::Thread);
@@ -679,7 +502,7 @@ namespace {
 // A pfor of for loops of joins chained by the carried event: many small instances, quickly.
 TEST(Executor, ManySmallInstances) {
   const int64_t blocks = 100, iters = 100;
-  Build b("many");
+  IrBuilder b("many");
   ValueId nb = b.konst(blocks), ni = b.konst(iters);
   ValueId E = b.pfor(ProcKind::Block, nb, {}, [&](ValueId) {
     ValueId L = b.for_loop(ni, {}, [&](ValueId, ValueId c) { return ev(b.join({ev(c)})); });
@@ -700,7 +523,7 @@ namespace {
 // copy.sum from 4 parallel iterations into one accumulator: reducing copies commute, so every
 // order gives the same sum; copy.max keeps the maximum and propagates NaN.
 TEST(Executor, ReducingCopies) {
-  Build b("reduce");
+  IrBuilder b("reduce");
   ValueId X = b.tensor_param("X", 2), Out = b.tensor_param("Out", 1), M = b.tensor_param("M", 1);
   ValueId four = b.konst(4);
   ValueId E = b.pfor(ProcKind::Block, four, {}, [&](ValueId p) {
@@ -733,6 +556,189 @@ TEST(Executor, ReducingCopies) {
     }
     EXPECT_TRUE(std::isnan(Mv.load({2})));
   }
+}
+
+}  // namespace
+}  // namespace loom::exec
+
+namespace loom::exec {
+namespace {
+
+// ---- race detection (executor.h, RACES) ----
+
+ExecOptions races() {
+  ExecOptions opt;
+  opt.detect_races = true;
+  return opt;
+}
+
+// Two unordered copies into one buffer: a race on every seed, whichever runs first, named in the
+// message with both ops and the element.
+TEST(ExecutorRaces, UnorderedWritesAreARaceOnEverySeed) {
+  IrBuilder b("race");
+  ValueId A = b.tensor_param("A", 1), B = b.tensor_param("B", 1), C = b.tensor_param("C", 1);
+  ValueId e1 = b.copy(A, C, {});
+  ValueId e2 = b.copy(B, C, {});
+  b.f.result = ev(b.join({ev(e1), ev(e2)}));
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    ExecResult r = execute(b.f, {vec("A", {1, 1}), vec("B", {2, 2}), zeros("C", 2)}, seed, races());
+    ASSERT_FALSE(r.ok);
+    EXPECT_TRUE(r.race);
+    EXPECT_NE(r.error.find("data race on %C[0]"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("copy %A -> %C at 0 (copy A -> C) writes it"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("copy %B -> %C at 1 (copy B -> C) writes it"), std::string::npos) << r.error;
+  }
+  // Ordered, it is no race.
+  b.f.body.ops[1].after = {ev(e1)};
+  ExecResult r = execute(b.f, {vec("A", {1, 1}), vec("B", {2, 2}), zeros("C", 2)}, 0, races());
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_FALSE(r.race);
+}
+
+// Reads overlap freely; a read unordered with a write is a race; disjoint pieces never race.
+TEST(ExecutorRaces, ReadsOverlapFreelyAndDisjointPiecesDoNotRace) {
+  IrBuilder b("reads");
+  ValueId X = b.tensor_param("X", 1), P = b.tensor_param("P", 1), Q = b.tensor_param("Q", 1);
+  ValueId e1 = b.copy(X, P, {});
+  ValueId e2 = b.copy(X, Q, {});
+  b.f.result = ev(b.join({ev(e1), ev(e2)}));
+  ExecResult r = execute(b.f, {vec("X", {1, 2}), zeros("P", 2), zeros("Q", 2)}, 0, races());
+  EXPECT_TRUE(r.ok) << r.error;
+
+  for (bool single : {false, true}) {  // pfor over disjoint pieces, then a copy after E[:] or E[2]
+    ir::Function f = pfor_pieces(single);
+    for (uint64_t seed = 0; seed < 4; ++seed) {
+      ExecResult q = execute(f, {vec("X", {1, 2, 3, 4, 5, 6, 7, 8}), zeros("Out", 8)}, seed, races());
+      EXPECT_TRUE(q.ok) << q.error;
+    }
+  }
+
+  IrBuilder c("raw");
+  ValueId A = c.tensor_param("A", 1), T = c.tensor_param("T", 1), O = c.tensor_param("O", 1);
+  ValueId w = c.copy(A, T, {});
+  ValueId rd = c.copy(T, O, {});
+  c.f.result = ev(c.join({ev(w), ev(rd)}));
+  r = execute(c.f, {vec("A", {1}), zeros("T", 1), zeros("O", 1)}, 0, races());
+  ASSERT_FALSE(r.ok);
+  EXPECT_TRUE(r.race);
+  EXPECT_NE(r.error.find("data race on %T[0]"), std::string::npos) << r.error;
+}
+
+// Reducing copies of one kind commute (no race between them); a plain write among them races.
+TEST(ExecutorRaces, ReducingCopiesOfOneKindDoNotRace) {
+  auto build = [](const std::string& second) {
+    IrBuilder b("reduce");
+    ValueId X = b.tensor_param("X", 2), Out = b.tensor_param("Out", 1);
+    ValueId four = b.konst(4);
+    ValueId E = b.pfor(ProcKind::Block, four, {}, [&](ValueId p) { return ev(b.copy(b.slice(X, 0, p), Out, {})); });
+    ValueId e = b.copy(b.slice(X, 0, four), Out, {});  // X has 5 rows
+    b.f.result = ev(b.join({all(E), ev(e)}));
+    b.f.body.ops[1].regions[0].ops.back().name = "sum";
+    b.f.body.ops.back().name.clear();
+    for (ir::Op& op : b.f.body.ops)
+      if (op.kind == OpKind::Copy) op.name = second;
+    return b.f;
+  };
+  for (const std::string& second : {std::string("sum"), std::string("max"), std::string()}) {
+    ir::Function f = build(second);
+    ASSERT_EQ(ir::verify(f), "");
+    ExecResult r = execute(f, {matrix(5, 3), zeros("Out", 3)}, 1, races());
+    if (second == "sum") {
+      EXPECT_TRUE(r.ok) << r.error;
+    } else {
+      ASSERT_FALSE(r.ok) << second;
+      EXPECT_TRUE(r.race);
+      EXPECT_NE(r.error.find("reduces (copy.sum) into it"), std::string::npos) << r.error;
+    }
+  }
+}
+
+// Happens-before, not "ready at the same time": the reader waits for a chain of joins that does
+// not involve the writer, so the writer has long run when the reader becomes ready — a race all
+// the same, on every seed.
+TEST(ExecutorRaces, FoundWhenTheTwoAreNeverReadyTogether) {
+  IrBuilder b("chain");
+  ValueId A = b.tensor_param("A", 1), T = b.tensor_param("T", 1), O = b.tensor_param("O", 1);
+  ValueId w = b.copy(A, T, {});
+  ValueId j = b.join({});
+  for (int i = 0; i < 5; ++i) j = b.join({ev(j)});
+  ValueId rd = b.copy(T, O, {ev(j)});
+  b.f.result = ev(b.join({ev(w), ev(rd)}));
+  for (uint64_t seed = 0; seed < 16; ++seed) {
+    ExecResult r = execute(b.f, {vec("A", {1}), zeros("T", 1), zeros("O", 1)}, seed, races());
+    ASSERT_FALSE(r.ok);
+    EXPECT_TRUE(r.race) << r.error;
+  }
+}
+
+// Every edge of Horner is needed: without it, a race — on every seed (the instance graph does not
+// depend on the order), including the carried event whose loss a seed may not show in values.
+TEST(ExecutorRaces, EveryDroppedEdgeOfHornerIsARace) {
+  ir::Function f = horner();
+  View X = matrix(4, 3);
+  for (uint64_t seed = 0; seed < 4; ++seed) {
+    View Out = zeros("Out", 3);
+    ExecResult r = execute(f, {X, Out}, seed, races());
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(values(Out), horner_expected(X));
+  }
+  for (const EdgeId& e : list_edges(f))
+    for (uint64_t seed = 0; seed < 4; ++seed) {
+      ExecOptions opt = races();
+      opt.skip_edge = e;
+      View Out = zeros("Out", 3);
+      ExecResult r = execute(f, {X, Out}, seed, opt);
+      EXPECT_TRUE(r.race) << describe_edge(f, e) << ", seed " << seed << ": " << (r.ok ? "ok" : r.error);
+    }
+}
+
+// The loop body's instances come after their loop started: an op before the loop that the loop
+// waits for is ordered before the body; the ring buffer of the interleaved Horner is race-free, and
+// without its distance-2 carried event races.
+TEST(ExecutorRaces, LoopBodiesAndCarriedEvents) {
+  ir::Function f = interleaved_horner();
+  View X = matrix(6, 3);
+  ExecResult r = execute(f, {X, View(make_buffer(DType::F32, {2, 3}, "Out"))}, 3, races());
+  ASSERT_TRUE(r.ok) << r.error;
+  for (const EdgeId& e : list_edges(f)) {
+    ExecOptions opt = races();
+    opt.skip_edge = e;
+    r = execute(f, {X, View(make_buffer(DType::F32, {2, 3}, "Out"))}, 3, opt);
+    EXPECT_TRUE(r.race) << describe_edge(f, e) << ": " << (r.ok ? "ok" : r.error);
+  }
+}
+
+// Replicated row pieces (a WARP-held mma partition of a rank-1 tensor): the four lanes of a quad
+// write "the same" entries, each its own replica — no race. A write of the whole vector unordered
+// with them is one.
+TEST(ExecutorRaces, ReplicatedRowPiecesAreOneReplicaPerLane) {
+  auto build = [](bool whole_write) {
+    IrBuilder b("rows");
+    ValueId X = b.tensor_param("X", 1), Out = b.tensor_param("Out", 1);
+    ValueId n = b.dim(X, 0);
+    ValueId v = b.alloc("v", {n});
+    ValueId t = b.proc_index(ProcKind::Thread);
+    ValueId xs = b.mma(X, MmaRole::Acc, ProcKind::Warp, t), vs = b.mma(v, MmaRole::Acc, ProcKind::Warp, t);
+    ValueId lanes = b.copy(xs, vs, {}, {ProcKind::Thread});
+    std::vector<ir::EventRef> after{all(lanes)};
+    if (whole_write) after = {ev(b.copy(X, v, {}))};
+    ValueId out = b.copy(v, Out, after);
+    b.f.result = ev(out);
+    b.f.proc_extents[ProcKind::Thread] = 32;
+    return b.f;
+  };
+  std::vector<double> xs(16);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<double>(i);
+  for (uint64_t seed = 0; seed < 4; ++seed) {
+    View Out = zeros("Out", 16);
+    ExecResult r = execute(build(false), {vec("X", xs), Out}, seed, races());
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(values(Out), xs);
+  }
+  ExecResult r = execute(build(true), {vec("X", xs), zeros("Out", 16)}, 0, races());
+  ASSERT_FALSE(r.ok);
+  EXPECT_TRUE(r.race) << r.error;
+  EXPECT_NE(r.error.find("data race on %v["), std::string::npos) << r.error;
 }
 
 }  // namespace

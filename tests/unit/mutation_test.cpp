@@ -17,7 +17,18 @@
 //      from the start and X runs at the end (e.g. the copy-in of C vs. the final copy into C.1). A
 //      mismatch there catches the edge; a deadlock means W may still come before X through other
 //      paths and proves nothing by itself;
-//   3. proof of redundancy (edges neither catches), by a static happens-before analysis of the IR
+//   3. data race (ExecOptions::detect_races, src/exec/executor.h RACES), for every edge: two
+//      instances that access a common element, one writing, with no chain of events between them.
+//      The check does not depend on the seed, so one run (seed 1) settles it. It catches what values
+//      cannot show: the K loop's carried %c and the mma's `after [%c]` order the updates of one
+//      accumulator, and integer sums commute, so every order gives the same result — but on a GPU
+//      two unordered mma into the same registers are a data race. It also cross-checks the other
+//      two methods: a mutated IR whose runs can differ from the original has two unordered
+//      conflicting accesses (if every conflicting pair were ordered, every run would be equivalent
+//      to one of the original IR, whose edges are a superset), so an edge caught by 1 or 2 without a
+//      race means the detector missed one; and a race on an edge proven redundant by 4 means the
+//      proof is unsound. Both fail the test;
+//   4. proof of redundancy (edges none of 1-3 catches), by a static happens-before analysis of the IR
 //      (HappensBefore below): with the edge removed, X still waits for the same event through
 //      other edges (transitively: an op's completion implies its preconditions'; a loop's completion
 //      or any reference to a pfor's events implies the loop started, i.e. its preconditions; every op
@@ -25,9 +36,10 @@
 //      function's own completion waits, or a precondition of a join (no work) that only the
 //      function's completion waits for (execute() returns only after every instance has run, so no
 //      output can depend on either).
-// An edge that none of the three settles fails the test, printed with describe_edge. A redundancy
-// proof for an edge that a seed caught also fails (the analysis would be unsound). The summary
-// (total / caught / proven redundant, with the reason for each) is printed.
+// An edge that none of the four settles fails the test, printed with describe_edge. A redundancy
+// proof for an edge that a seed, the forced order or the race check caught also fails (the analysis
+// would be unsound). The unmutated IR must match and be race-free. The summary (total / caught by a
+// mismatch / caught by a race only / proven redundant, with the reason for each) is printed.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -339,33 +351,42 @@ TEST(Mutation, EveryEdgeOfGemmIsNeededOrProvenRedundant) {
   ExecOptions base;
   base.proc_extents[ProcKind::Warp] = 4;
   base.proc_extents[ProcKind::Thread] = 32;
-  // 0 = match; 1 = mismatch; 2 = executor error other than a deadlock; 3 = deadlock.
+  // 0 = match; 1 = mismatch; 2 = executor error other than a deadlock or a race; 3 = deadlock;
+  // 4 = data race (with ExecOptions::detect_races).
   auto run = [&](const ir::Function& g, const ExecOptions& opt, uint64_t s, std::string* detail) {
     Args got = copy_args(seeds[s - 1].in);
     ExecResult res = execute(g, exec_args(got), s, opt);
     if (!res.ok) {
-      if (detail) *detail = res.error.substr(0, 300);
-      return res.error.rfind("deadlock", 0) == 0 ? 3 : 2;
+      if (detail) *detail = res.error.substr(0, res.race ? 1000 : 300);
+      return res.race ? 4 : res.error.rfind("deadlock", 0) == 0 ? 3 : 2;
     }
     auto mm = compare_outputs(seeds[s - 1].ref, got);
     if (mm && detail) *detail = mm->describe();
     return mm ? 1 : 0;
   };
-  // The unmutated IR matches (otherwise nothing below means anything).
+  ExecOptions racy = base;
+  racy.detect_races = true;
+  // The unmutated IR matches and has no race (otherwise nothing below means anything).
   for (uint64_t s = 1; s <= 3; ++s) {
     std::string d;
     ASSERT_EQ(run(f, base, s, &d), 0) << "the unmutated GEMM IR fails on seed " << s << ": " << d;
+    ASSERT_EQ(run(f, racy, s, &d), 0) << "the unmutated GEMM IR fails with race detection on seed " << s << ": " << d;
   }
 
   const std::vector<EdgeId> edges = list_edges(f);
   ASSERT_FALSE(edges.empty());
-  int by_seed = 0, by_force = 0, max_seed = 0;
+  int by_seed = 0, by_force = 0, by_race = 0, max_seed = 0;
   std::vector<std::pair<std::string, std::string>> redundant;  // edge, reason
-  std::vector<std::string> unsettled, unsound, forced;
+  std::vector<std::string> unsettled, unsound, forced, raced, missed_races;
   for (const EdgeId& e : edges) {
     ExecOptions opt = base;
     opt.skip_edge = e;
     const std::string proof = HappensBefore(f, e).redundant_because();
+    // 3. the race check (seed-independent: one run), for every edge.
+    ExecOptions ropt = racy;
+    ropt.skip_edge = e;
+    std::string race;
+    const bool has_race = run(f, ropt, 1, &race) == 4;
     int hit = 0;
     std::string detail;
     for (uint64_t s = 1; s <= kMaxSeeds && !hit; ++s)
@@ -375,6 +396,7 @@ TEST(Mutation, EveryEdgeOfGemmIsNeededOrProvenRedundant) {
       max_seed = std::max(max_seed, hit);
       if (!proof.empty())
         unsound.push_back(describe_edge(f, e) + "\n      proof: " + proof + "\n      but seed " + std::to_string(hit) + ": " + detail);
+      if (!has_race) missed_races.push_back(describe_edge(f, e) + "\n      seed " + std::to_string(hit) + ": " + detail);
       continue;
     }
     if (std::optional<ir::Function> g = forced_order(f, e)) {
@@ -388,8 +410,15 @@ TEST(Mutation, EveryEdgeOfGemmIsNeededOrProvenRedundant) {
         forced.push_back(describe_edge(f, e) + "\n      " + detail);
         if (!proof.empty())
           unsound.push_back(describe_edge(f, e) + "\n      proof: " + proof + "\n      but the forced order fails: " + detail);
+        if (!has_race) missed_races.push_back(describe_edge(f, e) + "\n      the forced order fails: " + detail);
         continue;
       }
+    }
+    if (has_race) {
+      ++by_race;
+      raced.push_back(describe_edge(f, e) + "\n      " + race);
+      if (!proof.empty()) unsound.push_back(describe_edge(f, e) + "\n      proof: " + proof + "\n      but: " + race);
+      continue;
     }
     if (!proof.empty()) redundant.emplace_back(describe_edge(f, e), proof);
     else unsettled.push_back(describe_edge(f, e));
@@ -398,16 +427,20 @@ TEST(Mutation, EveryEdgeOfGemmIsNeededOrProvenRedundant) {
 
   std::ostringstream summary;
   summary << "mutation test, GEMM (64x32 tiles, G=1, W=16, pipeline(3)) at M=65,N=40,K=49: " << edges.size() << " edges; "
-          << by_seed + by_force << " caught (" << by_seed << " by random order within " << max_seed << " of " << kMaxSeeds
-          << " seeds, " << by_force << " only by the forced order); " << redundant.size() << " proven redundant; "
-          << unsettled.size() << " unsettled; " << secs << " s\n";
+          << by_seed + by_force << " caught by a mismatch (" << by_seed << " by random order within " << max_seed << " of "
+          << kMaxSeeds << " seeds, " << by_force << " only by the forced order); " << by_race
+          << " caught by a data race only; " << redundant.size() << " proven redundant; " << unsettled.size() << " unsettled; "
+          << secs << " s\n";
   for (const std::string& e : forced) summary << "  caught by the forced order: " << e << "\n";
+  for (const std::string& e : raced) summary << "  caught by a data race: " << e << "\n";
   for (const auto& [edge, why] : redundant) summary << "  redundant: " << edge << "\n      " << why << "\n";
   std::cout << summary.str();
   for (const std::string& e : unsettled)
-    ADD_FAILURE() << "no seed catches the deletion of this edge and it is not proven redundant:\n  " << e;
+    ADD_FAILURE() << "no seed catches the deletion of this edge, it causes no data race and it is not proven redundant:\n  " << e;
   for (const std::string& e : unsound) ADD_FAILURE() << "redundancy proof contradicted by the executor:\n  " << e;
-  EXPECT_EQ(static_cast<size_t>(by_seed + by_force) + redundant.size() + unsettled.size(), edges.size());
+  for (const std::string& e : missed_races)
+    ADD_FAILURE() << "the deletion of this edge changes results, but the race detector finds no race (it misses one):\n  " << e;
+  EXPECT_EQ(static_cast<size_t>(by_seed + by_force + by_race) + redundant.size() + unsettled.size(), edges.size());
 }
 
 }  // namespace

@@ -310,13 +310,13 @@ std::vector<ExampleCase> all_cases() {
          fa_scalars,
          kAttentionUlps,
          {
-             {"small_tiles", "BR=64, BC=32, HD=32, G=1, warpspecialize pipeline(3)", small, {{"BH", 2}, {"M", 70}, {"N", 64}, {"D", 32}}},
-             {"narrow_key_tiles_depth2", "BC=16 (S/P n=16, Acc n=32), pipeline(2)",
-              concat(fa_small("16", "G=1", "BR=64", true), {{"pipeline(3)", "pipeline(2)"}}), {{"BH", 1}, {"M", 70}, {"N", 64}, {"D", 32}}, "Acc"},
+             {"small_tiles", "BR=64, BC=32, HD=32, G=1, warpspecialize pipeline(2)", small, {{"BH", 2}, {"M", 70}, {"N", 64}, {"D", 32}}},
+             {"narrow_key_tiles_depth3", "BC=16 (S/P n=16, Acc n=32), pipeline(3)",
+              concat(fa_small("16", "G=1", "BR=64", true), {{"pipeline(2)", "pipeline(3)"}}), {{"BH", 1}, {"M", 70}, {"N", 64}, {"D", 32}}, "Acc"},
              {"two_warpgroups", "BR=128, G=2 (64 rows per warpgroup), BC=32",
               fa_small("32", "G=2", "BR=128", true), {{"BH", 1}, {"M", 130}, {"N", 64}, {"D", 32}}},
              {"no_ws_no_pipeline", "small tiles, no warpspecialize, no pipeline",
-              concat(small, {{" warpspecialize pipeline(3)", ""}}), s},
+              concat(small, {{" warpspecialize pipeline(2)", ""}}), s},
              {"p_in_registers", "pv takes P from REGISTER (wgmma A in registers) instead of SHARED",
               concat(small, {{"instance pv_tile = gemm_tile on BLOCK mem(NONE, SHARED, SHARED) tune(G=1) call(gemm: pv_wg)\n      layout(A: "
                               "row_major swizzle128, B: row_major swizzle128);",
@@ -401,6 +401,11 @@ TEST_P(PropertyTest, ExecutorMatchesReference) {
   // Hardware constants for IR the vectorization pass has flattened (harmless before it runs).
   opt.proc_extents[ProcKind::Warp] = 4;
   opt.proc_extents[ProcKind::Thread] = 32;
+  // And no data race (executor.h, RACES) in the final IR. Not in the IR stopped after vectorize (a
+  // known copy-elimination gap): there a SHARED alloc that does not depend on the flattened
+  // processor index is one buffer that every processor copies the same data into, by design
+  // (src/passes/vectorize.h) — concurrent writes of equal values that copy elimination removes.
+  opt.detect_races = var.ce_gap.empty();
 
   for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
     const std::string where = label + ", seed " + std::to_string(seed);

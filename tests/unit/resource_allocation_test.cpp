@@ -28,149 +28,17 @@ using ir::OpKind;
 using ir::Type;
 using ir::ValueId;
 
-// A small IR builder: ops go to the innermost open block.
-class Build {
- public:
+// The shared test IR builder (test_util.h), with a 1 KB shared-memory budget.
+struct Build : test::IrBuilder {
   Build() {
-    f.name = "t";
-    blocks_.push_back(&f.body);
+    name_consts = true;
     f.smem = {1024, 232448, "blk", "smem(1KB)", {}};
   }
-
-  ValueId tensor_param(const std::string& name, int rank) {
-    ValueId v = f.add_value({Type::Tensor, name, DType::F32, MemKind::Global, rank, {}});
-    f.params.push_back(v);
-    return v;
-  }
-  ValueId index_param(const std::string& name) {
-    ValueId v = f.add_value({Type::Index, name});
-    f.params.push_back(v);
-    return v;
-  }
-  ValueId konst(int64_t x) {
-    ir::Op op;
-    op.kind = OpKind::Const;
-    op.ival = x;
-    return push(std::move(op), {Type::Index, "c" + std::to_string(x)});
-  }
-  ValueId dim(ValueId t, int d) {
-    ir::Op op;
-    op.kind = OpKind::Dim;
-    op.operands = {t};
-    op.ival = d;
-    return push(std::move(op), {Type::Index, ""});
-  }
-  ValueId proc_index(ProcKind p) {
-    ir::Op op;
-    op.kind = OpKind::ProcIndex;
-    op.proc = p;
-    return push(std::move(op), {Type::Index, "pi"});
-  }
-  ValueId alloc(const std::string& name, std::vector<ValueId> extents, MemKind m = MemKind::Shared,
-                SourceLoc loc = {}) {
-    ir::Op op;
-    op.kind = OpKind::Alloc;
-    op.mem = m;
-    op.dtype = DType::F32;
-    op.operands = std::move(extents);
-    op.loc = loc;
-    op.name = "inst_" + name;
-    op.origin = "alloc " + name;
-    int rank = static_cast<int>(op.operands.size());
-    return push(std::move(op), {Type::Tensor, name, DType::F32, m, rank, {}});
-  }
-  ValueId blocks(ValueId src, std::vector<ValueId> block, std::vector<ValueId> idx) {
-    ir::Op op;
-    op.kind = OpKind::Piece;
-    op.part.kind = ir::PartitionSpec::Kind::Blocks;
-    op.part.block = std::move(block);
-    op.operands = {src};
-    op.operands.insert(op.operands.end(), idx.begin(), idx.end());
-    const ir::ValueInfo& s = f.info(src);
-    return push(std::move(op), {Type::Tensor, s.name + "p", s.dtype, s.mem, s.rank, {}});
-  }
-  ValueId copy(ValueId src, ValueId dst, std::vector<EventRef> after, std::vector<ProcKind> over = {}) {
-    ir::Op op;
-    op.kind = OpKind::Copy;
-    op.operands = {src, dst};
-    op.after = std::move(after);
-    op.origin = "copy " + f.info(src).name + " -> " + f.info(dst).name;
-    return push(std::move(op), event_info("e", over));
-  }
-  ValueId join(std::vector<EventRef> after, std::vector<ProcKind> over = {}) {
-    ir::Op op;
-    op.kind = OpKind::Join;
-    op.after = std::move(after);
-    return push(std::move(op), event_info("j", over));
-  }
-  // for %k in [0, n) iter(%c) after [...] { body(k, c) }
-  ValueId for_loop(ValueId n, std::vector<EventRef> after, const std::function<EventRef(ValueId, ValueId)>& body) {
-    ir::Op op;
-    op.kind = OpKind::For;
-    op.operands = {n};
-    op.after = std::move(after);
-    op.origin = "for";
-    ValueId k = f.add_value({Type::Index, "k"});
-    ValueId c = f.add_value({Type::Event, "c"});
-    ir::Block blk;
-    blk.args = {k, c};
-    blocks_.push_back(&blk);
-    blk.yield = body(k, c);
-    blocks_.pop_back();
-    op.regions.push_back(std::move(blk));
-    return push(std::move(op), event_info("L", {}));
-  }
-  ValueId pfor(ProcKind p, ValueId n, std::vector<EventRef> after, const std::function<EventRef(ValueId)>& body) {
-    ir::Op op;
-    op.kind = OpKind::PFor;
-    op.proc = p;
-    op.operands = {n};
-    op.after = std::move(after);
-    op.origin = "pfor";
-    ValueId i = f.add_value({Type::Index, "b"});
-    ir::Block blk;
-    blk.args = {i};
-    blocks_.push_back(&blk);
-    blk.yield = body(i);
-    blocks_.pop_back();
-    op.regions.push_back(std::move(blk));
-    return push(std::move(op), event_info("E", {p}));
-  }
-
-  ir::Function f;
-
- private:
-  static ir::ValueInfo event_info(const std::string& name, std::vector<ProcKind> dims) {
-    ir::ValueInfo i{dims.empty() ? Type::Event : Type::Events, name};
-    i.event_dims = std::move(dims);
-    return i;
-  }
-  ValueId push(ir::Op op, ir::ValueInfo info) {
-    op.result = f.add_value(std::move(info));
-    ValueId r = op.result;
-    blocks_.back()->ops.push_back(std::move(op));
-    return r;
-  }
-  std::vector<ir::Block*> blocks_;
 };
-
-EventRef ev(ValueId v) { return EventRef{v, {}}; }
-EventRef all(ValueId v, size_t dims = 1) { return EventRef{v, std::vector<ValueId>(dims, ir::kNone)}; }
-
-const ir::Op* find_op(const ir::Block& b, ValueId result) {
-  for (const ir::Op& op : b.ops) {
-    if (op.result == result) return &op;
-    for (const ir::Block& r : op.regions)
-      if (const ir::Op* x = find_op(r, result)) return x;
-  }
-  return nullptr;
-}
-
-exec::View vec(const std::string& name, std::vector<double> xs) {
-  exec::View v(exec::make_buffer(DType::F32, {static_cast<int64_t>(xs.size())}, name));
-  for (size_t i = 0; i < xs.size(); ++i) v.store({static_cast<int64_t>(i)}, xs[i]);
-  return v;
-}
+using test::all;
+using test::ev;
+using test::find_op;
+using test::vec;
 
 // ---- two tiles staged through shared memory, one after the other ----
 // In one block: A -> T1 -> C, then B -> T2 -> D. T2's copy-in waits for T1's copy-out through a

@@ -42,7 +42,9 @@ constexpr const char* kUsage =
     "  compile FILE -o DIR      write the artifact DIR/<entry>.cu and DIR/<entry>.h (docs/artifact.md)\n"
     "  run --cpu FILE           run the compiled event IR on the CPU in a random legal order and compare\n"
     "                           with the sequential reference (--size M=129,N=257 --seed 7 [--seeds N]\n"
-    "                           [--tolerance X]: default exact, or 1 ulp for programs using exp/div/...)\n"
+    "                           [--tolerance X]: default exact, or 1 ulp for programs using exp/div/...);\n"
+    "                           also fails on a data race (two unordered accesses, one writing; off with\n"
+    "                           --no-race-check)\n"
     "  schedule GRAPH.json      optimal modulo schedule + warp assignment (see docs/schedule.md)\n"
     "\n"
     "options:\n"
@@ -69,6 +71,7 @@ struct Options {
   uint64_t seed = 1;
   int seeds = 1;
   double tolerance = -1;  // < 0: chosen from the program's leaf ops
+  bool race_check = true;  // run --cpu: fail on a data race (ExecOptions::detect_races)
 };
 
 int usage_error(const std::string& msg) {
@@ -110,7 +113,8 @@ int report(const loom::DiagnosticEngine& diag, const Options& o) {
 
 // `loom run --cpu`: the same random integer inputs through the sequential reference interpreter and
 // through the compiled event IR executed in a seeded random order; prints `match` or the first
-// mismatching element. Exit 0 on match, 1 otherwise.
+// mismatching element. The executor also checks for data races (src/exec/executor.h, RACES) unless
+// --no-race-check. Exit 0 on match, 1 otherwise.
 int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree& tree) {
   if (!o.cpu) return usage_error("`loom run` needs --cpu (the only engine in this build)");
   std::map<std::string, int64_t> sizes;
@@ -146,7 +150,9 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
       std::cerr << "loom: error: " << e.what() << "\n";
       return 1;
     }
-    loom::exec::ExecResult r = loom::exec::execute(f, loom::exec::exec_args(got), seed);
+    loom::exec::ExecOptions eo;
+    eo.detect_races = o.race_check;
+    loom::exec::ExecResult r = loom::exec::execute(f, loom::exec::exec_args(got), seed, eo);
     if (!r.ok) {
       std::cerr << "loom: error: the compiled program failed on the CPU (seed " << seed << "): " << r.error << "\n";
       return 1;
@@ -361,6 +367,7 @@ int main(int argc, char** argv) {
       else if (a == "--print-after-all") o.print_after_all = true;
       else if (a == "--time-passes") o.time_passes = true;
       else if (a == "--cpu") o.cpu = true;
+      else if (a == "--no-race-check") o.race_check = false;
       else if (a == "--tolerance") {
         if (i + 1 >= args.size()) return usage_error("--tolerance needs a value");
         char* end = nullptr;
