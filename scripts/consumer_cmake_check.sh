@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds examples/consumer_cmake — a stand-alone CMake project that calls loom_add_library() on
+# examples/gemm/gemm.loom and links the generated kernel into a C++ program — with the loom binary
+# under test, as a user's project would. Run by CTest as `consumer_cmake_build` (no GPU needed; the
+# program itself runs on the device: bash bench/run.sh runs build-gpu/gen/consumer when present).
+# Exit 0 when it configures and builds, 1 otherwise, 77 (CTest: skipped) without nvcc.
+# Usage: consumer_cmake_check.sh [LOOM] [OUT_BINARY]   (OUT_BINARY: where to copy the built program)
+# Environment: NVCC (default /usr/local/cuda/bin/nvcc), KEEP=1 keeps the build dir.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LOOM=$(cd "$(dirname "${1:-$ROOT/build/loom}")" && pwd)/$(basename "${1:-$ROOT/build/loom}")
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+if [ ! -x "$NVCC" ]; then
+  echo "consumer_cmake_check: SKIPPED: nvcc not found at $NVCC"
+  exit 77
+fi
+WORK=$(mktemp -d /tmp/loom-consumer.XXXXXX)
+if [ "${KEEP:-0}" = 1 ]; then echo "consumer_cmake_check: build dir $WORK"; else trap 'rm -rf "$WORK"' EXIT; fi
+GEN=()
+command -v ninja >/dev/null && GEN=(-G Ninja)
+if ! cmake -S "$ROOT/examples/consumer_cmake" -B "$WORK" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DLOOM_BINARY="$LOOM" -DCMAKE_CUDA_COMPILER="$NVCC"; then
+  echo "consumer_cmake_check: FAILED: configure"
+  exit 1
+fi
+if ! cmake --build "$WORK"; then
+  echo "consumer_cmake_check: FAILED: build"
+  exit 1
+fi
+[ -x "$WORK/consumer" ] || { echo "consumer_cmake_check: FAILED: no consumer binary"; exit 1; }
+if [ $# -ge 2 ]; then cp "$WORK/consumer" "$2"; fi
+echo "consumer_cmake_check: PASSED (examples/consumer_cmake built with loom_add_library)"
