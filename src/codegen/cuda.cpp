@@ -410,6 +410,22 @@ class CudaGen {
     signals_.push_back(Signal{static_cast<int>(barriers_.size() - 1), nullptr, 1});
   }
 
+  // Whether Y is a leaf call that writes only registers (private to each processor) and, unless
+  // shared_reads_ok, reads no shared memory.
+  bool leaf_touches_only(const Op& y, bool shared_reads_ok) const {
+    if (y.kind != OpKind::Call) return false;
+    const LeafOp* lo = find_leaf_op(y.name);
+    if (!lo) return false;
+    for (size_t i = 0; i < y.operands.size(); ++i) {
+      const ir::ValueInfo& vi = f_.info(y.operands[i]);
+      if (vi.type != ir::Type::Tensor) continue;
+      bool writes = i >= lo->args.size() || lo->args[i].access != Access::Read;
+      if (writes && vi.mem != MemKind::Register) return false;
+      if (!writes && !shared_reads_ok && vi.mem == MemKind::Shared) return false;
+    }
+    return true;
+  }
+
   // Whether compute op Y, and everything it waits for outside the DMA role, writes only the compute
   // threads' registers (e.g. the fill of an accumulator). The DMA role reads global memory and
   // writes shared memory, so it neither sees nor disturbs such an op: a DMA-role wait for it (a
@@ -425,15 +441,7 @@ class CudaGen {
       }
       return true;
     }
-    if (y.kind != OpKind::Call) return false;
-    const LeafOp* lo = find_leaf_op(y.name);
-    if (!lo) return false;
-    for (size_t i = 0; i < y.operands.size(); ++i) {
-      if (f_.info(y.operands[i]).type != ir::Type::Tensor) continue;
-      bool writes = i < lo->args.size() && lo->args[i].access != Access::Read;
-      if (writes && f_.info(y.operands[i]).mem != MemKind::Register) return false;
-      if (!writes && f_.info(y.operands[i]).mem == MemKind::Shared) return false;  // the DMA writes shared memory
-    }
+    if (!leaf_touches_only(y, /*shared_reads_ok=*/false)) return false;  // the DMA writes shared memory
     for (const EventRef& r : y.after) {
       auto [p, loop, d] = producer_of(r.value);
       if (loop || !p || !registers_only(*p)) return false;
@@ -483,8 +491,8 @@ class CudaGen {
   void prologue() {
     std::set<ValueId> have(f_.params.begin(), f_.params.end());
     for (const Op* g : grid_) have.insert(g->regions[0].args[0]);
-    host_immediates(f_.body, 0, prologue_, have);
-    for (size_t i = 0; i + 1 < grid_.size(); ++i) host_immediates(grid_[i]->regions[0], 0, prologue_, have);
+    immediates_of(f_.body, prologue_, have);
+    for (size_t i = 0; i + 1 < grid_.size(); ++i) immediates_of(grid_[i]->regions[0], prologue_, have);
     dma_.defined = have;
     compute_.defined = have;
   }
@@ -713,10 +721,8 @@ class CudaGen {
       s->waited.clear();
     }
     // The body, op by op, each into its stream(s).
-    loop_stack_.push_back(&op);
     loops_.push_back(&op);
     for (const Op& o : body.ops) emit_op(o, &op);
-    loop_stack_.pop_back();
     auto sig = signal_of_loop_.find(&op);
     for (Stream* s : ss) {
       if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], true);
@@ -886,14 +892,7 @@ class CudaGen {
   // (private to each processor), and every SHARED operand of X comes from a TMA copy X waits for
   // directly.
   bool others_need_no_wait(const Op& x, const Op& y) {
-    if (y.kind != OpKind::Call) return false;
-    const LeafOp* lo = find_leaf_op(y.name);
-    if (!lo) return false;
-    for (size_t i = 0; i < y.operands.size(); ++i) {
-      if (f_.info(y.operands[i]).type != ir::Type::Tensor) continue;
-      bool writes = i < lo->args.size() && lo->args[i].access != Access::Read;
-      if (writes && f_.info(y.operands[i]).mem != MemKind::Register) return false;
-    }
+    if (!leaf_touches_only(y, /*shared_reads_ok=*/true)) return false;
     for (ValueId o : x.operands) {
       if (f_.info(o).type != ir::Type::Tensor || f_.info(o).mem != MemKind::Shared) continue;
       ValueId tile = view(o).frag ? view(o).frag->tile : o;
@@ -1220,19 +1219,18 @@ class CudaGen {
     return off;
   }
 
-  std::string host_immediates(const ir::Block& b, int depth, std::vector<std::string>& out, std::set<ValueId>& have) {
-    (void)depth;
+  // The index and view ops of block b (not its regions) whose operands are in `have`, as C++
+  // lines appended to `out`; their results join `have`.
+  void immediates_of(const ir::Block& b, std::vector<std::string>& out, std::set<ValueId>& have) {
     for (const Op& op : b.ops) {
       if (ir::is_async(op.kind)) continue;
       bool ok = true;
       for (ValueId o : op.operands)
         if (!have.count(o)) ok = false;
       if (!ok) continue;
-      std::vector<std::string> lines = immediate_lines(op);
-      for (auto& l : lines) out.push_back(l);
+      for (auto& l : immediate_lines(op)) out.push_back(l);
       have.insert(op.result);
     }
-    return "";
   }
 
   std::string assemble() {
@@ -1388,7 +1386,7 @@ class CudaGen {
     std::set<ValueId> have(f_.params.begin(), f_.params.end());
     o << "  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)\n";
     for (size_t i = 0; i < grid_.size(); ++i) {
-      host_immediates(i == 0 ? f_.body : grid_[i - 1]->regions[0], 0, pre, have);
+      immediates_of(i == 0 ? f_.body : grid_[i - 1]->regions[0], pre, have);
       for (auto& l : pre) o << "  " << l << "\n";
       pre.clear();
       o << "  const int64_t grid_n" << i << " = " << var(grid_[i]->operands[0]) << ";\n";
@@ -1553,7 +1551,6 @@ class CudaGen {
   std::map<const Op*, std::string> tma_bar_;
   std::vector<TensorMap> maps_;
   std::set<ValueId> accumulators_;
-  std::vector<const Op*> loop_stack_;
   std::vector<const Op*> loops_;  // every loop of the kernel block (their running counters)
   std::vector<std::string> prologue_;
 };
