@@ -15,6 +15,8 @@
 //   Y a wgmma call, X in the same warpgroup:
 //       X a wgmma on the same accumulator -> nothing (a warpgroup's wgmmas on one accumulator run
 //                                  in issue order, HOPPER-FACTS F1);
+//       X not touching Y's accumulator, every shared operand of X from a TMA copy X waits for
+//       directly                -> nothing (no data flows from Y to X; e.g. dual_gemm's second mma);
 //       otherwise               -> wgmma_wait<0> once (until the next wgmma);
 //   Y a per-thread op in X's thread -> nothing (program order);
 //   Y's instances on other processors of the compute role (a broadcast E[:, ...]) -> nothing when
@@ -25,7 +27,8 @@
 //   X in the DMA role, Y in the compute role (a `cross` reference) -> an mbarrier the compute warps
 //       arrive on (lane 0 of each warp, count = compute warps) when their part of Y is done; for a
 //       loop's yield made of wgmmas the arrival is deferred until the next iteration's wgmmas are
-//       committed (wgmma_wait<1>), or to the loop's end, so the tensor cores never drain.
+//       committed (wgmma_wait<G>, G = wgmma groups per iteration), or to the loop's end, so the
+//       tensor cores never drain.
 // Every other combination is a CompileError ("the CUDA back end cannot lower ... yet").
 #include "codegen/cuda.h"
 
@@ -747,7 +750,7 @@ class CudaGen {
     if (in_body) {
       if (wg) {
         s.line("// the tensor cores finished iteration " + k + " - 1: release it (" + b.comment + ")");
-        s.line("loom::rt::wgmma_wait<1>();");
+        s.line("loom::rt::wgmma_wait<" + std::to_string(wgmma_groups(loop)) + ">();  // this iteration's groups may still run");
         s.line("if (" + k + " > 0) {");
         s.line("  __syncwarp();");
         s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + g + " - 1) % " + R + "]);");
@@ -764,6 +767,16 @@ class CudaGen {
       s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + base(&loop) + " + " + n + " - 1) % " + R + "]);");
       s.line("}");
     }
+  }
+
+  // How many wgmma commit groups one iteration of the loop issues (one per mma call); waiting
+  // until at most that many are pending leaves only this iteration's in flight.
+  int64_t wgmma_groups(const Op& loop) {
+    int64_t n = 0;
+    for (const Op& o : loop.regions[0].ops)
+      if (is_wgmma(o)) ++n;
+    if (n < 1 || n > 7) cannot(&loop, "a loop body with " + std::to_string(n) + " wgmma groups (1..7 are supported)");
+    return n;
   }
 
   // Whether the loop's yield is (a join of) wgmma calls of its body only.
@@ -882,6 +895,9 @@ class CudaGen {
     // Its instance on this processor.
     if (is_wgmma(y)) {
       if (is_wgmma(x) && x.operands[0] == y.operands[0]) return;  // in issue order on one accumulator
+      // An mma into another accumulator: X neither reads nor writes Y's registers, and what Y read
+      // X waits for itself.
+      if (!touches(x, y.operands[0]) && shared_operands_covered(x)) return;
       wgmma_drain(s, x);
       return;
     }
@@ -892,7 +908,16 @@ class CudaGen {
   // (private to each processor), and every SHARED operand of X comes from a TMA copy X waits for
   // directly.
   bool others_need_no_wait(const Op& x, const Op& y) {
-    if (!leaf_touches_only(y, /*shared_reads_ok=*/true)) return false;
+    return leaf_touches_only(y, /*shared_reads_ok=*/true) && shared_operands_covered(x);
+  }
+  // Whether op x has tensor v (or a piece of it) among its operands.
+  bool touches(const Op& x, ValueId v) const {
+    for (ValueId o : x.operands)
+      if (f_.info(o).type == ir::Type::Tensor && piece_of(o, v)) return true;
+    return false;
+  }
+  // Whether every SHARED operand of x comes from a TMA copy x waits for directly.
+  bool shared_operands_covered(const Op& x) {
     for (ValueId o : x.operands) {
       if (f_.info(o).type != ir::Type::Tensor || f_.info(o).mem != MemKind::Shared) continue;
       ValueId tile = view(o).frag ? view(o).frag->tile : o;
@@ -1010,8 +1035,7 @@ class CudaGen {
     if (&s == &dma_) cannot(&op, "a leaf call in the DMA role");
     if (op.name == "mma") return emit_wgmma(s, op);
     if (op.name == "fill") return emit_fill(s, op);
-    if (op.name == "convert") return emit_convert(s, op);
-    cannot(&op, "the leaf `" + op.name + "`");
+    return emit_elementwise(s, op);
   }
 
   void emit_fill(Stream& s, const Op& op) {
@@ -1134,26 +1158,85 @@ class CudaGen {
             "1"};
   }
 
-  // convert(D, X): D a thread's accumulator fragment of a global tile (or registers), X registers.
-  void emit_convert(Stream& s, const Op& op) {
+  // The C++ expression of one element of an element-wise leaf (docs/language.md semantics), given
+  // the expression of each input element.
+  std::string elementwise_value(const Op& op, const std::vector<std::string>& in) {
+    const std::string& n = op.name;
+    auto one = [&]() { return in.at(0); };
+    if (n == "convert" || n == "copy") return one();
+    if (n == "exp") return "expf(" + one() + ")";
+    if (n == "exp2") return "exp2f(" + one() + ")";
+    if (n == "relu") return "fmaxf(" + one() + ", 0.0f)";
+    if (n == "sigmoid") return "(1.0f / (1.0f + expf(-(" + one() + "))))";
+    if (n == "tanh") return "tanhf(" + one() + ")";
+    if (n == "silu") return "((" + one() + ") / (1.0f + expf(-(" + one() + "))))";
+    if (n == "scale") return "(" + in.at(0) + " * " + in.at(1) + ")";
+    if (n == "add") return "(" + in.at(0) + " + " + in.at(1) + ")";
+    if (n == "sub") return "(" + in.at(0) + " - " + in.at(1) + ")";
+    if (n == "mul") return "(" + in.at(0) + " * " + in.at(1) + ")";
+    if (n == "div") return "(" + in.at(0) + " / " + in.at(1) + ")";
+    if (n == "max") return "fmaxf(" + in.at(0) + ", " + in.at(1) + ")";
+    cannot(&op, "the leaf `" + n + "`");
+  }
+
+  // An element-wise leaf D = f(X, ...) on a thread's accumulator fragments: every tensor input is a
+  // register array holding the same fragment as the others (one element per register, the wgmma
+  // order); D is such a register array too, or the thread's fragment of a global tile (a store,
+  // converted to D's element type and clipped at the tile's extents).
+  void emit_elementwise(Stream& s, const Op& op) {
+    const LeafOp* lo = find_leaf_op(op.name);
+    if (!lo || (lo->family != OpFamily::Convert && lo->family != OpFamily::Unary && lo->family != OpFamily::Binary &&
+                lo->family != OpFamily::Scale && lo->family != OpFamily::Copy))
+      cannot(&op, "the leaf `" + op.name + "`");
+    std::optional<Frag> frag;
+    std::vector<ValueId> regs;  // tensor inputs (register arrays)
+    for (size_t i = 1; i < op.operands.size(); ++i) {
+      if (f_.info(op.operands[i]).type != ir::Type::Tensor) continue;
+      auto xf = register_frag(op.operands[i]);
+      if (!xf) cannot(&op, "`" + op.name + "` on something other than accumulator fragments in registers");
+      if (frag && tile_static(*frag, &op) != tile_static(*xf, &op))
+        cannot(&op, "`" + op.name + "` on fragments of different tiles");
+      frag = xf;
+      regs.push_back(op.operands[i]);
+    }
+    if (!frag) cannot(&op, "`" + op.name + "` without a tensor input");
+    auto value = [&](const std::string& idx) {
+      std::vector<std::string> in;
+      for (size_t i = 1; i < op.operands.size(); ++i)
+        in.push_back(f_.info(op.operands[i]).type == ir::Type::Tensor ? var(op.operands[i]) + "[" + idx + "]"
+                                                                       : var(op.operands[i]));
+      return elementwise_value(op, in);
+    };
+    const ValueId dv = op.operands[0];
+    if (auto df = register_frag(dv)) {
+      if (tile_static(*df, &op) != tile_static(*frag, &op)) cannot(&op, "`" + op.name + "` between fragments of different tiles");
+      s.line("#pragma unroll");
+      s.line("for (int r = 0; r < " + std::to_string(tile_static(*df, &op)[1] / 2) + "; ++r) " + var(dv) + "[r] = " +
+             value("r") + ";");
+      return;
+    }
+    emit_store(s, op, *frag, value);
+  }
+
+  // Stores value(register index) of a thread's accumulator fragment into D, the thread's fragment
+  // of a global tile (bf16/f16), clipped at the tile's extents.
+  void emit_store(Stream& s, const Op& op, const Frag& xf, const std::function<std::string(const std::string&)>& value) {
     const View& d = view(op.operands[0]);
-    auto xf = register_frag(op.operands[1]);
-    if (!xf) cannot(&op, "a convert from something other than an accumulator fragment in registers");
     if (!d.frag || d.frag->level != 2 || d.frag->role != MmaRole::Acc || d.mem != MemKind::Global || !d.param)
-      cannot(&op, "a convert into something other than a thread's accumulator fragment of a global tensor");
-    auto xt = tile_static(*xf, &op), dt = tile_static(*d.frag, &op);
-    if (xt != dt) cannot(&op, "a convert between fragments of different tiles");
+      cannot(&op, "a `" + op.name + "` into something other than a thread's accumulator fragment of a global tensor");
+    auto xt = tile_static(xf, &op), dt = tile_static(*d.frag, &op);
+    if (xt != dt) cannot(&op, "a store between fragments of different tiles");
     const View& tile = view(d.frag->tile);
     const int rank = f_.info(d.root).rank;
     if (tile.dims[1] != rank - 1) cannot(&op, "a store whose columns are not the tensor's contiguous dimension");
+    if (d.dtype != DType::BF16 && d.dtype != DType::F16) cannot(&op, "a store to " + std::string(dtype_name(d.dtype)));
     const std::string P = pname(d.root);
     const std::string T = cpp_type(d.dtype);
-    const std::string X = var(op.operands[1]);
-    std::string base = "reinterpret_cast<" + T + "*>(" + P + ".data)";
     std::string lin;
-    for (int i = 0; i < rank; ++i) lin += (i ? " + " : "") + std::string("(") + tile.off[static_cast<size_t>(i)] + ") * " + P + ".stride[" + std::to_string(i) + "]";
+    for (int i = 0; i < rank; ++i)
+      lin += (i ? " + " : "") + std::string("(") + tile.off[static_cast<size_t>(i)] + ") * " + P + ".stride[" + std::to_string(i) + "]";
     const std::string rs = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
-    if (d.dtype != DType::BF16 && d.dtype != DType::F16) cannot(&op, "a convert to " + std::string(dtype_name(d.dtype)));
+    const std::string base = "reinterpret_cast<" + T + "*>(" + P + ".data)";
     const std::string E0 = tile.ext[0], E1 = tile.ext[1];
     s.line("{  // the warpgroup's " + std::to_string(xt[0]) + " x " + std::to_string(xt[1]) + " accumulator tile -> " + P +
            ", clipped to " + E0 + " x " + E1);
@@ -1170,8 +1253,8 @@ class CudaGen {
       s.line("    for (int h = 0; h < 2; ++h) {");
       s.line("      uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t");
       s.line("      #pragma unroll");
-      s.line("      for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<" + T + ">(" + X + "[(4 * jj + t) * 4 + 2 * h], " + X +
-             "[(4 * jj + t) * 4 + 2 * h + 1]);");
+      s.line("      for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<" + T + ">(" + value("(4 * jj + t) * 4 + 2 * h") + ", " +
+             value("(4 * jj + t) * 4 + 2 * h + 1") + ");");
       s.line("      #pragma unroll");
       s.line("      for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4");
       s.line("        const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;");
@@ -1198,7 +1281,7 @@ class CudaGen {
       s.line("    const int64_t row = loom::rt::acc_row(tid, r), col = loom::rt::acc_col(tid, r);");
       s.line("    if (row >= " + E0 + ") continue;");
       s.line("    " + T + "* const p = out + row * " + rs + " + col;");
-      s.line("    const uint32_t pair = loom::rt::pack2<" + T + ">(" + X + "[r], " + X + "[r + 1]);");
+      s.line("    const uint32_t pair = loom::rt::pack2<" + T + ">(" + value("r") + ", " + value("r + 1") + ");");
       s.line("    if (col + 1 < " + E1 + ") *reinterpret_cast<uint32_t*>(p) = pair;");
       s.line("    else if (col < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
       s.line("  }");
@@ -1302,8 +1385,7 @@ class CudaGen {
         if (G > 2)
           o << in << "int64_t outer = lin / (" << a << " * " << b << ");\n"
             << in << "lin %= " << a << " * " << b << ";\n";
-        o << in
-          << in << "// 8 tiles of loop " << G - 2 << " walk loop " << G - 1 << " together (their operands stay in L2)\n"
+        o << in << "// 8 tiles of loop " << G - 2 << " walk loop " << G - 1 << " together (their operands stay in L2)\n"
           << in << "const int64_t group = lin / (8 * " << b << "), first = group * 8, gsize = loom_min(" << a << " - first, 8);\n"
           << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + (lin % (8 * " << b << ")) % gsize;\n"
           << in << "const int64_t " << var(grid_[G - 1]->regions[0].args[0]) << " = (lin % (8 * " << b << ")) / gsize;\n";

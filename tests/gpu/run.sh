@@ -47,7 +47,8 @@ SANITIZED=(tma_load_test tma_store_test mbarrier_test wgmma_test)
 # where $BIN holds the built unit tests and $WORK is a scratch folder). The command's exit status
 # decides PASS/FAIL; its output goes to the step's log. Example:
 #   E2E_TESTS+=("gemm_4096|bash tests/gpu/e2e/gemm.sh $WORK")
-E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK")  # loom's generated gemm + batched_gemm
+E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + batched_gemm
+           "dual_gemm|bash tests/gpu/e2e/dual_gemm.sh $WORK")
 # ---------------------------------------------------------------------------------------------
 
 NAMES=()

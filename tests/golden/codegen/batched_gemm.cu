@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         int64_t lin = tile;
         int64_t outer = lin / (grid_n1 * grid_n2);
         lin %= grid_n1 * grid_n2;
-                // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
+        // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
         const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
         const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
         const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       int64_t lin = tile;
       int64_t outer = lin / (grid_n1 * grid_n2);
       lin %= grid_n1 * grid_n2;
-            // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
+      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
       const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
       const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
       const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         }
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 38 (%w, distance 3))
-        loom::rt::wgmma_wait<1>();
+        loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);

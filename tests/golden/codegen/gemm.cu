@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-                // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
         const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
         const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
         const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-            // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
@@ -218,7 +218,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         }
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 24 (%w, distance 3))
-        loom::rt::wgmma_wait<1>();
+        loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);
