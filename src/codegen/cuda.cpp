@@ -304,10 +304,10 @@ class CudaGen {
           std::string start = "(" + var(idx) + " * " + var(b) + ")";
           v.off[static_cast<size_t>(rd)] = me + "_o" + std::to_string(d);
           v.ext[d] = me + "_e" + std::to_string(d);
-          pending_decls_.push_back({op.result, "const int64_t " + v.off[static_cast<size_t>(rd)] + " = " +
-                                                   src.off[static_cast<size_t>(rd)] + " + " + start + ";"});
-          pending_decls_.push_back({op.result, "const int64_t " + v.ext[d] + " = loom_clip(" + src.ext[d] + ", " + start +
-                                                   ", " + var(b) + ");"});
+          pending_decls_.push_back("const int64_t " + v.off[static_cast<size_t>(rd)] + " = " +
+                                   src.off[static_cast<size_t>(rd)] + " + " + start + ";");
+          pending_decls_.push_back("const int64_t " + v.ext[d] + " = loom_clip(" + src.ext[d] + ", " + start + ", " +
+                                   var(b) + ");");
         }
         break;
       }
@@ -583,8 +583,7 @@ class CudaGen {
         pending_decls_.clear();
         views_.erase(op.result);
         view(op.result);
-        std::vector<std::string> out;
-        for (auto& [v, l] : pending_decls_) out.push_back(l);
+        std::vector<std::string> out = pending_decls_;
         pending_decls_.clear();
         return out;
       }
@@ -1417,13 +1416,13 @@ class CudaGen {
       tile_loop(compute_, "  ");
     }
     o << "}\n\n";
-    o << host_launcher(kname, smem_bytes, threads);
-    o << "}  // namespace\n\n" << abi_functions(kname, smem_bytes, threads);
+    o << host_launcher(kname);
+    o << "}  // namespace\n\n" << abi_functions(smem_bytes, threads);
     return o.str();
   }
 
   // Dimension name -> the (tensor, dim) that defines it, from the task declaration.
-  std::string host_launcher(const std::string& kname, int64_t smem_bytes, int64_t threads) {
+  std::string host_launcher(const std::string& kname) {
     std::ostringstream o;
     const std::string entry = task_.name.name;
     o << "// Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.\n"
@@ -1538,8 +1537,6 @@ class CudaGen {
     o << ");\n"
       << "  if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;\n"
       << "  return LOOM_OK;\n}\n\n";
-    (void)smem_bytes;
-    (void)threads;
     return o.str();
   }
 
@@ -1554,7 +1551,7 @@ class CudaGen {
     return s + "cudaStream_t stream)";
   }
 
-  std::string abi_functions(const std::string& /*kname*/, int64_t smem_bytes, int64_t threads) {
+  std::string abi_functions(int64_t smem_bytes, int64_t threads) {
     std::ostringstream o;
     const std::string entry = task_.name.name;
     o << "extern \"C\" " << abi_signature() << " {\n  return launch_" << entry << "(";
@@ -1620,7 +1617,7 @@ class CudaGen {
   std::map<ValueId, const Op*> arg_loop_;
   std::map<const Op*, const Op*> parent_;
   std::map<ValueId, View> views_;
-  std::vector<std::pair<ValueId, std::string>> pending_decls_;
+  std::vector<std::string> pending_decls_;  // a piece's offset/extent locals, as view() makes them
   std::vector<const Op*> grid_;
   const ir::Block* kernel_ = nullptr;
   bool ws_ = false;
