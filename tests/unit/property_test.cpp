@@ -109,7 +109,8 @@ std::vector<Edit> gemm_small(const std::string& uv = "U=64, V=32", const std::st
   return {{"U=128, V=256", uv}, {"N_MMA=256", n_mma}, {"G=2", "G=1"}, {"W=64", w}};
 }
 
-std::vector<Edit> concat(std::vector<Edit> a, const std::vector<Edit>& b) {
+template <class T>
+std::vector<T> concat(std::vector<T> a, const std::vector<T>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
@@ -260,6 +261,33 @@ std::vector<ExampleCase> all_cases() {
   };
   const std::map<std::string, double> fa_scalars = {{"scale", kAttentionScale}};
 
+  // The variants FA2 and FA3 share: tile sizes, depth 3, two warpgroups, no warp specialization,
+  // and P taken from registers by pv. `fa3` selects the example's own edits (fa_small), the sizes
+  // differ (FA3 needs N a multiple of BC), and so does the tensor the register-P mapping leaves
+  // materialized (p_gap).
+  auto fa_common = [&](bool fa3, int64_t n_small, int64_t n_keys, const std::map<std::string, int64_t>& s,
+                       const std::string& p_what, const std::string& p_gap) {
+    std::vector<Edit> small = fa_small("32", "G=1", "BR=64", fa3);
+    return std::vector<Variant>{
+        {"small_tiles", "BR=64, BC=32, HD=32, G=1, warpspecialize pipeline(2)", small, {{"BH", 2}, {"M", 70}, {"N", n_small}, {"D", 32}}},
+        {"narrow_key_tiles_depth3", "BC=16 (S/P n=16, Acc n=32), pipeline(3)",
+         concat(fa_small("16", "G=1", "BR=64", fa3), {{"pipeline(2)", "pipeline(3)"}}), {{"BH", 1}, {"M", 70}, {"N", n_small}, {"D", 32}}, "Acc"},
+        {"two_warpgroups", "BR=128, G=2 (64 rows per warpgroup), BC=32",
+         fa_small("32", "G=2", "BR=128", fa3), {{"BH", 1}, {"M", 130}, {"N", n_keys}, {"D", 32}}},
+        {"no_ws_no_pipeline", "small tiles, no warpspecialize, no pipeline", concat(small, {{" warpspecialize pipeline(2)", ""}}), s},
+        {"p_in_registers", p_what,
+         concat(small, {{"instance pv_tile = gemm_tile on BLOCK mem(NONE, SHARED, SHARED) tune(G=1) call(gemm: pv_wg)\n      layout(A: "
+                         "row_major swizzle128, B: row_major swizzle128);",
+                         "instance pv_tile = gemm_tile on BLOCK mem(NONE, NONE, SHARED) tune(G=1) call(gemm: pv_wg)\n      layout(B: "
+                         "row_major swizzle128);"},
+                        {"pv_wg = gemm_mma on WARPGROUP mem(NONE, SHARED, SHARED)", "pv_wg = gemm_mma on WARPGROUP mem(NONE, NONE, SHARED)"},
+                        {"pv_warp = gemm_mma on WARP mem(NONE, SHARED, SHARED)", "pv_warp = gemm_mma on WARP mem(NONE, NONE, SHARED)"},
+                        {"pv_thread = gemm_thread on THREAD mem(REGISTER, SHARED, SHARED)",
+                         "pv_thread = gemm_thread on THREAD mem(REGISTER, REGISTER, SHARED)"}}),
+         s, p_gap},
+    };
+  };
+
   // flash_attention_2: N need not be a multiple of BC (the last key tile is narrower).
   {
     std::map<std::string, int64_t> s = {{"BH", 1}, {"M", 70}, {"N", 50}, {"D", 32}};
@@ -268,24 +296,7 @@ std::vector<ExampleCase> all_cases() {
         {"flash_attention_2",
          fa_scalars,
          kAttentionUlps,
-         {
-             {"small_tiles", "BR=64, BC=32, HD=32, G=1, warpspecialize pipeline(2)", small, {{"BH", 2}, {"M", 70}, {"N", 50}, {"D", 32}}},
-             {"narrow_key_tiles_depth3", "BC=16 (S/P n=16, Acc n=32), pipeline(3)",
-              concat(fa_small("16", "G=1", "BR=64", false), {{"pipeline(2)", "pipeline(3)"}}), {{"BH", 1}, {"M", 70}, {"N", 50}, {"D", 32}}, "Acc"},
-             {"two_warpgroups", "BR=128, G=2 (64 rows per warpgroup), BC=32",
-              fa_small("32", "G=2", "BR=128", false), {{"BH", 1}, {"M", 130}, {"N", 40}, {"D", 32}}},
-             {"no_ws_no_pipeline", "small tiles, no warpspecialize, no pipeline",
-              concat(small, {{" warpspecialize pipeline(2)", ""}}), s},
-             {"p_in_registers", "pv takes P from REGISTER (the FA3 data flow) instead of SHARED",
-              concat(small, {{"instance pv_tile = gemm_tile on BLOCK mem(NONE, SHARED, SHARED) tune(G=1) call(gemm: pv_wg)\n      layout(A: "
-                              "row_major swizzle128, B: row_major swizzle128);",
-                              "instance pv_tile = gemm_tile on BLOCK mem(NONE, NONE, SHARED) tune(G=1) call(gemm: pv_wg)\n      layout(B: "
-                              "row_major swizzle128);"},
-                             {"pv_wg = gemm_mma on WARPGROUP mem(NONE, SHARED, SHARED)", "pv_wg = gemm_mma on WARPGROUP mem(NONE, NONE, SHARED)"},
-                             {"pv_warp = gemm_mma on WARP mem(NONE, SHARED, SHARED)", "pv_warp = gemm_mma on WARP mem(NONE, NONE, SHARED)"},
-                             {"pv_thread = gemm_thread on THREAD mem(REGISTER, SHARED, SHARED)",
-                              "pv_thread = gemm_thread on THREAD mem(REGISTER, REGISTER, SHARED)"}}),
-              s, "P"},
+         concat(fa_common(false, 50, 40, s, "pv takes P from REGISTER (the FA3 data flow) instead of SHARED", "P"), {
              {"kv_global_stats_shared", "K and V read from GLOBAL by the GEMMs, row statistics staged in SHARED for the softmax",
               concat(small, {{"qk_tile = gemm_tile on BLOCK mem(NONE, SHARED, SHARED) tune(G=1) call(gemm: qk_wg)\n      layout(A: row_major "
                               "swizzle128, B: col_major swizzle128);",
@@ -298,7 +309,7 @@ std::vector<ExampleCase> all_cases() {
                              {"instance softmax_tile = softmax_tile on BLOCK mem(NONE, NONE, NONE, NONE, NONE, NONE, NONE)",
                               "instance softmax_tile = softmax_tile on BLOCK mem(NONE, NONE, NONE, SHARED, SHARED, SHARED, SHARED)"}}),
               s, "m"},
-         }});
+         })});
   }
 
   // flash_attention_3: N must be a multiple of BC (its README); M need not be.
@@ -309,24 +320,7 @@ std::vector<ExampleCase> all_cases() {
         {"flash_attention_3",
          fa_scalars,
          kAttentionUlps,
-         {
-             {"small_tiles", "BR=64, BC=32, HD=32, G=1, warpspecialize pipeline(2)", small, {{"BH", 2}, {"M", 70}, {"N", 64}, {"D", 32}}},
-             {"narrow_key_tiles_depth3", "BC=16 (S/P n=16, Acc n=32), pipeline(3)",
-              concat(fa_small("16", "G=1", "BR=64", true), {{"pipeline(2)", "pipeline(3)"}}), {{"BH", 1}, {"M", 70}, {"N", 64}, {"D", 32}}, "Acc"},
-             {"two_warpgroups", "BR=128, G=2 (64 rows per warpgroup), BC=32",
-              fa_small("32", "G=2", "BR=128", true), {{"BH", 1}, {"M", 130}, {"N", 64}, {"D", 32}}},
-             {"no_ws_no_pipeline", "small tiles, no warpspecialize, no pipeline",
-              concat(small, {{" warpspecialize pipeline(2)", ""}}), s},
-             {"p_in_registers", "pv takes P from REGISTER (wgmma A in registers) instead of SHARED",
-              concat(small, {{"instance pv_tile = gemm_tile on BLOCK mem(NONE, SHARED, SHARED) tune(G=1) call(gemm: pv_wg)\n      layout(A: "
-                              "row_major swizzle128, B: row_major swizzle128);",
-                              "instance pv_tile = gemm_tile on BLOCK mem(NONE, NONE, SHARED) tune(G=1) call(gemm: pv_wg)\n      layout(B: "
-                              "row_major swizzle128);"},
-                             {"pv_wg = gemm_mma on WARPGROUP mem(NONE, SHARED, SHARED)", "pv_wg = gemm_mma on WARPGROUP mem(NONE, NONE, SHARED)"},
-                             {"pv_warp = gemm_mma on WARP mem(NONE, SHARED, SHARED)", "pv_warp = gemm_mma on WARP mem(NONE, NONE, SHARED)"},
-                             {"pv_thread = gemm_thread on THREAD mem(REGISTER, SHARED, SHARED)",
-                              "pv_thread = gemm_thread on THREAD mem(REGISTER, REGISTER, SHARED)"}}),
-              s, "Pl"},
+         concat(fa_common(true, 64, 64, s, "pv takes P from REGISTER (wgmma A in registers) instead of SHARED", "Pl"), {
              {"score_copy_shared", "the score copy Sc = S staged through SHARED, V read from GLOBAL",
               concat(small, {{"instance copy_tile = copy_tile on BLOCK mem(NONE, NONE)", "instance copy_tile = copy_tile on BLOCK mem(SHARED, SHARED)"},
                              {"pv_tile = gemm_tile on BLOCK mem(NONE, SHARED, SHARED) tune(G=1) call(gemm: pv_wg)\n      layout(A: row_major "
@@ -338,7 +332,7 @@ std::vector<ExampleCase> all_cases() {
                              {"pv_thread = gemm_thread on THREAD mem(REGISTER, SHARED, SHARED)",
                               "pv_thread = gemm_thread on THREAD mem(REGISTER, SHARED, GLOBAL)"}}),
               s, "S"},
-         }});
+         })});
   }
   return out;
 }
