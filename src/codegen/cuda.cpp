@@ -154,8 +154,15 @@ struct TensorMap {
 
 class CudaGen {
  public:
-  CudaGen(const Function& f, const TaskDecl& task, const std::string& source)
-      : f_(f), task_(task), source_(source), bounds_(f), names_(ir::value_names(f)) {}
+  CudaGen(const Function& f, const TaskDecl& task, const std::string& source, bool staging_allowed)
+      : f_(f), task_(task), source_(source), bounds_(f), names_(ir::value_names(f)), staging_allowed_(staging_allowed) {}
+
+  // Whether the epilogue staging tiles pushed the kernel past the block's shared-memory budget
+  // (after run(); the caller then generates again without staging).
+  bool staging_over_budget() const {
+    const int64_t budget = f_.smem.bytes > 0 ? f_.smem.bytes : f_.smem.machine_max;
+    return stage_bytes_ > 0 && budget > 0 && smem_bytes_ > budget;
+  }
 
   CudaArtifact run() {
     index(f_.body, nullptr);
@@ -1218,7 +1225,16 @@ class CudaGen {
   }
 
   // Stores value(register index) of a thread's accumulator fragment into D, the thread's fragment
-  // of a global tile (bf16/f16), clipped at the tile's extents.
+  // of a global tile (bf16/f16), clipped at the tile's extents. Two ways, chosen per warpgroup tile
+  // at run time when the first is available:
+  //   * staged (TMA store): the warpgroup writes its tile into a private shared-memory staging tile
+  //     (stmatrix, 128-byte swizzle), and one thread stores it with TMA boxes; the warps go on to the
+  //     next tile while the stores drain, so the DRAM writes overlap the next tile's mainloop. Used
+  //     when the tile lies inside D or is clipped only by D's own edges (TMA skips what lies past
+  //     them; on the contiguous dimension only where D's rows are whole 16-byte units, since TMA
+  //     would otherwise write the row padding), D is only ever written by such stores in this
+  //     kernel, and the staging tiles fit the shared-memory budget;
+  //   * direct: quad-transposed 16-byte stores straight from registers.
   void emit_store(Stream& s, const Op& op, const Frag& xf, const std::function<std::string(const std::string&)>& value) {
     const View& d = view(op.operands[0]);
     if (!d.frag || d.frag->level != 2 || d.frag->role != MmaRole::Acc || d.mem != MemKind::Global || !d.param)
@@ -1231,16 +1247,104 @@ class CudaGen {
     if (d.dtype != DType::BF16 && d.dtype != DType::F16) cannot(&op, "a store to " + std::string(dtype_name(d.dtype)));
     const std::string P = pname(d.root);
     const std::string T = cpp_type(d.dtype);
+    const std::string E0 = tile.ext[0], E1 = tile.ext[1];
+    const int64_t eb = dtype_bytes(d.dtype);
+    // Staging: whole 128-byte swizzle slices of the tile's rows, a box of at most 256 rows.
+    const int64_t slice_cols = 128 / eb, tile_bytes = xt[0] * xt[1] * eb;
+    const bool stageable = staging_allowed_ && &s == &compute_ && xt[0] % 8 == 0 && xt[0] <= 256 &&
+                           xt[1] % slice_cols == 0 && store_only(d.root);
+    s.line("{  // the warpgroup's " + std::to_string(xt[0]) + " x " + std::to_string(xt[1]) + " accumulator tile -> " + P +
+           ", clipped to " + E0 + " x " + E1);
+    s.line("  const int tid = loom::rt::thread_in_warpgroup();");
+    if (stageable) {
+      stage_bytes_ = std::max(stage_bytes_, tile_bytes);
+      const int dr = tile.dims[0], dc = tile.dims[1];
+      const std::string offr = tile.off[static_cast<size_t>(dr)], offc = tile.off[static_cast<size_t>(dc)];
+      const std::string shr = P + ".shape[" + std::to_string(dr) + "]", shc = P + ".shape[" + std::to_string(dc) + "]";
+      std::vector<int64_t> box(static_cast<size_t>(rank), 1);
+      box[static_cast<size_t>(dr)] = xt[0];
+      box[static_cast<size_t>(dc)] = slice_cols;
+      const std::string tm = tensor_map(d.root, box, 128, d.dtype);
+      const int64_t slices = xt[1] / slice_cols, slice_bytes = xt[0] * 128;
+      s.line("  // staged when the box is clipped only by " + P + "'s edges (TMA skips what lies past them)");
+      s.line("  const bool staged = " + E0 + " > 0 && " + E1 + " > 0 && (" + E0 + " == " + std::to_string(xt[0]) + " || " +
+             offr + " + " + E0 + " == " + shr + ") && (" + E1 + " == " + std::to_string(xt[1]) + " || (" + offc + " + " + E1 +
+             " == " + shc + " && (" + shc + " * " + std::to_string(eb) + ") % 16 == 0));");
+      s.line("  if (staged) {  // through this warpgroup's staging tile: " + std::to_string(slices) + " slices of " +
+             std::to_string(xt[0]) + " rows x 128 bytes, 128-byte swizzle");
+      s.line("    uint8_t* const stage = loom_stage + consumer_wg * " + std::to_string(tile_bytes) + ";");
+      s.line("    if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile");
+      s.line("    loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free");
+      s.line("    const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);");
+      s.line("    #pragma unroll");
+      s.line("    for (int c = 0; c < " + std::to_string(xt[1] / 8) + "; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1");
+      s.line("      const int cg = c + (lane >> 4);");
+      s.line("      uint8_t* const row = stage + (cg / 8) * " + std::to_string(slice_bytes) + " + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);");
+      s.line("      loom::rt::stmatrix_x4(row, loom::rt::pack2<" + T + ">(" + value("4 * c") + ", " + value("4 * c + 1") + "), loom::rt::pack2<" +
+             T + ">(" + value("4 * c + 2") + ", " + value("4 * c + 3") + "),");
+      s.line("                            loom::rt::pack2<" + T + ">(" + value("4 * c + 4") + ", " + value("4 * c + 5") +
+             "), loom::rt::pack2<" + T + ">(" + value("4 * c + 6") + ", " + value("4 * c + 7") + "));");
+      s.line("    }");
+      s.line("    loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them");
+      s.line("    loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written");
+      s.line("    if (tid == 0) {");
+      for (int64_t sl = 0; sl < slices; ++sl) {
+        std::string call = "      loom::rt::tma_store_" + std::to_string(rank) + "d(&" + tm + ", stage" +
+                           (sl ? " + " + std::to_string(sl * slice_bytes) : "");
+        for (int dd = rank - 1; dd >= 0; --dd) {
+          std::string o = tile.off[static_cast<size_t>(dd)];
+          if (dd == dc && sl) o = "(" + o + " + " + std::to_string(sl * slice_cols) + ")";
+          call += ", static_cast<int32_t>(" + o + ")";
+        }
+        s.line(call + ");");
+      }
+      s.line("      loom::rt::tma_store_commit();");
+      s.line("    }");
+      s.line("  } else {  // straight from registers");
+      s.indent += 2;
+      emit_direct_store(s, tile, rank, P, T, xt, value);
+      s.indent -= 2;
+      s.line("  }");
+    } else {
+      emit_direct_store(s, tile, rank, P, T, xt, value);
+    }
+    s.line("}");
+  }
+
+  // Whether the kernel touches global tensor `root` only as the destination of element-wise stores
+  // (nothing reads it, so async-proxy TMA stores need no ordering against later generic reads).
+  bool store_only(ValueId root) {
+    bool ok = true;
+    auto visit = [&](const ir::Block& b, auto&& self) -> void {
+      for (const Op& op : b.ops) {
+        for (const ir::Block& r : op.regions) self(r, self);
+        if (op.kind != OpKind::Copy && op.kind != OpKind::Call) continue;
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+          ValueId v = op.operands[i];
+          if (f_.info(v).type != ir::Type::Tensor || view(v).root != root) continue;
+          const LeafOp* lo = op.kind == OpKind::Call ? find_leaf_op(op.name) : nullptr;
+          const bool pure_write = lo && (lo->family == OpFamily::Convert || lo->family == OpFamily::Copy ||
+                                         lo->family == OpFamily::Unary || lo->family == OpFamily::Binary ||
+                                         lo->family == OpFamily::Scale || lo->family == OpFamily::Fill);
+          if (i != 0 || !pure_write) ok = false;
+        }
+      }
+    };
+    visit(*kernel_, visit);
+    return ok;
+  }
+
+  // The direct epilogue store (see emit_store): `tid` is declared by the caller.
+  void emit_direct_store(Stream& s, const View& tile, int rank, const std::string& P, const std::string& T,
+                         const std::vector<int64_t>& xt, const std::function<std::string(const std::string&)>& value) {
     std::string lin;
     for (int i = 0; i < rank; ++i)
       lin += (i ? " + " : "") + std::string("(") + tile.off[static_cast<size_t>(i)] + ") * " + P + ".stride[" + std::to_string(i) + "]";
     const std::string rs = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
     const std::string base = "reinterpret_cast<" + T + "*>(" + P + ".data)";
     const std::string E0 = tile.ext[0], E1 = tile.ext[1];
-    s.line("{  // the warpgroup's " + std::to_string(xt[0]) + " x " + std::to_string(xt[1]) + " accumulator tile -> " + P +
-           ", clipped to " + E0 + " x " + E1);
     s.line("  " + T + "* const out = " + base + " + " + lin + ";");
-    s.line("  const int tid = loom::rt::thread_in_warpgroup(), quad_lane = tid & 3;");
+    s.line("  const int quad_lane = tid & 3;");
     s.line("  const int64_t row0 = loom::rt::acc_row(tid, 0);");
     if (xt[1] % 32 == 0) {
       // The four lanes of a quad hold two columns each of every 8-column group; a transpose inside
@@ -1285,14 +1389,18 @@ class CudaGen {
       s.line("    else if (col < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
       s.line("  }");
     }
-    s.line("}");
-
   }
 
   // ---- 4. assemble --------------------------------------------------------------------------------------
+  // Dynamic shared memory after the resource-allocation slots: the epilogue staging tiles (one per
+  // compute warpgroup, 1024-byte aligned for the 128-byte swizzle), then the mbarriers. Returns the end.
   int64_t layout_barriers() {
     int64_t end = 0;
     for (auto& [v, s] : f_.smem_slots) end = std::max(end, s.offset + s.bytes);
+    if (stage_bytes_) {
+      stage_offset_ = (end + 1023) / 1024 * 1024;
+      end = stage_offset_ + compute_wgs_ * stage_bytes_;
+    }
     int64_t off = (end + 15) / 16 * 16;
     for (Barrier& b : barriers_) {
       b.offset = off;
@@ -1318,6 +1426,7 @@ class CudaGen {
   std::string assemble() {
     const int64_t smem_end = layout_barriers();
     const int64_t smem_bytes = smem_end + 1024;  // + alignment slack of the dynamic smem base
+    smem_bytes_ = smem_bytes;
     const int64_t threads = (dma_wgs_ + compute_wgs_) * 128;
     const std::string entry = task_.name.name;
     const std::string kname = entry + "_kernel";
@@ -1362,6 +1471,9 @@ class CudaGen {
     for (const Barrier& b : barriers_)
       o << "  uint64_t* const " << b.name << " = reinterpret_cast<uint64_t*>(smem + " << b.offset << ");  // [" << b.ring
         << "] " << b.comment << "\n";
+    if (stage_bytes_)
+      o << "  // epilogue staging tiles, one per compute warpgroup (" << compute_wgs_ << " x " << stage_bytes_ << " bytes)\n"
+        << "  uint8_t* const loom_stage = smem + " << stage_offset_ << ";\n";
     o << "  if (threadIdx.x == 0) {\n";
     for (const TensorMap& t : maps_) o << "    loom::rt::prefetch_tensormap(&" << t.name << ");\n";
     for (const Barrier& b : barriers_)
@@ -1410,10 +1522,12 @@ class CudaGen {
       if (f_.warp_roles->compute_regs) o << "    loom::rt::setmaxnreg_inc<" << f_.warp_roles->compute_regs << ">();\n";
       o << "    const int64_t consumer_wg = loom::rt::warpgroup_index() - " << dma_wgs_ << ";\n";
       tile_loop(compute_, "    ");
+      if (stage_bytes_) o << "    if (loom::rt::thread_in_warpgroup() == 0) loom::rt::tma_store_wait<0>();  // the last stores have read the staging tile\n";
       o << "  }\n";
     } else {
       o << "  const int64_t consumer_wg = loom::rt::warpgroup_index();\n";
       tile_loop(compute_, "  ");
+      if (stage_bytes_) o << "  if (loom::rt::thread_in_warpgroup() == 0) loom::rt::tma_store_wait<0>();  // the last stores have read the staging tile\n";
     }
     o << "}\n\n";
     o << host_launcher(kname);
@@ -1632,12 +1746,20 @@ class CudaGen {
   std::set<ValueId> accumulators_;
   std::vector<const Op*> loops_;  // every loop of the kernel block (their running counters)
   std::vector<std::string> prologue_;
+  bool staging_allowed_ = true;
+  int64_t stage_bytes_ = 0;    // per compute warpgroup: the largest staged epilogue tile
+  int64_t stage_offset_ = 0;   // of the staging tiles in dynamic shared memory
+  int64_t smem_bytes_ = 0;     // the kernel's dynamic shared memory (after assemble)
 };
 
 }  // namespace
 
 CudaArtifact generate_cuda(const ir::Function& f, const TaskDecl& task, const std::string& source) {
-  return CudaGen(f, task, source).run();
+  // Epilogue staging through shared memory when it fits the block's budget; else direct stores.
+  CudaGen staged(f, task, source, /*staging_allowed=*/true);
+  CudaArtifact a = staged.run();
+  if (!staged.staging_over_budget()) return a;
+  return CudaGen(f, task, source, /*staging_allowed=*/false).run();
 }
 
 }  // namespace loom::codegen

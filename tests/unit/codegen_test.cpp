@@ -228,12 +228,60 @@ TEST_F(CodegenGemm, ProducerIssuesOneBoxForAAndFourForB) {
   // wgmma.
   EXPECT_NE(loop.find(">= 3) loom::rt::mbarrier::wait("), std::string::npos) << loop;
   EXPECT_EQ(count(producer(), "wgmma"), 0);
-  // The tensor maps: boxes of 64 columns (128 bytes of bf16) with the 128-byte swizzle.
+  // The tensor maps: boxes of 64 columns (128 bytes of bf16) with the 128-byte swizzle; the third
+  // is the epilogue's TMA store of C.
   const std::string host = cu().substr(cu().find("int launch_gemm("));
-  EXPECT_EQ(count(host, "s.swizzle = loom::Swizzle::B128;"), 2);
-  EXPECT_EQ(count(host, "s.box_dims[0] = 64;"), 2);
+  EXPECT_EQ(count(host, "s.swizzle = loom::Swizzle::B128;"), 3);
+  EXPECT_EQ(count(host, "s.box_dims[0] = 64;"), 3);
   EXPECT_EQ(count(host, "s.box_dims[1] = 128;"), 1);  // A: 128 rows
-  EXPECT_EQ(count(host, "s.box_dims[1] = 64;"), 1);   // B: 64 rows of K
+  EXPECT_EQ(count(host, "s.box_dims[1] = 64;"), 2);   // B: 64 rows of K; C: a warpgroup's 64 rows
+}
+
+// The epilogue: each consumer warpgroup writes its 64 x 256 tile into its own staging tile
+// (stmatrix), fences the generic proxy, syncs on its named barrier, and one thread issues four TMA
+// store boxes and commits them; before the next write the issuer waits until the stores have read
+// the staging tile, and the warpgroup waits for it. Tiles clipped by anything but C's edges (or on
+// rows that are not whole 16-byte units) keep the direct stores.
+TEST_F(CodegenGemm, EpilogueStagesThroughSharedMemory) {
+  const std::string c = consumer();
+  const size_t e = c.find("if (staged) {");
+  ASSERT_NE(e, std::string::npos) << c;
+  const std::string staged = c.substr(e, c.find("} else {  // straight from registers", e) - e);
+  std::vector<std::string> order = {"loom::rt::tma_store_wait<0>();",
+                                    "loom::rt::named_barrier_sync(1 + consumer_wg, 128);",
+                                    "loom::rt::stmatrix_x4(",
+                                    "loom::rt::fence_proxy_async_shared();",
+                                    "loom::rt::named_barrier_sync(1 + consumer_wg, 128);",
+                                    "loom::rt::tma_store_2d(&tm_C_",
+                                    "loom::rt::tma_store_commit();"};
+  size_t at = 0;
+  for (const std::string& m : order) {
+    size_t next = staged.find(m, at);
+    ASSERT_NE(next, std::string::npos) << "missing, or out of order: " << m << "\n" << staged;
+    at = next + m.size();
+  }
+  EXPECT_EQ(count(staged, "loom::rt::tma_store_2d("), 4);
+  EXPECT_NE(c.find("(C.shape[1] * 2) % 16 == 0"), std::string::npos);
+  EXPECT_NE(c.find("*reinterpret_cast<uint4*>(p) ="), std::string::npos);  // the direct fallback
+  // After the tile loop, the issuer waits for its last stores to leave the staging tile.
+  EXPECT_NE(c.find("if (loom::rt::thread_in_warpgroup() == 0) loom::rt::tma_store_wait<0>();  // the last stores"),
+            std::string::npos);
+  // Two 32 KB staging tiles after the pipeline's 144 KB, before the barriers.
+  EXPECT_NE(cu().find("uint8_t* const loom_stage = smem + 147456;"), std::string::npos);
+}
+
+// Staging tiles that do not fit the block's budget leave the epilogue storing from registers.
+TEST(Codegen, EpilogueWithoutRoomForStagingStoresDirectly) {
+  std::string text = read_file(example_path("gemm"));
+  const std::string from = "warpspecialize pipeline(3)";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "warpspecialize pipeline(4)");  // 4 x 48 KB + 64 KB > 227 KB
+  Generated g = generate("gemm", text);
+  ASSERT_TRUE(g.artifact) << (g.error ? g.error->message : g.internal);
+  EXPECT_EQ(g.artifact->cu.find("staged"), std::string::npos);
+  EXPECT_EQ(g.artifact->cu.find("loom_stage"), std::string::npos);
+  EXPECT_EQ(count(g.artifact->cu, "tma_store"), 0);
+  EXPECT_NE(g.artifact->cu.find("*reinterpret_cast<uint4*>(p) ="), std::string::npos);
 }
 
 TEST_F(CodegenGemm, TmaBarriersExpectedByProducerWaitedByConsumer) {
