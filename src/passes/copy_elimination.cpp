@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -73,6 +74,7 @@ class CopyEliminator {
       if (!changed) changed |= sink_locals();        // only once nothing simpler applies
       if (!changed) changed |= register_conduits();
       if (!changed) changed |= hoist_invariant_copies();
+      if (!changed) changed |= forward_reductions();
       changed |= merge_duplicate_copies();
       changed |= dead_copies();
       changed |= forward_joins();
@@ -235,9 +237,23 @@ class CopyEliminator {
   bool canonicalize() {
     bool changed = false;
     std::unordered_map<ValueId, std::vector<ValueId>> extents;  // alloc -> extents
+    // Blocks pieces: a whole (`*`) dimension of the piece is the parent's (parent, whole dims).
+    std::unordered_map<ValueId, std::pair<ValueId, std::vector<bool>>> blocks_pieces;
     for_each_op(f_.body, [&](Op& op) {
       if (op.kind == OpKind::Alloc) extents[op.result] = op.operands;
+      if (op.kind == OpKind::Piece && op.part.kind == ir::PartitionSpec::Kind::Blocks && op.result != kNone) {
+        std::vector<bool> whole;
+        for (ValueId b : op.part.block) whole.push_back(b == kNone);
+        blocks_pieces[op.result] = {op.operands[0], whole};
+      }
     });
+    auto whole_parent = [&](ValueId v, int64_t d) -> ValueId {
+      auto it = blocks_pieces.find(v);
+      if (it == blocks_pieces.end() || d < 0 || static_cast<size_t>(d) >= it->second.second.size() ||
+          !it->second.second[static_cast<size_t>(d)])
+        return kNone;
+      return it->second.first;
+    };
     std::unordered_map<ValueId, ValueId> repl;
     auto get = [&](ValueId v) {
       for (auto it = repl.find(v); it != repl.end(); it = repl.find(v)) v = it->second;
@@ -257,7 +273,15 @@ class CopyEliminator {
           }
         }
         if (immediate(op.kind) && op.result != kNone) {
-          std::string key = cse_key(op);
+          // dim(piece P blocks[.., *, ..], d) is dim(P, d): such dims are keyed by P (the op stays
+          // as it is unless an equal one is in scope).
+          Op keyed;
+          if (op.kind == OpKind::Dim) {
+            keyed = op;
+            for (ValueId p = whole_parent(keyed.operands[0], keyed.ival); p != kNone; p = whole_parent(p, keyed.ival))
+              keyed.operands[0] = p = get(p);
+          }
+          std::string key = cse_key(op.kind == OpKind::Dim ? keyed : op);
           auto it = scope.find(key);
           if (it != scope.end() && same_type(it->second, op.result)) {
             repl[op.result] = it->second;
@@ -286,6 +310,16 @@ class CopyEliminator {
     for (ValueId& y : f_.result.indices)
       if (y != kNone) y = get(y);
     if (!repl.empty()) replace_values(repl);  // uses in yields of enclosing blocks, etc.
+    // A piece lives in its tensor's memory (which changes when a rewrite gives the tensor another
+    // allocation: a NONE local placed in a SHARED buffer).
+    for_each_op(f_.body, [&](Op& op) {
+      if (op.kind != OpKind::Piece || op.result == kNone) return;
+      MemKind m = f_.info(op.operands[0]).mem;
+      if (f_.info(op.result).mem != m) {
+        f_.values.at(static_cast<size_t>(op.result)).mem = m;
+        changed = true;
+      }
+    });
     return changed;
   }
 
@@ -914,10 +948,17 @@ class CopyEliminator {
       int back = 0;
       for (const Op* o : outs) back += o->operands[1] == s ? 1 : 0;
       if (back > 1 || (written && back != 1)) continue;
-      if (s == x || !is_tensor(s) || !same_type(s, x) || involved.count(s)) continue;
+      // X in S's memory; or X without one (NONE) that is only read, S in a memory every processor
+      // of the block reads (the callee reads the caller's tensor in place).
+      MemKind sm = f_.info(s).mem;
+      bool read_in_place = al->mem == MemKind::None && !written && outs.empty() &&
+                           (sm == MemKind::Shared || sm == MemKind::Global) && same_type_but_mem(s, x);
+      if (s == x || !is_tensor(s) || (!same_type(s, x) && !read_in_place) || involved.count(s)) continue;
       // The lanes of a quad share a replicated row piece: each lane's private copy it updates in
-      // place (l = l * a) must stay private, or the update is applied once per lane.
-      if ((written || !outs.empty()) && replicated(ix, s)) continue;
+      // place (l = l * a) must stay private, or the update is applied once per lane. One that is
+      // only overwritten (no copy-in, no op reading what it writes) may be written in place: the
+      // lanes write equal values (docs/language.md section 4).
+      if ((written || !outs.empty()) && replicated(ix, s) && !(ins.empty() && only_overwritten(ix, x))) continue;
       auto ws = ix.where.find(s);
       if (ws != ix.where.end() && !dominates(ws->second, ix.path.at(al))) continue;
       repl[x] = s;
@@ -995,6 +1036,101 @@ class CopyEliminator {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // 4g. reduction forwarding: a reduction instance X (the fresh allocation of a red(op) argument)
+  //     filled with the reduction's identity, then only reduced into (copy.op from its callees,
+  //     into X or pieces of it), then folded whole into the caller's tensor S (copy.op X -> S):
+  //     S op (id op Y1 op Y2 ...) = S op Y1 op Y2 ..., so the callees reduce into S directly. X is
+  //     NONE or in S's memory. The fill and the fold become joins; each reduction into X also waits
+  //     for what the fold waited for besides X's own reductions (the caller's last write and reads
+  //     of S's root, dependence analysis step (4)), and everything after the fold still waits for
+  //     all of them through the fold's join. (GEMM + row sums: the lanes reduce straight into the
+  //     row sums, no per-warpgroup or per-warp instance.)
+  //       %f = call fill(%X, 0) after [%a]             %f = join after [%a]
+  //       %r = copy.sum %Y -> %Xp after [%b]     ==>   %r = copy.sum %Y -> %Sp after [%b, %p]
+  //       %o = copy.sum %X -> %S after [%r, %p]        %o = join after [%r, %p]
+  bool forward_reductions() {
+    Index ix = index();
+    std::vector<Op*> allocs;
+    for_each_op(f_.body, [&](Op& op) {
+      if (op.kind == OpKind::Alloc && !op.distinct) allocs.push_back(&op);
+    });
+    for (Op* xa : allocs) {
+      ValueId x = xa->result;
+      std::set<ValueId> fam = family(ix, x);
+      Op* fill = nullptr;
+      Op* fold = nullptr;
+      std::vector<Op*> reducers;
+      bool ok = true;
+      for (ValueId v : fam) {
+        auto u = ix.users.find(v);
+        if (u == ix.users.end()) continue;
+        for (Op* op : u->second) {
+          if (op->kind == OpKind::Piece || op->kind == OpKind::Dim) continue;
+          if (op->kind == OpKind::Call && op->name == "fill" && v == x && op->operands.size() == 2 && op->operands[0] == x &&
+              !fill) {
+            fill = op;
+          } else if (op->kind == OpKind::Copy && !op->name.empty() && v == x && op->operands[0] == x && !fold) {
+            fold = op;
+          } else if (op->kind == OpKind::Copy && !op->name.empty() && op->operands[1] == v && op->operands[0] != v &&
+                     !fam.count(op->operands[0])) {
+            reducers.push_back(op);
+          } else {
+            ok = false;
+          }
+        }
+      }
+      if (!ok || !fill || !fold || reducers.empty()) continue;
+      ValueId s = fold->operands[1];
+      if (!is_tensor(s) || fam.count(s) || !same_shape(s, x) || replicated(ix, s)) continue;
+      if (xa->mem != MemKind::None && xa->mem != f_.info(s).mem) continue;
+      // The fill writes the identity of the fold's reduction; every reduction into X is the same.
+      if (fold->name != "sum" && fold->name != "max") continue;
+      const double id = fold->name == "sum" ? 0.0 : -std::numeric_limits<double>::infinity();
+      const Op* c = find_def(ix, fill->operands[1]);
+      if (!c || c->kind != OpKind::FConst || c->fval != id) continue;
+      for (const Op* r : reducers) ok = ok && r->name == fold->name;
+      // Fill, reductions, fold in program order in one block; S visible where X is allocated.
+      const Path &pf = ix.path.at(fill), &po = ix.path.at(fold);
+      if (!ok || pf.size() != po.size() || !std::equal(pf.begin(), pf.end() - 1, po.begin()) || !(pf < po)) continue;
+      for (const Op* r : reducers) {
+        const Path& pr = ix.path.at(r);
+        ok = ok && pr.size() >= pf.size() && std::equal(pf.begin(), pf.end() - 1, pr.begin()) && pf < pr && pr < po;
+      }
+      auto ws = ix.where.find(s);
+      if (!ok || (ws != ix.where.end() && !dominates(ws->second, ix.path.at(xa)))) continue;
+      // What the fold waits for besides X's reductions: defined before the fill (so it cannot wait
+      // for the reductions), it becomes a precondition of each of them.
+      std::vector<EventRef> pre;
+      for (const EventRef& r : fold->after) {
+        const Op* d = find_def(ix, r.value);
+        if (d && std::find(reducers.begin(), reducers.end(), d) != reducers.end()) continue;
+        auto w = ix.where.find(r.value);
+        if (w != ix.where.end() && !dominates(w->second, pf)) ok = false;
+        pre.push_back(r);
+      }
+      // No other access of S's root between the fill and the fold but reductions of the same kind.
+      for (ValueId v : family(ix, root_of(ix, s))) {
+        auto u = ix.users.find(v);
+        if (u == ix.users.end()) continue;
+        for (const Op* op : u->second) {
+          if (op == fold || !accesses(*op, v)) continue;
+          const Path& pp = ix.path.at(op);
+          if (pf < pp && pp < po && !(op->kind == OpKind::Copy && op->name == fold->name && op->operands[1] == v)) ok = false;
+        }
+      }
+      if (!ok) continue;
+      for (Op* r : reducers)
+        for (const EventRef& e : pre)
+          if (std::find(r->after.begin(), r->after.end(), e) == r->after.end()) r->after.push_back(e);
+      to_join(*fill);
+      to_join(*fold);
+      replace_values({{x, s}});
+      return true;
+    }
+    return false;
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // 4f. duplicate copies: copy S -> X1; ...; copy S -> X2 in one block, X1 and X2 allocations alike
   //     (memory, element type, extents, layout), each written only by its copy, S's root not written
   //     between the copies: X2 := X1, and the second copy becomes a join that also waits for the
@@ -1057,6 +1193,17 @@ class CopyEliminator {
       if (u == ix.users.end()) continue;
       for (const Op* op : u->second)
         if (!dominates(d1, ix.path.at(op))) return false;
+    }
+    return true;
+  }
+
+  // Whether no op both reads and writes (an element of) tensor `x` or a piece of it.
+  bool only_overwritten(const Index& ix, ValueId x) {
+    for (ValueId v : family(ix, x)) {
+      auto u = ix.users.find(v);
+      if (u == ix.users.end()) continue;
+      for (const Op* w : u->second)
+        if (writes(*w, v) && (reads(*w, v) || (w->kind == OpKind::Copy && !w->name.empty()))) return false;
     }
     return true;
   }

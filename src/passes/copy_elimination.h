@@ -4,10 +4,13 @@
 //
 // REWRITES (applied to a fixed point; each round runs them in this order):
 //  1. canonicalize — `dim` of an `alloc` folds to the extent operand; identical immediate ops
-//     (const, fconst, arith, dim, proc_index, piece) within a scope are merged (CSE); immediate ops
-//     of a `for` body whose operands are defined outside it are hoisted before the loop (LICM).
-//     This makes two pieces cut the same way from the same tensor the same SSA value, which the
-//     patterns below compare.
+//     (const, fconst, arith, dim, proc_index, piece) within a scope are merged (CSE), a `dim` along
+//     a whole (`*`) dimension of a `blocks` piece counting as the same `dim` of the piece's tensor;
+//     immediate ops of a `for` body whose operands are defined outside it are hoisted before the
+//     loop (LICM). This makes two pieces cut the same way from the same tensor the same SSA value,
+//     which the patterns below compare (GEMM + row sums: the copy-out's pieces of the accumulator,
+//     sized from the output tile's rows, and the K loop's, sized from the accumulator's). A piece's
+//     memory is its tensor's (updated when a rewrite places a NONE tensor in a real buffer).
 //  2. spill elimination (Fig. 10a) — `copy X1 -> P` followed in the same block by `copy P -> X2`,
 //     X2 a fresh allocation in X1's memory written only by that copy, P not touched in between,
 //     X1 not written afterwards: X2 becomes X1 and the second copy goes. (GEMM: the accumulator
@@ -20,6 +23,10 @@
 //     copied in from S and/or out to S, S in X's memory with X's element type, and no other copy
 //     into or out of X: X is replaced by S, and the copies, now S -> S, go. Duplicates of the same
 //     data (each warpgroup copying the shared B tile into "its own" shared B) collapse this way.
+//     A NONE X that is only read (copied in, never written) may also take S in SHARED or GLOBAL:
+//     the callee reads the caller's tensor in place. X may not be replaced by a replicated row
+//     piece that it updates (each lane's update must stay private) unless X is only overwritten
+//     (no copy-in, no op that reads what it writes: the lanes write equal values).
 //  4e. loop-invariant copies (only once nothing above applies) — in a `for` body, a copy S -> X
 //     into an allocation X of the body (not NONE), S defined before the loop and its root written
 //     nowhere in the loop, X written by nothing else, the copy waiting for nothing the loop
@@ -35,6 +42,18 @@
 //       before:  %e1 = copy %Ap -> %A1 after [%p]     after:  %e1 = copy %Ap -> %A1 after [%p]
 //                %e2 = copy %Ap -> %A2 after [%q]             %e2 = join after [%q, %e1]
 //                ... mma(%C2, %A2, ...) after [%e2]           ... mma(%C2, %A1, ...) after [%e2]
+//  4g. reduction forwarding (only once nothing above applies) — a reduction instance X (a red(op)
+//     argument's allocation, not distinct; NONE or in S's memory): `fill(X, identity)`, then only
+//     reducing copies `copy.op Y -> X or a piece of X` in the same block, then `copy.op X -> S`,
+//     with no other access of S's root in between: X := S, the fill and the fold become joins, and
+//     every reduction into X also waits for what the fold waited for besides those reductions (the
+//     caller's last write and reads of S's root: dependence analysis step (4)); later accesses of S
+//     still wait for the fold's join, which waits for all of them. S op (id op Y1 op ...) = S op Y1
+//     op ... (reductions commute, ir.h). (GEMM + row sums: the block, warpgroup and warp instances
+//     of the row sums go; each lane reduces its partial sums from registers straight into Racc.)
+//       %f = call fill(%X, %zero) after [%a]             %f = join after [%a]
+//       %r = copy.sum %Y -> %Xp after [%b]       ==>     %r = copy.sum %Y -> %Sp after [%b, %p]
+//       %o = copy.sum %X -> %S after [%r, %p]            %o = join after [%r, %p]
 //  5. dead copies — a copy into a local allocation none of whose elements is read afterwards.
 // A removed copy keeps its event: it becomes a `join` with the copy's preconditions (self-copy
 // event forwarding: a collapsed event array stays collapsed). Then

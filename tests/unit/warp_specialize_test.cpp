@@ -582,7 +582,7 @@ TEST(WarpSpecialize, RegisterSplitFollowsTheFormula) {
 }
 
 TEST(WarpSpecialize, GoldenIR) {
-  for (const char* name : {"gemm", "dual_gemm", "flash_attention_2"}) {
+  for (const char* name : {"gemm", "dual_gemm", "gemm_reduce", "flash_attention_2"}) {
     SCOPED_TRACE(name);
     auto r = check_text(example_text(name), std::string(name) + ".loom");
     ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
