@@ -194,9 +194,23 @@ struct Instance {
   std::string trailing_comment;  // after the ';' on the same line
 };
 
+// `when(lhs CMP rhs)` on a specialized mapping: a condition on the entry task's run-time extents
+// (its dimension names) and `SMS` (the device's multiprocessor count), CMP one of < <= > >=.
+struct MappingCondition {
+  SourceLoc loc;
+  Expr lhs;
+  std::string cmp;
+  Expr rhs;
+};
+
+// The first mapping block is the default; each later one (a *specialization*) has a `when(...)`,
+// names the same target and lists only the instances it replaces (by name) or adds; the others come
+// from the default. The generated launcher runs, per call, the first specialization whose condition
+// holds, else the default (docs/mapping.md, "Specialized mappings").
 struct Mapping {
   SourceLoc loc;
   Ident target;  // machine: sm_90a (hopper) or sm_80 (ampere)
+  std::optional<MappingCondition> when;
   std::vector<Instance> instances;
   std::vector<std::string> comments;
   std::vector<std::string> closing_comments;  // comments before the mapping's closing '}'
@@ -213,7 +227,8 @@ struct Program {
   std::vector<TaskDecl> tasks;
   std::vector<VariantDecl> variants;
   std::vector<Item> order;  // declaration order of tasks and variants, for printing
-  std::optional<Mapping> mapping;
+  std::optional<Mapping> mapping;          // the default mapping
+  std::vector<Mapping> specializations;    // later mapping blocks, each with `when(...)`
   std::vector<std::string> trailing_comments;
   // Comments the canonical form has no place for (inside an expression or between clauses);
   // `loom fmt` refuses to drop them silently.
@@ -224,5 +239,10 @@ struct Program {
   const TaskDecl* find_task(const std::string& name) const;
   const VariantDecl* find_variant(const std::string& name) const;
 };
+
+// The program as specialization `i` of p.specializations sees it: the default mapping with the
+// specialization's instances replacing those of the same name (and the others appended), and no
+// specializations of its own.
+Program specialized(const Program& p, size_t i);
 
 }  // namespace loom

@@ -177,6 +177,9 @@ class ProgramBuilder {
   TaskRef task(const std::string& name, const std::vector<std::string>& type_params = {});
   VariantRef variant(const std::string& name, const std::string& task, const std::vector<VarParam>& params);
   ProgramBuilder& mapping(const std::string& target);  // "sm_90a" | "sm_80"; at most once
+  // A specialized mapping `mapping TARGET when(lhs CMP rhs) { ... }` after the default one; the
+  // instances added next go into it (ast.h, Mapping). cmp: "<", "<=", ">" or ">=".
+  ProgramBuilder& specialize(const std::string& target, Ex lhs, const std::string& cmp, Ex rhs);
   InstanceRef instance(const std::string& name, const std::string& variant, const std::string& processor);
 
   // ---- statements (into the open variant or loop body) ----
@@ -197,6 +200,7 @@ class ProgramBuilder {
   friend class TaskRef;
   friend class VariantRef;
   friend class InstanceRef;
+  Mapping& open_mapping();  // the mapping block instances go into: the latest one
 
   std::vector<std::string> take_comments();
   void require_top_level(const char* what) const;

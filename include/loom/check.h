@@ -52,6 +52,17 @@ struct TaskTree {
 // nullopt with diagnostics in `diag`. A program without a mapping is checked on its own (no tree).
 std::optional<TaskTree> check_program(const Program& p, DiagnosticEngine& diag);
 
+// The program under each of its mappings (ast.h, Mapping; docs/mapping.md "Specialized mappings"):
+// the default first, then each specialization in file order, with its instantiated tree and
+// condition (pointing into `p`). Call only after check_program accepted `p` (which checks every
+// specialization); `default_tree` is what it returned.
+struct MappingUnit {
+  Program program;
+  TaskTree tree;
+  const MappingCondition* when = nullptr;  // nullptr for the default
+};
+std::vector<MappingUnit> mapping_units(const Program& p, const TaskTree& default_tree);
+
 // Human-readable tree: one line per node, indented by depth.
 std::string format_task_tree(const TaskTree& t);
 

@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <map>
 #include <optional>
 #include <set>
@@ -159,6 +160,25 @@ class CudaGen {
 
   // Whether the epilogue staging tiles pushed the kernel past the block's shared-memory budget
   // (after run(); the caller then generates again without staging).
+  const std::string& head() const { return head_; }
+  const std::string& body() const { return body_; }
+  const std::string& kernel_line() const { return kernel_line_; }
+  int64_t smem_bytes() const { return smem_bytes_; }
+  int64_t threads() const { return threads_; }
+  std::string abi(int64_t smem_bytes, int64_t threads) { return abi_functions(smem_bytes, threads); }
+  // The C parameter list and argument list of launch_<entry> (for a dispatching launcher).
+  std::string launch_params() const {
+    std::string out;
+    for (ValueId p : f_.params)
+      out += (f_.info(p).type == ir::Type::Tensor ? "const loom_tensor& " + pname(p) : scalar_type(p) + " " + var(p)) + ", ";
+    return out + "cudaStream_t stream";
+  }
+  std::string launch_args() const {
+    std::string out;
+    for (ValueId p : f_.params) out += (f_.info(p).type == ir::Type::Tensor ? pname(p) : var(p)) + ", ";
+    return out + "stream";
+  }
+
   bool staging_over_budget() const {
     const int64_t budget = f_.smem.bytes > 0 ? f_.smem.bytes : f_.smem.machine_max;
     return stage_bytes_ > 0 && budget > 0 && smem_bytes_ > budget;
@@ -1449,8 +1469,10 @@ class CudaGen {
       << "__host__ __device__ __forceinline__ int64_t loom_max(int64_t a, int64_t b) { return a > b ? a : b; }\n"
       << "// The extent of a block [start, start + size) of a dimension of `extent` elements, clipped.\n"
       << "__host__ __device__ __forceinline__ int64_t loom_clip(int64_t extent, int64_t start, int64_t size) {\n"
-      << "  return loom_max(0, loom_min(size, extent - start));\n}\n\n"
-      << "constexpr int kThreads = " << threads << ";\n"
+      << "  return loom_max(0, loom_min(size, extent - start));\n}\n\n";
+    head_ = o.str();
+    o.str("");
+    o << "constexpr int kThreads = " << threads << ";\n"
       << "constexpr int kSmemBytes = " << smem_bytes << ";\n\n";
     // Kernel signature.
     o << "__global__ void __launch_bounds__(kThreads, 1) " << kname << "(";
@@ -1531,8 +1553,15 @@ class CudaGen {
     }
     o << "}\n\n";
     o << host_launcher(kname);
-    o << "}  // namespace\n\n" << abi_functions(smem_bytes, threads);
-    return o.str();
+    body_ = o.str();
+    threads_ = threads;
+    kernel_line_ = std::to_string(threads) + " threads per block" +
+                   (ws_ ? " (" + std::to_string(dma_wgs_) + " DMA warpgroup at " + std::to_string(f_.warp_roles->dma_regs) +
+                              " registers, " + std::to_string(compute_wgs_) + " compute warpgroups at " +
+                              std::to_string(f_.warp_roles->compute_regs) + ")"
+                        : std::string()) +
+                   ", " + std::to_string(smem_bytes) + " bytes of dynamic shared memory";
+    return head_ + body_ + "}  // namespace\n\n" + abi_functions(smem_bytes, threads);
   }
 
   // Dimension name -> the (tensor, dim) that defines it, from the task declaration.
@@ -1750,16 +1779,130 @@ class CudaGen {
   int64_t stage_bytes_ = 0;    // per compute warpgroup: the largest staged epilogue tile
   int64_t stage_offset_ = 0;   // of the staging tiles in dynamic shared memory
   int64_t smem_bytes_ = 0;     // the kernel's dynamic shared memory (after assemble)
+  int64_t threads_ = 0;
+  // assemble()'s pieces, for a file of several kernels (one per mapping): the file head (comment,
+  // includes, helpers), the kernel and its launcher, and a one-line description of the kernel.
+  std::string head_, body_, kernel_line_;
 };
 
 }  // namespace
 
+namespace {
+
+// One mapping's kernel: with epilogue staging when it fits the block's budget, else without.
+std::unique_ptr<CudaGen> generate_one(const ir::Function& f, const TaskDecl& task, const std::string& source,
+                                      CudaArtifact& out) {
+  auto staged = std::make_unique<CudaGen>(f, task, source, /*staging_allowed=*/true);
+  out = staged->run();
+  if (!staged->staging_over_budget()) return staged;
+  auto direct = std::make_unique<CudaGen>(f, task, source, /*staging_allowed=*/false);
+  out = direct->run();
+  return direct;
+}
+
+// A `when(...)` as C++ over the launcher's locals (dimension names are int64_t locals, SMS too).
+std::string condition_cpp(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Int: return std::to_string(e.ival);
+    case ExprKind::Name: return "v_" + e.name;
+    case ExprKind::Unary: return "(-" + condition_cpp(e.args.at(0)) + ")";
+    case ExprKind::Binary:
+      return "(" + condition_cpp(e.args.at(0)) + " " + std::string(1, e.op) + " " + condition_cpp(e.args.at(1)) + ")";
+    case ExprKind::Call:
+      return "loom_" + e.name + "(" + condition_cpp(e.args.at(0)) + ", " + condition_cpp(e.args.at(1)) + ")";
+    default: throw InternalError("codegen: a mapping condition the checker should have refused");
+  }
+}
+
+bool mentions(const Expr& e, const std::string& name) {
+  if (e.kind == ExprKind::Name && e.name == name) return true;
+  for (const Expr& a : e.args)
+    if (mentions(a, name)) return true;
+  return false;
+}
+
+}  // namespace
+
 CudaArtifact generate_cuda(const ir::Function& f, const TaskDecl& task, const std::string& source) {
-  // Epilogue staging through shared memory when it fits the block's budget; else direct stores.
-  CudaGen staged(f, task, source, /*staging_allowed=*/true);
-  CudaArtifact a = staged.run();
-  if (!staged.staging_over_budget()) return a;
-  return CudaGen(f, task, source, /*staging_allowed=*/false).run();
+  CudaArtifact a;
+  generate_one(f, task, source, a);
+  return a;
+}
+
+CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const TaskDecl& task, const std::string& source) {
+  if (kernels.empty()) throw InternalError("codegen: no mapping to generate");
+  if (kernels.size() == 1) return generate_cuda(*kernels[0].function, task, source);
+  std::vector<std::unique_ptr<CudaGen>> gens;
+  CudaArtifact first;
+  int64_t smem = 0, threads = 0;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    CudaArtifact one;
+    gens.push_back(generate_one(*kernels[i].function, task, source, one));
+    if (i == 0) first = one;
+    else if (one.header != first.header)
+      throw InternalError("codegen: the mappings of one program give different C ABIs");
+    smem = std::max(smem, gens.back()->smem_bytes());
+    threads = std::max(threads, gens.back()->threads());
+  }
+  const std::string entry = task.name.name;
+  std::ostringstream o;
+  std::string head = gens[0]->head();
+  // The first two comment lines name the file; the kernel line describes each mapping below instead.
+  size_t k = head.find("// Kernel: ");
+  size_t ke = head.find('\n', k);
+  head.replace(k, ke + 1 - k, "// Kernels: one per mapping (" + std::to_string(kernels.size()) +
+                                  "); launch_" + entry + " picks one per call, the first specialization whose when(...) holds, else the default.\n");
+  o << head;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    o << "// ==== mapping " << i << (kernels[i].when ? ": " + kernels[i].when_text : std::string(": the default")) << "\n"
+      << "// Kernel: " << gens[i]->kernel_line() << ".\n"
+      << "namespace mapping" << i << " {\n\n"
+      << gens[i]->body() << "}  // namespace mapping" << i << "\n\n";
+  }
+  // The dispatching launcher.
+  std::set<std::string> names;
+  for (const MappingKernel& mk : kernels)
+    if (mk.when) {
+      for (const Expr* e : {&mk.when->lhs, &mk.when->rhs}) {
+        std::function<void(const Expr&)> rec = [&](const Expr& x) {
+          if (x.kind == ExprKind::Name) names.insert(x.name);
+          for (const Expr& y : x.args) rec(y);
+        };
+        rec(*e);
+      }
+    }
+  o << "// Picks the mapping for this call from the run-time extents: the first specialization whose\n"
+    << "// when(...) holds, else the default. Each mapping's launcher checks the arguments itself.\n"
+    << "int launch_" << entry << "(" << gens[0]->launch_params() << ") {\n";
+  std::set<std::string> done;
+  for (const Param& prm : task.params) {
+    if (!prm.is_tensor) continue;
+    for (size_t d = 0; d < prm.dims.size(); ++d)
+      if (names.count(prm.dims[d].name) && done.insert(prm.dims[d].name).second)
+        o << "  const int64_t v_" << prm.dims[d].name << " = " << prm.name.name << ".shape[" << d << "];\n";
+  }
+  if (names.count("SMS"))
+    o << "  // SMS: the current device's multiprocessor count (0 when it cannot be read: the launchers report that)\n"
+      << "  int64_t v_SMS = 0;\n"
+      << "  {\n"
+      << "    static std::atomic<int> sms[64];\n"
+      << "    int device = 0, count = 0;\n"
+      << "    if (cudaGetDevice(&device) == cudaSuccess && device >= 0 && device < 64) {\n"
+      << "      if (sms[device] == 0) {\n"
+      << "        if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) == cudaSuccess) sms[device] = count;\n"
+      << "        else (void)cudaGetLastError();  // our query failed: do not leave its error behind\n"
+      << "      }\n"
+      << "      v_SMS = sms[device];\n"
+      << "    }\n"
+      << "  }\n";
+  for (size_t i = 1; i < kernels.size(); ++i)
+    o << "  if (" << condition_cpp(kernels[i].when->lhs) << " " << kernels[i].when->cmp << " "
+      << condition_cpp(kernels[i].when->rhs) << ") return mapping" << i << "::launch_" << entry << "("
+      << gens[0]->launch_args() << ");  // " << kernels[i].when_text << "\n";
+  o << "  return mapping0::launch_" << entry << "(" << gens[0]->launch_args() << ");\n}\n\n";
+  o << "}  // namespace\n\n" << gens[0]->abi(smem, threads);
+  first.cu = o.str();
+  return first;
 }
 
 }  // namespace loom::codegen

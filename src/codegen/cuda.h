@@ -44,6 +44,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ir/ir.h"
 #include "loom/ast.h"
@@ -58,5 +59,17 @@ struct CudaArtifact {
 
 // `task` is the entry task's declaration; `source` the .loom file name for comments.
 CudaArtifact generate_cuda(const ir::Function& f, const TaskDecl& task, const std::string& source);
+
+// A program with specialized mappings (docs/mapping.md): one kernel per mapping, the default first
+// (when == nullptr), then the specializations in file order. The .cu holds each kernel and its
+// launcher in a namespace of its own and a launch_<entry> that evaluates the conditions on the
+// call's extents; the C ABI is the same as with one mapping (loom_<entry>_info reports the largest
+// shared memory and thread count).
+struct MappingKernel {
+  const ir::Function* function = nullptr;
+  const MappingCondition* when = nullptr;
+  std::string when_text;  // "when(...)" as written, with its file:line for comments
+};
+CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const TaskDecl& task, const std::string& source);
 
 }  // namespace loom::codegen

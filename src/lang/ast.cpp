@@ -1,4 +1,5 @@
 // Constructors and lookups for the syntax tree. See include/loom/ast.h.
+#include <algorithm>
 #include "loom/ast.h"
 
 namespace loom {
@@ -102,6 +103,27 @@ const VariantDecl* Program::find_variant(const std::string& name) const {
   for (const VariantDecl& v : variants)
     if (v.name.name == name) return &v;
   return nullptr;
+}
+
+Program specialized(const Program& p, size_t i) {
+  Program q = p;
+  q.specializations.clear();
+  const Mapping& s = p.specializations.at(i);
+  if (!p.mapping) return q;
+  Mapping m = *p.mapping;
+  m.loc = s.loc;
+  m.when = s.when;
+  m.comments = s.comments;
+  for (const Instance& in : s.instances) {
+    auto it = std::find_if(m.instances.begin(), m.instances.end(),
+                           [&](const Instance& d) { return d.name.name == in.name.name; });
+    if (it != m.instances.end())
+      *it = in;
+    else
+      m.instances.push_back(in);
+  }
+  q.mapping = std::move(m);
+  return q;
 }
 
 }  // namespace loom

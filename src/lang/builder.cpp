@@ -196,7 +196,7 @@ VariantRef& VariantRef::extern_code(const std::string& code) {
 
 // ---- instances ----
 
-Instance& InstanceRef::decl() { return b_->p_.mapping->instances.at(i_); }
+Instance& InstanceRef::decl() { return b_->open_mapping().instances.at(i_); }
 
 InstanceRef& InstanceRef::mem(const std::vector<std::string>& memories) {
   std::vector<Ident> ids = idents("instance(" + decl().name.name + ").mem", "memory", memories);
@@ -361,6 +361,21 @@ ProgramBuilder& ProgramBuilder::mapping(const std::string& target) {
   return *this;
 }
 
+ProgramBuilder& ProgramBuilder::specialize(const std::string& target, Ex lhs, const std::string& cmp, Ex rhs) {
+  require_top_level("specialize");
+  if (!p_.mapping) misuse("specialize", "the default mapping comes first; call mapping(\"" + target + "\") before");
+  if (cmp != "<" && cmp != "<=" && cmp != ">" && cmp != ">=") misuse("specialize", "the comparison is <, <=, > or >=, not `" + cmp + "`");
+  Mapping m;
+  m.target = ident("specialize", "target", target);
+  m.comments = take_comments();
+  m.when = MappingCondition{{}, std::move(lhs).expr(), cmp, std::move(rhs).expr()};
+  p_.specializations.push_back(std::move(m));
+  variant_.reset();
+  return *this;
+}
+
+Mapping& ProgramBuilder::open_mapping() { return p_.specializations.empty() ? *p_.mapping : p_.specializations.back(); }
+
 InstanceRef ProgramBuilder::instance(const std::string& name, const std::string& variant, const std::string& processor) {
   require_top_level("instance");
   if (!p_.mapping) misuse("instance", "no mapping block yet; call mapping(\"sm_90a\") before adding instances");
@@ -369,9 +384,9 @@ InstanceRef ProgramBuilder::instance(const std::string& name, const std::string&
   in.variant = ident("instance(" + name + ")", "variant name", variant);
   in.processor = ident("instance(" + name + ")", "processor level", processor);
   in.comments = take_comments();
-  p_.mapping->instances.push_back(std::move(in));
+  open_mapping().instances.push_back(std::move(in));
   variant_.reset();
-  return InstanceRef(this, p_.mapping->instances.size() - 1);
+  return InstanceRef(this, open_mapping().instances.size() - 1);
 }
 
 std::vector<Stmt>& ProgramBuilder::open_body(const char* what) {

@@ -684,15 +684,97 @@ std::optional<TaskTree> instantiate(const Program& p, const Machine& m, Reporter
 
 namespace loom {
 
-std::optional<TaskTree> check_program(const Program& p, DiagnosticEngine& diag) {
+namespace {
+
+std::optional<TaskTree> check_one(const Program& p, check_detail::Reporter& r) {
   using namespace check_detail;
-  Reporter r(diag);
   std::map<std::string, VariantInfo> variants;
   check_declarations(p, r, variants);
   if (!p.mapping) return std::nullopt;
   const Machine* m = check_mapping(p, r, variants);
-  if (!m || diag.has_errors()) return std::nullopt;
+  if (!m || r.diag.has_errors()) return std::nullopt;
   return instantiate(p, *m, r, variants);
+}
+
+// A specialization's `when(...)`: integers, the entry task's dimension names, SMS, + - * / %,
+// unary minus, cdiv/min/max of two arguments.
+void check_condition_expr(const Expr& e, const std::vector<std::string>& dims, check_detail::Reporter& r) {
+  switch (e.kind) {
+    case ExprKind::Int: return;
+    case ExprKind::Name:
+      if (e.name == "SMS" || std::find(dims.begin(), dims.end(), e.name) != dims.end()) return;
+      {
+        std::vector<std::string> known = dims;
+        known.push_back("SMS");
+        auto& d = r.error(e.loc, "`" + e.name + "` in a mapping's when(...) is not a dimension of the entry task or SMS");
+        d.hint = "a condition may use the entry task's dimension names and SMS (the device's multiprocessor count)" +
+                 std::string(check_detail::did_you_mean(e.name, known).empty() ? "" : "; " + check_detail::did_you_mean(e.name, known));
+      }
+      return;
+    case ExprKind::Unary:
+    case ExprKind::Binary:
+      for (const Expr& a : e.args) check_condition_expr(a, dims, r);
+      return;
+    case ExprKind::Call:
+      if ((e.name == "cdiv" || e.name == "min" || e.name == "max") && e.args.size() == 2) {
+        for (const Expr& a : e.args) check_condition_expr(a, dims, r);
+        return;
+      }
+      r.error(e.loc, "a mapping's when(...) may call cdiv, min and max of two arguments, not `" + e.name + "`");
+      return;
+    default:
+      r.error(e.loc, "a mapping's when(...) compares integer expressions of the entry task's dimensions and SMS");
+      return;
+  }
+}
+
+}  // namespace
+
+std::optional<TaskTree> check_program(const Program& p, DiagnosticEngine& diag) {
+  check_detail::Reporter r(diag);
+  std::optional<TaskTree> tree = check_one(p, r);
+  if (!tree || p.specializations.empty()) return tree;
+  // Each specialization: its condition, then the program under the merged mapping; it must run the
+  // same entry task on the same argument types (one C ABI for all).
+  const TaskDecl* entry = p.find_task(tree->nodes.at(0).task);
+  std::vector<std::string> dims;
+  if (entry)
+    for (const Param& prm : entry->params)
+      for (const Ident& d : prm.dims)
+        if (std::find(dims.begin(), dims.end(), d.name) == dims.end()) dims.push_back(d.name);
+  for (size_t i = 0; i < p.specializations.size(); ++i) {
+    const Mapping& sm = p.specializations[i];
+    check_condition_expr(sm.when->lhs, dims, r);
+    check_condition_expr(sm.when->rhs, dims, r);
+    Program q = specialized(p, i);
+    std::optional<TaskTree> t = check_one(q, r);
+    if (!t) continue;
+    const TreeNode &a = tree->nodes.at(0), &b = t->nodes.at(0);
+    bool same = a.task == b.task && a.args.size() == b.args.size();
+    for (size_t k = 0; same && k < a.args.size(); ++k) same = a.args[k].dtype == b.args[k].dtype;
+    if (!same) {
+      auto& d = r.error(sm.loc, "a specialized mapping must run the default's entry task `" + a.task +
+                                    "` with the same argument types (both share one C ABI)");
+      DiagnosticEngine::note(d, p.mapping->loc, "the default mapping block is here");
+    }
+  }
+  if (diag.has_errors()) return std::nullopt;
+  return tree;
+}
+
+std::vector<MappingUnit> mapping_units(const Program& p, const TaskTree& default_tree) {
+  std::vector<MappingUnit> units;
+  units.push_back({p, default_tree, nullptr});
+  units.back().program.specializations.clear();
+  for (size_t i = 0; i < p.specializations.size(); ++i) {
+    Program q = specialized(p, i);
+    SourceManager sm;
+    DiagnosticEngine quiet(sm);
+    std::optional<TaskTree> t = check_program(q, quiet);
+    if (!t) LOOM_INTERNAL("specialized mapping " << i + 1 << " fails the checker after check_program accepted the program");
+    units.push_back({std::move(q), std::move(*t), &*p.specializations[i].when});
+  }
+  return units;
 }
 
 std::string format_task_tree(const TaskTree& t) {

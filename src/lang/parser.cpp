@@ -27,9 +27,20 @@ class Parser {
           p.add(parse_variant());
         } else if (is_word("mapping")) {
           Mapping m = parse_mapping();
-          if (p.mapping) {
-            auto& d = diag_.error(m.loc, "a program has at most one mapping block");
-            DiagnosticEngine::note(d, p.mapping->loc, "the first mapping block is here");
+          if (p.mapping && !m.when) {
+            auto& d = diag_.error(m.loc, "a program has one default mapping block; a later one needs a `when(...)` condition");
+            d.hint = "write `mapping " + m.target.name + " when(cdiv(M, 128) * cdiv(N, 256) < SMS) { ... }` to specialize the default for some extents";
+            DiagnosticEngine::note(d, p.mapping->loc, "the default mapping block is here");
+          } else if (!p.mapping && m.when) {
+            auto& d = diag_.error(m.when->loc, "the first mapping block is the default and has no `when(...)`");
+            d.hint = "put the mapping without a condition first; specializations follow it";
+          } else if (m.when) {
+            if (m.target.name != p.mapping->target.name) {
+              auto& d = diag_.error(m.target.loc, "a specialized mapping targets `" + m.target.name + "` but the default targets `" +
+                                                  p.mapping->target.name + "`");
+              DiagnosticEngine::note(d, p.mapping->loc, "the default mapping block is here");
+            }
+            p.specializations.push_back(std::move(m));
           } else {
             p.mapping = std::move(m);
           }
@@ -433,6 +444,25 @@ class Parser {
     m.comments = take_comments();
     m.loc = take().loc;  // mapping
     m.target = ident("a target machine after 'mapping' (sm_90a or sm_80)");
+    if (is_word("when")) {
+      MappingCondition c;
+      c.loc = take().loc;
+      expect(Tok::LParen, "after 'when'");
+      c.lhs = parse_expr();
+      if (at(Tok::Lt) || at(Tok::Gt)) {
+        c.cmp = at(Tok::Lt) ? "<" : ">";
+        take();
+        if (at(Tok::Assign)) {
+          take();
+          c.cmp += "=";
+        }
+      } else {
+        error_here("expected a comparison (<, <=, > or >=) in the mapping's `when(...)`");
+      }
+      c.rhs = parse_expr();
+      expect(Tok::RParen, "to close the mapping's `when(...)`");
+      m.when = std::move(c);
+    }
     expect(Tok::LBrace, "to open the mapping");
     while (!at(Tok::RBrace)) {
       if (at(Tok::End)) error_here("expected '}' to close the mapping");

@@ -169,7 +169,15 @@ std::vector<std::string> instance_clauses(const Instance& in) {
 }
 
 std::string mapping_text(const Mapping& m) {
-  std::string out = "mapping " + m.target.name + " {\n";
+  std::string out = "mapping " + m.target.name;
+  if (m.when) {
+    out += " when(";
+    print_expr(m.when->lhs, out);
+    out += " " + m.when->cmp + " ";
+    print_expr(m.when->rhs, out);
+    out += ")";
+  }
+  out += " {\n";
   for (const Instance& in : m.instances) {
     comments(in.comments, "  ", out);
     std::string head = "  instance " + in.name.name + " = " + in.variant.name + " on " + in.processor.name;
@@ -216,6 +224,11 @@ std::string format_program(const Program& p) {
     if (!first) out += "\n";
     comments(p.mapping->comments, "", out);
     out += mapping_text(*p.mapping);
+  }
+  for (const Mapping& m : p.specializations) {
+    out += "\n";
+    comments(m.comments, "", out);
+    out += mapping_text(m);
   }
   if (!p.trailing_comments.empty()) {
     if (!out.empty()) out += "\n";
@@ -313,9 +326,20 @@ std::string dump_program(const Program& p) {
       out += ")\n";
     }
   }
-  if (p.mapping) {
-    out += "(mapping " + p.mapping->target.name + "\n";
-    for (const Instance& in : p.mapping->instances) {
+  std::vector<const Mapping*> all;
+  if (p.mapping) all.push_back(&*p.mapping);
+  for (const Mapping& m : p.specializations) all.push_back(&m);
+  for (const Mapping* mp : all) {
+    out += "(mapping " + mp->target.name;
+    if (mp->when) {
+      out += " (when " + mp->when->cmp + " ";
+      dump_expr(mp->when->lhs, out);
+      out += " ";
+      dump_expr(mp->when->rhs, out);
+      out += ")";
+    }
+    out += "\n";
+    for (const Instance& in : mp->instances) {
       out += "  (instance " + in.name.name + " " + in.variant.name + " on " + in.processor.name + " (mem" +
              names(in.mems) + ")";
       for (const TuneValue& t : in.tunes) {

@@ -232,7 +232,13 @@ int main(int argc, char** argv) {
                                                             {4096, 1, 4096},
                                                             {129, 257, 65},
                                                             {8192, 8192, 8192},
-                                                            {256, 256, 64}})
+                                                            {256, 256, 64},
+                                                            // examples/gemm has a small-problem mapping (when
+                                                            // 2 * cdiv(M, 128) * cdiv(N, 256) <= SMS): the shapes
+                                                            // above up to 4096x1 take it; these two sit on either
+                                                            // side of the switch with partial tiles.
+                                                            {1153, 2049, 65},
+                                                            {1000, 1000, 1000}})
     problems.push_back(hx::gemm_problem(M, N, K));
 #endif
 #if defined(LOOM_HAVE_BATCHED_GEMM)

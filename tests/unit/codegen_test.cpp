@@ -51,20 +51,32 @@ struct Generated {
   std::string internal;                   // an InternalError or other exception: always a bug
 };
 
-Generated generate(const std::string& name, const std::string& text = "") {
+// `default_only`: the default mapping's kernel alone (its specializations dropped).
+Generated generate(const std::string& name, const std::string& text = "", bool default_only = false) {
   Generated g;
   auto r = check_text(text.empty() ? read_file(example_path(name)) : text, name + ".loom");
   g.checked = r.ok && r.tree.has_value();
   g.diagnostics = r.diagnostics;
   if (!g.checked) return g;
+  if (default_only) r.program.specializations.clear();
   try {
-    ir::Function f = lower_to_event_ir(r.program, *r.tree);
+    // Every mapping (the default and its specializations), as the CLI does.
+    std::vector<MappingUnit> units = mapping_units(r.program, *r.tree);
+    std::vector<ir::Function> fs;
+    for (const MappingUnit& u : units) fs.push_back(lower_to_event_ir(u.program, u.tree));
+    std::vector<codegen::MappingKernel> kernels;
+    for (size_t i = 0; i < units.size(); ++i)
+      kernels.push_back({&fs[i], units[i].when,
+                         units[i].when ? "when(" + format_expr(units[i].when->lhs) + " " + units[i].when->cmp + " " +
+                                             format_expr(units[i].when->rhs) + ") [" + name + ".loom:" +
+                                             std::to_string(units[i].when->loc.line) + "]"
+                                       : ""});
     const TaskDecl* task = r.program.find_task(r.tree->nodes.at(0).task);
     if (!task) {
       g.internal = "no declaration of the entry task";
       return g;
     }
-    g.artifact = codegen::generate_cuda(f, *task, name + ".loom");
+    g.artifact = codegen::generate_cuda(kernels, *task, name + ".loom");
   } catch (const CompileError& e) {
     g.error = e.diagnostic;
   } catch (const InternalError& e) {
@@ -75,12 +87,22 @@ Generated generate(const std::string& name, const std::string& text = "") {
   return g;
 }
 
-codegen::CudaArtifact artifact_of(const std::string& name) {
-  Generated g = generate(name);
+codegen::CudaArtifact artifact_of(const std::string& name, bool default_only = false) {
+  Generated g = generate(name, "", default_only);
   EXPECT_TRUE(g.checked) << g.diagnostics;
   EXPECT_TRUE(g.internal.empty()) << g.internal;
   EXPECT_FALSE(g.error) << (g.error ? g.error->message : "");
   return g.artifact.value_or(codegen::CudaArtifact{});
+}
+
+// examples/gemm with every occurrence of `from` (in the default mapping and the specialization)
+// replaced.
+std::string gemm_edited(const std::string& from, const std::string& to) {
+  std::string text = read_file(example_path("gemm"));
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  for (; at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+  return text;
 }
 
 // ---- text helpers ----------------------------------------------------------------------------------------
@@ -167,7 +189,8 @@ TEST(Codegen, Deterministic) {
 
 class CodegenGemm : public testing::Test {
  protected:
-  static void SetUpTestSuite() { a_ = new codegen::CudaArtifact(artifact_of("gemm")); }
+  // The default mapping's kernel (Codegen.SpecializedMappingDispatch covers the file with both).
+  static void SetUpTestSuite() { a_ = new codegen::CudaArtifact(artifact_of("gemm", /*default_only=*/true)); }
   static void TearDownTestSuite() {
     delete a_;
     a_ = nullptr;
@@ -278,10 +301,65 @@ TEST(Codegen, EpilogueWithoutRoomForStagingStoresDirectly) {
   text.replace(text.find(from), from.size(), "warpspecialize pipeline(4)");  // 4 x 48 KB + 64 KB > 227 KB
   Generated g = generate("gemm", text);
   ASSERT_TRUE(g.artifact) << (g.error ? g.error->message : g.internal);
-  EXPECT_EQ(g.artifact->cu.find("staged"), std::string::npos);
-  EXPECT_EQ(g.artifact->cu.find("loom_stage"), std::string::npos);
-  EXPECT_EQ(count(g.artifact->cu, "tma_store"), 0);
-  EXPECT_NE(g.artifact->cu.find("*reinterpret_cast<uint4*>(p) ="), std::string::npos);
+  // The default mapping's kernel (the small-problem specialization, 4 x 48 KB, still stages).
+  const std::string k0 = between(g.artifact->cu, "namespace mapping0 {", "}  // namespace mapping0");
+  ASSERT_FALSE(k0.empty());
+  EXPECT_EQ(k0.find("staged"), std::string::npos);
+  EXPECT_EQ(k0.find("loom_stage"), std::string::npos);
+  EXPECT_EQ(count(k0, "tma_store"), 0);
+  EXPECT_NE(k0.find("*reinterpret_cast<uint4*>(p) ="), std::string::npos);
+}
+
+// A specialized mapping: one kernel per mapping, each with its launcher in a namespace of its own,
+// and a launch_gemm that tests the condition on the call's extents and the device's SM count; the
+// ABI is that of one kernel, its info reports the larger shared memory.
+TEST(Codegen, SpecializedMappingDispatch) {
+  codegen::CudaArtifact a = artifact_of("gemm");
+  for (const char* ns : {"namespace mapping0 {", "}  // namespace mapping0", "namespace mapping1 {", "}  // namespace mapping1"})
+    EXPECT_EQ(count(a.cu, ns), 1) << ns;
+  EXPECT_EQ(count(a.cu, "__global__ void __launch_bounds__(kThreads, 1) gemm_kernel("), 2);
+  EXPECT_NE(a.cu.find("  if (((2 * loom_cdiv(v_M, 128)) * loom_cdiv(v_N, 256)) <= v_SMS) return mapping1::launch_gemm(C, A, B, stream);"
+                      "  // when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS) [gemm.loom:121]"),
+            std::string::npos);
+  EXPECT_NE(a.cu.find("  return mapping0::launch_gemm(C, A, B, stream);\n}"), std::string::npos);
+  EXPECT_NE(a.cu.find("const int64_t v_M = C.shape[0];"), std::string::npos);
+  // mapping 1: 128 x 64 tiles, 128-deep K steps in 4 stages, 64-column wgmma.
+  const std::string k1 = between(a.cu, "namespace mapping1 {", "}  // namespace mapping1");
+  EXPECT_NE(k1.find("pipelined 4 deep"), std::string::npos);
+  EXPECT_NE(k1.find("for (int ks = 0; ks < 8; ++ks)"), std::string::npos);
+  EXPECT_NE(k1.find("loom::rt::wgmma_m64nNk16<64, __nv_bfloat16, 0, 1>("), std::string::npos);
+  // One ABI for both.
+  EXPECT_EQ(count(a.cu, "extern \"C\""), 2);
+  EXPECT_EQ(a.header, artifact_of("gemm").header);
+  size_t s0 = a.cu.find("constexpr int kSmemBytes = "), s1 = a.cu.find("constexpr int kSmemBytes = ", s0 + 1);
+  ASSERT_NE(s1, std::string::npos);
+  auto smem_at = [&](size_t at) { at += std::string("constexpr int kSmemBytes = ").size(); return std::stoll(a.cu.substr(at, a.cu.find(';', at) - at)); };
+  EXPECT_NE(a.cu.find("static const loom_kernel_info info = {\"gemm\", 3, args, " + std::to_string(std::max(smem_at(s0), smem_at(s1))) + ", 384};"),
+            std::string::npos);
+}
+
+// A condition may name the entry task's dimensions and SMS only.
+TEST(Codegen, SpecializedMappingConditionErrors) {
+  Generated g = generate("gemm", gemm_edited("when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS)", "when(cdiv(M, U) < SM)"));
+  EXPECT_FALSE(g.checked);
+  EXPECT_NE(g.diagnostics.find("gemm.loom:121:29: error: `U` in a mapping's when(...) is not a dimension of the entry task or SMS"),
+            std::string::npos)
+      << g.diagnostics;
+  EXPECT_NE(g.diagnostics.find("gemm.loom:121:34: error: `SM` in a mapping's when(...) is not a dimension of the entry task or SMS"),
+            std::string::npos)
+      << g.diagnostics;
+  EXPECT_NE(g.diagnostics.find("hint: a condition may use the entry task's dimension names and SMS"), std::string::npos)
+      << g.diagnostics;
+  // A specialization that changes the entry's element types would change the C ABI.
+  std::string text = read_file(example_path("gemm"));
+  size_t last = text.rfind("entry(T=bf16, E=bf16)");
+  text.replace(last, std::string("entry(T=bf16, E=bf16)").size(), "entry(T=f16, E=f16)");
+  Generated h = generate("gemm", text);
+  EXPECT_FALSE(h.checked);
+  EXPECT_NE(h.diagnostics.find("gemm.loom:121:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
+                               "argument types (both share one C ABI)"),
+            std::string::npos)
+      << h.diagnostics;
 }
 
 TEST_F(CodegenGemm, TmaBarriersExpectedByProducerWaitedByConsumer) {
@@ -457,14 +535,6 @@ TEST(Codegen, FlashAttention2ExactMessage) {
   EXPECT_EQ(g.error->loc.col, 5u);
 }
 
-std::string gemm_edited(const std::string& from, const std::string& to) {
-  std::string text = read_file(example_path("gemm"));
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
-
 TEST(Codegen, F32OutputIsNotLoweredYet) {
   Generated g = generate("gemm", gemm_edited("entry(T=bf16, E=bf16)", "entry(T=f32, E=bf16)"));
   ASSERT_TRUE(g.checked) << g.diagnostics;
@@ -487,6 +557,7 @@ TEST(Codegen, F16Lowers) {
   Generated g = generate("gemm", gemm_edited("entry(T=bf16, E=bf16)", "entry(T=f16, E=f16)"));
   ASSERT_TRUE(g.artifact.has_value()) << (g.error ? g.error->message : g.internal);
   EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<256, __half, 0, 1>("), 1);
+  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<64, __half, 0, 1>("), 1);  // the small-problem mapping
   EXPECT_NE(g.artifact->cu.find("reinterpret_cast<__half*>(C.data)"), std::string::npos);  // the epilogue
   EXPECT_NE(g.artifact->cu.find("if (C.dtype != LOOM_F16) return LOOM_ERR_DTYPE;"), std::string::npos);
   EXPECT_NE(g.artifact->cu.find("s.dtype = loom::host::TmaDtype::F16;"), std::string::npos);

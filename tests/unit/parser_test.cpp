@@ -293,13 +293,52 @@ TEST(Parser, DiagnosticsShowTheSourceLineAndHints) {
             "bad.loom:1:8: hint: name each dimension, e.g. 'C: r f16[M, K]'\n");
 }
 
-TEST(Parser, SecondMappingIsAnErrorWithANote) {
+TEST(Parser, SecondMappingWithoutWhenIsAnErrorWithANote) {
   Parsed r = parse("mapping sm_90a {\n}\nmapping sm_80 {\n}\n");
   EXPECT_EQ(r.errors, 1);
   EXPECT_EQ(r.diagnostics,
-            "test.loom:3:1: error: a program has at most one mapping block\n"
-            "test.loom:1:1: note: the first mapping block is here\n");
+            "test.loom:3:1: error: a program has one default mapping block; a later one needs a `when(...)` condition\n"
+            "test.loom:3:1: hint: write `mapping sm_80 when(cdiv(M, 128) * cdiv(N, 256) < SMS) { ... }` to specialize the "
+            "default for some extents\n"
+            "test.loom:1:1: note: the default mapping block is here\n");
   EXPECT_EQ(r.program.mapping->target.name, "sm_90a");
+}
+
+// Specialized mappings: `when(lhs CMP rhs)` after the target; kept in order, printed back as written.
+TEST(Parser, SpecializedMappings) {
+  const std::string text =
+      "mapping sm_90a {\n}\n\nmapping sm_90a when(cdiv(M, 128) * cdiv(N, 256) < SMS) {\n}\n\n"
+      "mapping sm_90a when(M * N >= 4096) {\n}\n";
+  Parsed r = parse(text);
+  EXPECT_EQ(r.errors, 0) << r.diagnostics;
+  ASSERT_EQ(r.program.specializations.size(), 2u);
+  EXPECT_EQ(r.program.specializations[0].when->cmp, "<");
+  EXPECT_EQ(r.program.specializations[1].when->cmp, ">=");
+  EXPECT_EQ(format_program(r.program), text);
+}
+
+TEST(Parser, SpecializedMappingErrors) {
+  {
+    Parsed r = parse("mapping sm_90a when(M < 4) {\n}\n");
+    EXPECT_EQ(r.errors, 1);
+    EXPECT_NE(r.diagnostics.find("test.loom:1:16: error: the first mapping block is the default and has no `when(...)`"),
+              std::string::npos)
+        << r.diagnostics;
+  }
+  {
+    Parsed r = parse("mapping sm_90a {\n}\nmapping sm_80 when(M < 4) {\n}\n");
+    EXPECT_EQ(r.errors, 1);
+    EXPECT_NE(r.diagnostics.find("test.loom:3:9: error: a specialized mapping targets `sm_80` but the default targets `sm_90a`"),
+              std::string::npos)
+        << r.diagnostics;
+  }
+  {
+    Parsed r = parse("mapping sm_90a {\n}\nmapping sm_90a when(M) {\n}\n");
+    EXPECT_EQ(r.errors, 1);
+    EXPECT_NE(r.diagnostics.find("test.loom:3:22: error: expected a comparison (<, <=, > or >=) in the mapping's `when(...)`"),
+              std::string::npos)
+        << r.diagnostics;
+  }
 }
 
 TEST(Parser, RecoversAtTheNextTopLevelDeclaration) {

@@ -111,6 +111,28 @@ int report(const loom::DiagnosticEngine& diag, const Options& o) {
   return diag.has_errors() ? 1 : 0;
 }
 
+
+// Every mapping of the program (loom::mapping_units) with its condition as the generated comments
+// and messages show it: "when(...) [file:line]".
+struct Unit {
+  loom::Program program;
+  loom::TaskTree tree;
+  const loom::MappingCondition* when = nullptr;
+  std::string when_text;
+};
+
+std::vector<Unit> mapping_units(const loom::Program& program, const loom::TaskTree& tree, const std::string& source) {
+  std::vector<Unit> out;
+  for (loom::MappingUnit& u : loom::mapping_units(program, tree)) {
+    std::string text;
+    if (u.when)
+      text = "when(" + loom::format_expr(u.when->lhs) + " " + u.when->cmp + " " + loom::format_expr(u.when->rhs) + ") [" +
+             source + ":" + std::to_string(u.when->loc.line) + "]";
+    out.push_back({std::move(u.program), std::move(u.tree), u.when, text});
+  }
+  return out;
+}
+
 // `loom run --cpu`: the same random integer inputs through the sequential reference interpreter and
 // through the compiled event IR executed in a seeded random order; prints `match` or the first
 // mismatching element. The executor also checks for data races (src/exec/executor.h, RACES) unless
@@ -124,7 +146,12 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
     std::cerr << "loom: error: --size: " << e.what() << "\n";
     return 1;
   }
-  loom::ir::Function f = loom::lower_to_event_ir(program, tree);
+  // Every mapping (the default and each specialization) runs on the same inputs against the same
+  // reference: mapping choices may change speed, never results.
+  std::string source = o.input == "-" ? "<stdin>" : std::filesystem::path(o.input).filename().string();
+  std::vector<Unit> units = mapping_units(program, tree, source);
+  std::vector<loom::ir::Function> fs;
+  for (const Unit& u : units) fs.push_back(loom::lower_to_event_ir(u.program, u.tree));
   // Integer inputs keep mma, copies and sums exact, so those programs must match exactly. Programs
   // with transcendental or dividing leaf ops (exp, exp2, sigmoid, tanh, silu, div) round, and their
   // row sums add in a schedule-dependent order: they may differ by one rounding step of the output
@@ -138,34 +165,38 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
           for (const char* inexact : {"exp", "exp2", "sigmoid", "tanh", "silu", "div"})
             if (st.target.name == inexact) ulps = 1;
   bool all_match = true;
-  for (int s = 0; s < o.seeds; ++s) {
+  for (int s = 0; s < o.seeds && all_match; ++s) {
     uint64_t seed = o.seed + static_cast<uint64_t>(s);
-    loom::exec::Args inputs, ref, got;
+    loom::exec::Args inputs, ref;
     try {
       inputs = loom::exec::make_inputs(program, tree, sizes, seed);
       ref = loom::exec::copy_args(inputs);
-      got = loom::exec::copy_args(inputs);
       loom::exec::run_reference(program, tree, ref);
     } catch (const std::runtime_error& e) {
       std::cerr << "loom: error: " << e.what() << "\n";
       return 1;
     }
-    loom::exec::ExecOptions eo;
-    eo.detect_races = o.race_check;
-    loom::exec::ExecResult r = loom::exec::execute(f, loom::exec::exec_args(got), seed, eo);
-    if (!r.ok) {
-      std::cerr << "loom: error: the compiled program failed on the CPU (seed " << seed << "): " << r.error << "\n";
-      return 1;
-    }
-    auto mm = loom::exec::compare_outputs(ref, got, tolerance, ulps);
-    if (mm) {
-      std::cout << "mismatch (seed " << seed << "): " << mm->describe() << "\n";
-      all_match = false;
-      break;
+    for (size_t m = 0; m < fs.size(); ++m) {
+      const std::string which = units.size() == 1 ? "" : m == 0 ? " (the default mapping)" : " (mapping " + units[m].when_text + ")";
+      loom::exec::Args got = loom::exec::copy_args(inputs);
+      loom::exec::ExecOptions eo;
+      eo.detect_races = o.race_check;
+      loom::exec::ExecResult r = loom::exec::execute(fs[m], loom::exec::exec_args(got), seed, eo);
+      if (!r.ok) {
+        std::cerr << "loom: error: the compiled program" << which << " failed on the CPU (seed " << seed << "): " << r.error << "\n";
+        return 1;
+      }
+      auto mm = loom::exec::compare_outputs(ref, got, tolerance, ulps);
+      if (mm) {
+        std::cout << "mismatch" << which << " (seed " << seed << "): " << mm->describe() << "\n";
+        all_match = false;
+        break;
+      }
     }
   }
   if (all_match) {
     std::cout << "match";
+    if (units.size() > 1) std::cout << " (all " << units.size() << " mappings)";
     if (tolerance > 0) std::cout << " (within " << tolerance << ")";
     if (ulps > 0) std::cout << " (within 1 ulp: the program rounds inexact results)";
     std::cout << "\n";
@@ -255,11 +286,16 @@ int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTr
   po.print_after_all = o.print_after_all;
   po.time_passes = o.time_passes;
   po.log = &std::cerr;
-  loom::ir::Function f = loom::lower_to_event_ir(program, tree, po);
   const loom::TaskDecl* task = program.find_task(tree.nodes.at(0).task);
   if (!task) throw loom::InternalError("the entry task " + tree.nodes.at(0).task + " has no declaration");
   std::string source = o.input == "-" ? "<stdin>" : std::filesystem::path(o.input).filename().string();
-  loom::codegen::CudaArtifact a = loom::codegen::generate_cuda(f, *task, source);
+  // One kernel per mapping; the launcher picks one per call (docs/mapping.md, "Specialized mappings").
+  std::vector<Unit> units = mapping_units(program, tree, source);
+  std::vector<loom::ir::Function> lowered;
+  for (const Unit& u : units) lowered.push_back(loom::lower_to_event_ir(u.program, u.tree, po));
+  std::vector<loom::codegen::MappingKernel> kernels;
+  for (size_t i = 0; i < units.size(); ++i) kernels.push_back({&lowered[i], units[i].when, units[i].when_text});
+  loom::codegen::CudaArtifact a = loom::codegen::generate_cuda(kernels, *task, source);
   if (o.emit == "cuda") return write_output(o, a.cu) ? 0 : 1;
   if (o.emit == "header") return write_output(o, a.header) ? 0 : 1;
   namespace fs = std::filesystem;
@@ -311,8 +347,15 @@ int run_middle_end(const Options& o, const loom::Program& program, const loom::T
     po.print_after_all = o.print_after_all;
     po.time_passes = o.time_passes;
     po.log = &std::cout;
-    loom::ir::Function f = loom::lower_to_event_ir(program, *tree, po);
-    return write_output(o, loom::ir::print(f)) ? 0 : 1;
+    // With specialized mappings, each mapping's IR in turn, under a comment naming it.
+    std::string source = o.input == "-" ? "<stdin>" : std::filesystem::path(o.input).filename().string();
+    std::vector<Unit> units = mapping_units(program, *tree, source);
+    std::string out;
+    for (size_t i = 0; i < units.size(); ++i) {
+      if (units.size() > 1) out += std::string(i ? "\n" : "") + "// mapping " + std::to_string(i) + ": " + (i ? units[i].when_text : "the default") + "\n";
+      out += loom::ir::print(loom::lower_to_event_ir(units[i].program, units[i].tree, po));
+    }
+    return write_output(o, out) ? 0 : 1;
   }
   if (o.command == "compile" && (o.emit == "cuda" || o.emit == "header" || o.emit == "ptx" || o.emit == "cubin" ||
                                  (!o.emit_given && !o.output.empty())))
