@@ -28,5 +28,7 @@ std::string dump_program(const Program& p);
 
 // One expression in canonical form (used in diagnostics and by the printer).
 std::string format_expr(const Expr& e);
+// A specialized mapping's condition as written: `when(LHS CMP RHS)`.
+std::string format_condition(const MappingCondition& c);
 
 }  // namespace loom

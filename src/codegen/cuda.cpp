@@ -1814,13 +1814,6 @@ std::string condition_cpp(const Expr& e) {
   }
 }
 
-bool mentions(const Expr& e, const std::string& name) {
-  if (e.kind == ExprKind::Name && e.name == name) return true;
-  for (const Expr& a : e.args)
-    if (mentions(a, name)) return true;
-  return false;
-}
-
 }  // namespace
 
 CudaArtifact generate_cuda(const ir::Function& f, const TaskDecl& task, const std::string& source) {

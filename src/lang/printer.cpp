@@ -171,11 +171,7 @@ std::vector<std::string> instance_clauses(const Instance& in) {
 std::string mapping_text(const Mapping& m) {
   std::string out = "mapping " + m.target.name;
   if (m.when) {
-    out += " when(";
-    print_expr(m.when->lhs, out);
-    out += " " + m.when->cmp + " ";
-    print_expr(m.when->rhs, out);
-    out += ")";
+    out += " " + format_condition(*m.when);
   }
   out += " {\n";
   for (const Instance& in : m.instances) {
@@ -205,6 +201,10 @@ std::string format_expr(const Expr& e) {
   std::string s;
   print_expr(e, s);
   return s;
+}
+
+std::string format_condition(const MappingCondition& c) {
+  return "when(" + format_expr(c.lhs) + " " + c.cmp + " " + format_expr(c.rhs) + ")";
 }
 
 std::string format_program(const Program& p) {

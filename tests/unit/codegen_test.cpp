@@ -67,8 +67,7 @@ Generated generate(const std::string& name, const std::string& text = "", bool d
     std::vector<codegen::MappingKernel> kernels;
     for (size_t i = 0; i < units.size(); ++i)
       kernels.push_back({&fs[i], units[i].when,
-                         units[i].when ? "when(" + format_expr(units[i].when->lhs) + " " + units[i].when->cmp + " " +
-                                             format_expr(units[i].when->rhs) + ") [" + name + ".loom:" +
+                         units[i].when ? format_condition(*units[i].when) + " [" + name + ".loom:" +
                                              std::to_string(units[i].when->loc.line) + "]"
                                        : ""});
     const TaskDecl* task = r.program.find_task(r.tree->nodes.at(0).task);

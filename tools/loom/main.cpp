@@ -126,7 +126,7 @@ std::vector<Unit> mapping_units(const loom::Program& program, const loom::TaskTr
   for (loom::MappingUnit& u : loom::mapping_units(program, tree)) {
     std::string text;
     if (u.when)
-      text = "when(" + loom::format_expr(u.when->lhs) + " " + u.when->cmp + " " + loom::format_expr(u.when->rhs) + ") [" +
+      text = loom::format_condition(*u.when) + " [" +
              source + ":" + std::to_string(u.when->loc.line) + "]";
     out.push_back({std::move(u.program), std::move(u.tree), u.when, text});
   }
