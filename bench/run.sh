@@ -8,8 +8,10 @@
 #
 #   bash bench/run.sh --prepare      on the development machine. Builds loom (build-gpu/), runs
 #                                    `loom compile` on examples/gemm and examples/batched_gemm into
-#                                    build-gpu/gen/<entry>/, builds examples/consumer_cmake against
-#                                    it and leaves the binary in build-gpu/gen/consumer.
+#                                    build-gpu/gen/<entry>/ (and, for tests/gpu/run.sh, dual_gemm and
+#                                    gemm with a column-major B into gen/dual_gemm, gen/gemm_colmajor_b),
+#                                    builds examples/consumer_cmake against it and leaves the binary
+#                                    in build-gpu/gen/consumer.
 #   bash bench/run.sh [options]      on the GPU machine, in ONE device call that carries
 #                                    build-gpu/gen. Compiles each generated kernel with nvcc (timed;
 #                                    ptxas resource report), builds tests/gpu/gemm_correctness.cu and
@@ -142,6 +144,15 @@ generate() {  # loom compile each example into $gen/<entry>, timing it
       fi
     fi
   done
+  # For tests/gpu/run.sh's end-to-end tests (not benchmarked here): dual_gemm, and gemm with a
+  # column-major B (a mapping choice: tests/gpu/e2e/colmajor_b.sed).
+  rm -rf "${gen:?}/dual_gemm"
+  step "loom compile dual_gemm" 300 "$build/loom" compile examples/dual_gemm/dual_gemm.loom -o "$gen/dual_gemm"
+  rm -rf "${gen:?}/gemm_colmajor_b"
+  mkdir -p "$gen/gemm_colmajor_b"
+  sed -f tests/gpu/e2e/colmajor_b.sed examples/gemm/gemm.loom >"$gen/gemm_colmajor_b/gemm_colmajor_b.loom"
+  step "loom compile gemm (column-major B)" 300 "$build/loom" compile "$gen/gemm_colmajor_b/gemm_colmajor_b.loom" \
+    -o "$gen/gemm_colmajor_b"
 }
 
 # ------------------------------------------------------------------------------------------------

@@ -85,6 +85,17 @@ for ex in "${EXAMPLES[@]}"; do
   [ -f "$WORK/$ex.failed" ] && STATUS=1
 done
 
+# 2b. gemm with a column-major B (a mapping choice, tests/gpu/e2e/colmajor_b.sed): K-major B tiles.
+mkdir -p "$WORK/gemm_colmajor_b"
+sed -f tests/gpu/e2e/colmajor_b.sed examples/gemm/gemm.loom >"$WORK/gemm_colmajor_b/gemm_colmajor_b.loom"
+if "$LOOM" compile "$WORK/gemm_colmajor_b/gemm_colmajor_b.loom" -o "$WORK/gemm_colmajor_b" >"$WORK/colmajor.log" 2>&1 &&
+    "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/gemm_colmajor_b" -c "$WORK/gemm_colmajor_b/gemm.cu" -o "$WORK/gemm_colmajor_b/gemm.o" \
+      >>"$WORK/colmajor.log" 2>&1 && ! grep -Eq "warning|C75[0-9][0-9]" "$WORK/colmajor.log"; then
+  echo "ok   gemm with layout(B: col_major): loom compile + nvcc -c (sm_90a)"
+else
+  fail "gemm with layout(B: col_major): loom compile + nvcc -c" "$WORK/colmajor.log"
+fi
+
 # 3. Both kernels in one C program.
 cat >"$WORK/two_kernels.c" <<'EOF'
 /* Both generated headers in one C translation unit, both kernels in one program. */

@@ -980,21 +980,31 @@ class CudaGen {
     if (src.dims.size() != 2 || dst.dims.size() != 2) cannot(&op, "a TMA copy of rank " + std::to_string(src.dims.size()));
     auto [tile_ptr, rows, cols, layout] = smem_tile(dst, &op);
     const int rank = static_cast<int>(f_.info(src.root).rank);
-    if (src.dims[1] != rank - 1) cannot(&op, "a TMA copy whose contiguous dimension is not the tile's last");
-    if (layout.col_major) cannot(&op, "a column-major shared tile");
+    // A column-major tile (and tensor) stores its last two dimensions transposed: the tile is
+    // `cols` physical rows of `rows` contiguous elements, and the tensor's next-to-last dimension
+    // is contiguous in memory (TMA does not transpose 16-bit data, so both must agree).
+    const bool cm = layout.col_major;
+    if (cm != param_col_major(src.root))
+      cannot(&op, cm ? "a column-major shared tile of a row-major global tensor" : "a row-major shared tile of a column-major global tensor",
+             "give the tensor the same order in the entry instance's layout(...) and in the staging instance's");
+    if (src.dims[0] != rank - 2 || src.dims[1] != rank - 1)
+      cannot(&op, "a TMA copy of a tile that is not in the tensor's last two dimensions");
     const int64_t eb = dtype_bytes(src.dtype);
-    check_tile_layout(layout, cols * eb, &op);
+    const int64_t inner = cm ? rows : cols, outer = cm ? cols : rows;  // physical row length, physical rows
+    const int inner_dim = cm ? rank - 2 : rank - 1, outer_dim = cm ? rank - 1 : rank - 2;
+    check_tile_layout(layout, inner * eb, &op);
     const int64_t span = layout.swizzle ? layout.swizzle : 0;
-    int64_t box_inner = cols, slices = 1;
-    if (span && cols * eb > span) {
-      if ((cols * eb) % span) cannot(&op, "a tile whose row is not a multiple of the swizzle width");
+    int64_t box_inner = inner, slices = 1;
+    if (span && inner * eb > span) {
+      if ((inner * eb) % span) cannot(&op, "a tile whose row is not a multiple of the swizzle width");
       box_inner = span / eb;
-      slices = cols * eb / span;
+      slices = inner * eb / span;
     }
-    if (!span && cols * eb > 256 * eb) cannot(&op, "an unswizzled tile wider than 256 elements");
+    if (!span && inner > 256) cannot(&op, "an unswizzled tile wider than 256 elements");
+    if (outer > 256) cannot(&op, "a tile of more than 256 rows (a TMA box dimension)");
     std::vector<int64_t> box(static_cast<size_t>(rank), 1);
-    box[static_cast<size_t>(src.dims[0])] = rows;
-    box[static_cast<size_t>(rank - 1)] = box_inner;
+    box[static_cast<size_t>(outer_dim)] = outer;
+    box[static_cast<size_t>(inner_dim)] = box_inner;
     const std::string tm = tensor_map(src.root, box, layout.swizzle, src.dtype);
     // The barrier: one per copy op, a ring of the loop's pipeline depth.
     const int64_t R = loop ? std::max<int64_t>(1, loop->pipeline_depth) : 1;
@@ -1006,13 +1016,13 @@ class CudaGen {
     const int64_t bytes = rows * cols * eb;
     s.line("loom::rt::mbarrier::arrive_expect_tx(&" + bar + "[" + slot + "], " + std::to_string(bytes) + ");");
     for (int64_t sl = 0; sl < slices; ++sl) {
-      std::vector<std::string> c;  // innermost first
-      for (int d = rank - 1; d >= 0; --d) {
+      std::vector<std::string> c;  // innermost first, in the tensor map's dimension order
+      for (int d : physical_order(src.root)) {
         std::string o = src.off[static_cast<size_t>(d)];
-        if (d == rank - 1 && sl) o = "(" + o + " + " + std::to_string(sl * box_inner) + ")";
+        if (d == inner_dim && sl) o = "(" + o + " + " + std::to_string(sl * box_inner) + ")";
         c.push_back("static_cast<int32_t>(" + o + ")");
       }
-      std::string dstp = tile_ptr + (sl ? " + " + std::to_string(sl * rows * box_inner) : "");
+      std::string dstp = tile_ptr + (sl ? " + " + std::to_string(sl * outer * box_inner) : "");
       std::string call = "loom::rt::tma_load_" + std::to_string(rank) + "d(" + dstp + ", &" + tm + ", &" + bar + "[" + slot + "]";
       for (auto& x : c) call += ", " + x;
       s.line(call + ");");
@@ -1046,6 +1056,21 @@ class CudaGen {
     for (int d = 0; d < rank - 2; ++d) lin = "(" + lin + ") * " + std::to_string(ext[static_cast<size_t>(d)]) + " + " + v.off[static_cast<size_t>(d)];
     std::string ptr = var(v.root) + " + (" + lin + ") * " + std::to_string(rows * cols);
     return {ptr, rows, cols, alloc->layout};
+  }
+
+  // Whether the entry gives tensor parameter `root` a column-major layout (ir::Function::param_layouts).
+  bool param_col_major(ValueId root) const {
+    auto it = f_.param_layouts.find(root);
+    return it != f_.param_layouts.end() && it->second.col_major;
+  }
+  // A tensor parameter's dimensions from the contiguous one outwards: its tensor map's order and
+  // the order of the ABI's stride checks (row-major: last .. 0; column-major: the last two swapped).
+  std::vector<int> physical_order(ValueId root) const {
+    const int rank = f_.info(root).rank;
+    std::vector<int> order;
+    for (int d = rank - 1; d >= 0; --d) order.push_back(d);
+    if (rank >= 2 && param_col_major(root)) std::swap(order[0], order[1]);
+    return order;
   }
 
   std::string tensor_map(ValueId param, const std::vector<int64_t>& box, int swizzle, DType dt) {
@@ -1165,12 +1190,19 @@ class CudaGen {
     whole.off[static_cast<size_t>(rank - 2)] = "0";
     whole.off[static_cast<size_t>(rank - 1)] = "0";
     auto [ptr, rows, cols, layout] = smem_tile(whole, at);
-    if (layout.col_major) cannot(at, "a column-major shared operand tile");
-    check_tile_layout(layout, cols * dtype_bytes(v.dtype), at);
+    if (layout.col_major && role != MmaRole::Rhs) cannot(at, "a column-major shared A operand tile");
+    check_tile_layout(layout, (layout.col_major ? rows : cols) * dtype_bytes(v.dtype), at);
     const std::string sw = swizzle_enum(layout.swizzle);
     const std::string ro = v.off[static_cast<size_t>(rank - 2)], co = v.off[static_cast<size_t>(rank - 1)];
     const int64_t span = layout.swizzle ? layout.swizzle : 16;
     const int64_t per_slice = span / dtype_bytes(v.dtype);
+    if (layout.col_major) {
+      // B is K x N stored column-major (N physical rows of K contiguous elements): K-major, like A;
+      // the N offset picks the physical row.
+      return {"loom::rt::desc_k_major(" + ptr + " + (" + co + " + NOFF) * " + std::to_string(per_slice) + " + (" + ro + "), " + sw +
+                  ", " + std::to_string(cols) + ", 16 * ks)",
+              "0"};
+    }
     if (role == MmaRole::Lhs) {
       // A is M x K with K contiguous: K-major. The warpgroup's rows start `ro` rows into each slice.
       return {"loom::rt::desc_k_major(" + ptr + " + (" + ro + ") * " + std::to_string(per_slice) + " + (" + co + "), " + sw +
@@ -1263,7 +1295,8 @@ class CudaGen {
     if (xt != dt) cannot(&op, "a store between fragments of different tiles");
     const View& tile = view(d.frag->tile);
     const int rank = f_.info(d.root).rank;
-    if (tile.dims[1] != rank - 1) cannot(&op, "a store whose columns are not the tensor's contiguous dimension");
+    if (tile.dims[1] != rank - 1 || param_col_major(d.root))
+      cannot(&op, "a store whose columns are not the tensor's contiguous dimension");
     if (d.dtype != DType::BF16 && d.dtype != DType::F16) cannot(&op, "a store to " + std::string(dtype_name(d.dtype)));
     const std::string P = pname(d.root);
     const std::string T = cpp_type(d.dtype);
@@ -1589,12 +1622,25 @@ class CudaGen {
       o << "  if (" << P << ".data == nullptr) return LOOM_ERR_NULL;\n"
         << "  if (" << P << ".rank != " << vi.rank << ") return LOOM_ERR_RANK;\n"
         << "  if (" << P << ".dtype != " << abi_dtype(vi.dtype) << ") return LOOM_ERR_DTYPE;\n"
-        << "  for (int d = 0; d < " << vi.rank << "; ++d) if (" << P << ".shape[d] < 0) return LOOM_ERR_SHAPE;\n"
-        << "  if (" << P << ".stride[" << vi.rank - 1 << "] != 1) return LOOM_ERR_STRIDE;\n"
-        << "  for (int d = 0; d + 1 < " << vi.rank << "; ++d) {\n"
-        << "    if (" << P << ".stride[d] <= 0) return LOOM_ERR_STRIDE;\n"
-        << "    if ((" << P << ".stride[d] * " << dtype_bytes(vi.dtype) << ") % 16 != 0) return LOOM_ERR_ALIGN;\n"
-        << "  }\n"
+        << "  for (int d = 0; d < " << vi.rank << "; ++d) if (" << P << ".shape[d] < 0) return LOOM_ERR_SHAPE;\n";
+      if (vi.rank >= 2 && param_col_major(p)) {
+        const int a = vi.rank - 2, b = vi.rank - 1;
+        o << "  // column-major (layout(" << P << ": col_major)): dimension " << a << " is contiguous\n"
+          << "  if (" << P << ".stride[" << a << "] != 1) return LOOM_ERR_STRIDE;\n"
+          << "  for (int d = 0; d < " << vi.rank << "; ++d) {\n"
+          << "    if (d == " << a << ") continue;\n"
+          << "    if (" << P << ".stride[d] <= 0) return LOOM_ERR_STRIDE;\n"
+          << "    if ((" << P << ".stride[d] * " << dtype_bytes(vi.dtype) << ") % 16 != 0) return LOOM_ERR_ALIGN;\n"
+          << "  }\n";
+        (void)b;
+      } else {
+        o << "  if (" << P << ".stride[" << vi.rank - 1 << "] != 1) return LOOM_ERR_STRIDE;\n"
+          << "  for (int d = 0; d + 1 < " << vi.rank << "; ++d) {\n"
+          << "    if (" << P << ".stride[d] <= 0) return LOOM_ERR_STRIDE;\n"
+          << "    if ((" << P << ".stride[d] * " << dtype_bytes(vi.dtype) << ") % 16 != 0) return LOOM_ERR_ALIGN;\n"
+          << "  }\n";
+      }
+      o
         << "  if (reinterpret_cast<uintptr_t>(" << P << ".data) % 16 != 0) return LOOM_ERR_ALIGN;\n";
     }
     for (const Param& prm : task_.params) {
@@ -1654,8 +1700,9 @@ class CudaGen {
         << "    s.dtype = " << tma_dtype(t.dtype) << ";\n"
         << "    s.rank = " << rank << ";\n"
         << "    s.global_address = " << P << ".data;\n";
+      const std::vector<int> order = physical_order(t.param);  // innermost first
       for (int d = 0; d < rank; ++d) {
-        int rd = rank - 1 - d;  // innermost first
+        int rd = order[static_cast<size_t>(d)];
         o << "    s.global_dims[" << d << "] = static_cast<uint64_t>(" << P << ".shape[" << rd << "] > 0 ? " << P
           << ".shape[" << rd << "] : 1);\n";
         if (d > 0)
@@ -1739,6 +1786,7 @@ class CudaGen {
         o << privilege_spelling(prm.priv) << " " << dtype_name(f_.info(f_.params[i]).dtype) << "[";
         for (size_t d = 0; d < prm.dims.size(); ++d) o << (d ? ", " : "") << prm.dims[d].name;
         o << "]";
+        if (param_col_major(f_.params[i])) o << " column-major (stride[" << prm.dims.size() - 2 << "] == 1)";
       } else {
         o << prm.elem.name;
       }

@@ -252,6 +252,11 @@ struct Function {
   SmemBudget smem;                         // see SHARED MEMORY
   std::map<ValueId, SmemSlot> smem_slots;  // SHARED alloc result -> its slot (resource allocation)
   std::optional<WarpRoles> warp_roles;     // set when some loop is warp-specialized
+  // The entry instance's `layout(...)` of a tensor parameter, when it gives one (dependence
+  // analysis): `col_major` means the last two dimensions are stored transposed (the next-to-last
+  // is contiguous). Printed after the parameter's type. Semantics do not depend on it (the CPU
+  // executor works on logical indices); the back end's TMA maps and C ABI strides do.
+  std::map<ValueId, TileLayout> param_layouts;
 
   ValueId add_value(ValueInfo v);
   const ValueInfo& info(ValueId v) const { return values.at(static_cast<size_t>(v)); }

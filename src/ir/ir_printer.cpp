@@ -37,7 +37,11 @@ class Printer {
 
   std::string run() {
     std::string out = "func @" + f_.name + "(";
-    for (size_t i = 0; i < f_.params.size(); ++i) out += (i ? ", " : "") + typed(f_.params[i]);
+    for (size_t i = 0; i < f_.params.size(); ++i) {
+      out += (i ? ", " : "") + typed(f_.params[i]);
+      auto pl = f_.param_layouts.find(f_.params[i]);
+      if (pl != f_.param_layouts.end()) out += " layout(" + layout_text(pl->second) + ")";
+    }
     out += ")";
     if (!f_.proc_extents.empty()) {  // after vectorization: processors per parent
       out += " processors(";

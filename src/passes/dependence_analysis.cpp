@@ -212,6 +212,8 @@ class Lowering {
       ValueId v;
       if (a.is_tensor) {
         v = tensor_value(a.dtype, a.mem, static_cast<int>(task->params[i].dims.size()), a.name);
+        ir::TileLayout l = tile_layout(entry.instance, task->params[i].name.name);
+        if (l.given) f_.param_layouts[v] = l;
       } else {
         v = f_.add_value(ValueInfo{task->params[i].elem.name == "f32" ? Type::Float : Type::Index, a.name});
       }

@@ -48,7 +48,8 @@ SANITIZED=(tma_load_test tma_store_test mbarrier_test wgmma_test)
 # decides PASS/FAIL; its output goes to the step's log. Example:
 #   E2E_TESTS+=("gemm_4096|bash tests/gpu/e2e/gemm.sh $WORK")
 E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + batched_gemm
-           "dual_gemm|bash tests/gpu/e2e/dual_gemm.sh $WORK")
+           "dual_gemm|bash tests/gpu/e2e/dual_gemm.sh $WORK"
+           "gemm_colmajor_b|bash tests/gpu/e2e/gemm_colmajor_b.sh $WORK")  # gemm with layout(B: col_major)
 # ---------------------------------------------------------------------------------------------
 
 NAMES=()

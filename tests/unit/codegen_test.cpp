@@ -309,6 +309,36 @@ TEST(Codegen, EpilogueWithoutRoomForStagingStoresDirectly) {
   EXPECT_NE(k0.find("*reinterpret_cast<uint4*>(p) ="), std::string::npos);
 }
 
+// B column-major by mapping (tests/gpu/e2e/colmajor_b.sed: layout(B: col_major) on the entry
+// instances, col_major swizzle128 on the staging one): the TMA box walks K innermost, the wgmma reads
+// B K-major (TransB = 0), the launcher checks B.stride[0] == 1, and the header says so.
+TEST(Codegen, ColumnMajorB) {
+  std::string text = gemm_edited("call(gemm: gemm_block) entry(T=bf16, E=bf16);",
+                                 "call(gemm: gemm_block) layout(B: col_major) entry(T=bf16, E=bf16);");
+  const std::string from = "layout(A: row_major swizzle128, B: row_major swizzle128);";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "layout(A: row_major swizzle128, B: col_major swizzle128);");
+  Generated g = generate("gemm", text);
+  ASSERT_TRUE(g.artifact) << (g.error ? g.error->message : g.internal + g.diagnostics);
+  const std::string k0 = between(g.artifact->cu, "namespace mapping0 {", "}  // namespace mapping0");
+  // One 64 (K) x 256 (N) box per stage: K is the innermost coordinate.
+  EXPECT_NE(k0.find(", &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 3], static_cast<int32_t>(v_Bp_1_o0), static_cast<int32_t>(v_Bp_o1));"),
+            std::string::npos);
+  EXPECT_EQ(count(k0, "&tm_B_1, &bar"), 1);
+  EXPECT_NE(k0.find("loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 0>(v_C_1, da, loom::rt::desc_k_major(v_B_stages"), std::string::npos);
+  EXPECT_NE(k0.find("if (B.stride[0] != 1) return LOOM_ERR_STRIDE;"), std::string::npos);
+  EXPECT_NE(k0.find("s.global_dims[0] = static_cast<uint64_t>(B.shape[0] > 0 ? B.shape[0] : 1);"), std::string::npos);
+  EXPECT_NE(k0.find("s.global_strides[0] = static_cast<uint64_t>(B.stride[1]) * 2;"), std::string::npos);
+  EXPECT_NE(g.artifact->header.find("B: r bf16[K, N] column-major (stride[0] == 1)"), std::string::npos) << g.artifact->header;
+  // The shared tile's order must match the tensor's: TMA does not transpose 16-bit elements.
+  Generated h = generate("gemm", gemm_edited("layout(A: row_major swizzle128, B: row_major swizzle128);",
+                                             "layout(A: row_major swizzle128, B: col_major swizzle128);"));
+  ASSERT_TRUE(h.error.has_value()) << h.internal;
+  EXPECT_EQ(h.error->message,
+            "the CUDA back end cannot lower a column-major shared tile of a row-major global tensor yet (from `gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])`)");
+  EXPECT_NE(h.error->hint.find("the same order"), std::string::npos);
+}
+
 // A specialized mapping: one kernel per mapping, each with its launcher in a namespace of its own,
 // and a launch_gemm that tests the condition on the call's extents and the device's SM count; the
 // ABI is that of one kernel, its info reports the larger shared memory.
