@@ -17,34 +17,11 @@
 #include <vector>
 
 #include "dual_gemm.h"
+#include "e2e_check.cuh"
 
 namespace {
 
-#define CHECK(x)                                                                         \
-  do {                                                                                   \
-    cudaError_t e_ = (x);                                                                \
-    if (e_ != cudaSuccess) {                                                             \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                      \
-    }                                                                                    \
-  } while (0)
-
-__device__ uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-__global__ void fill(__nv_bfloat16* p, int64_t n, uint64_t seed) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    p[i] = __float2bfloat16(float(mix(seed ^ uint64_t(i)) >> 40) / float(1 << 24) * 2.0f - 1.0f);
-}
-
-__global__ void poison(uint16_t* p, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    p[i] = 0x7fc1;  // a NaN pattern no kernel writes
-}
+using namespace e2e;
 
 // ref[i, j] = silu(sum_k A[i,k] B1[k,j]) * sum_k A[i,k] B2[k,j], in double.
 __global__ void reference(double* ref, const __nv_bfloat16* A, const __nv_bfloat16* B1, const __nv_bfloat16* B2,
@@ -59,32 +36,6 @@ __global__ void reference(double* ref, const __nv_bfloat16* A, const __nv_bfloat
   }
   ref[i * N + j] = s1 / (1.0 + exp(-s1)) * s2;
 }
-
-struct Result {
-  double err2 = 0, ref2 = 0;
-  unsigned long long nonfinite = 0, stray = 0;
-};
-
-__global__ void compare(const uint16_t* D, const double* ref, int64_t M, int64_t N, int64_t ldd, Result* r) {
-  int64_t i = blockIdx.y;
-  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < ldd; j += int64_t(gridDim.x) * blockDim.x) {
-    uint16_t bits = D[i * ldd + j];
-    if (j >= N) {
-      if (bits != 0x7fc1) atomicAdd(&r->stray, 1ull);
-      continue;
-    }
-    float v = __bfloat162float(__ushort_as_bfloat16(bits));
-    if (!isfinite(v)) {
-      atomicAdd(&r->nonfinite, 1ull);
-      continue;
-    }
-    double d = double(v) - ref[i * N + j];
-    atomicAdd(&r->err2, d * d);
-    atomicAdd(&r->ref2, ref[i * N + j] * ref[i * N + j]);
-  }
-}
-
-int64_t pad8(int64_t x) { return (x + 7) / 8 * 8; }
 
 bool run(int64_t M, int64_t N, int64_t K, uint64_t seed) {
   const int64_t lda = pad8(K), ldb = pad8(N), ldd = pad8(N);
