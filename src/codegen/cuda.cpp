@@ -166,7 +166,8 @@ class CudaGen {
   int64_t smem_bytes() const { return smem_bytes_; }
   int64_t threads() const { return threads_; }
   std::string abi(int64_t smem_bytes, int64_t threads) { return abi_functions(smem_bytes, threads); }
-  // The C parameter list and argument list of launch_<entry> (for a dispatching launcher).
+  // The C parameter list of launch_<entry> (each mapping's launcher and the dispatching one), and
+  // the dispatcher's arguments to a mapping's launcher.
   std::string launch_params() const {
     std::string out;
     for (ValueId p : f_.params)
@@ -1603,16 +1604,7 @@ class CudaGen {
     const std::string entry = task_.name.name;
     o << "// Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.\n"
       << "int launch_" << entry << "(";
-    std::vector<std::string> ps;
-    size_t ti = 0;
-    for (ValueId p : f_.params) {
-      if (f_.info(p).type == ir::Type::Tensor) ps.push_back("const loom_tensor& " + pname(p));
-      else ps.push_back(scalar_type(p) + " " + var(p));
-      ++ti;
-    }
-    ps.push_back("cudaStream_t stream");
-    for (size_t i = 0; i < ps.size(); ++i) o << (i ? ", " : "") << ps[i];
-    o << ") {\n";
+    o << launch_params() << ") {\n";
     // Argument checks.
     std::map<std::string, std::string> dim_first;
     for (ValueId p : f_.params) {
