@@ -32,10 +32,10 @@
 //     sequence over the tile's K (descriptors from the smem layout); `fill`, `convert` and other
 //     element-wise leaves on fragments are per-thread loops, stores to global memory clipped at
 //     the view's extents;
-//   * events: see EVENTS in cuda.cpp — mbarrier waits for TMA copies (phase = iteration / ring
-//     size), wgmma waits for tensor-core calls, mbarrier arrivals from the consumer warps for events
-//     that cross into the DMA role (their ring indexed by the iteration), nothing for program order
-//     within a thread.
+//   * events: see EVENTS in cuda_gen.h (the back end's private header, which also lists the file
+//     of each concept) — mbarrier waits for TMA copies (phase = iteration / ring size), wgmma waits
+//     for tensor-core calls, mbarrier arrivals from the consumer warps for events that cross into
+//     the DMA role (their ring indexed by the iteration), nothing for program order within a thread.
 // Anything outside what the generator handles is a CompileError at the op's source location
 // ("the CUDA back end cannot ... yet"), never wrong code.
 //

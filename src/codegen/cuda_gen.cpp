@@ -1,0 +1,480 @@
+// The CUDA back end's driver (CudaGen, cuda_gen.h): the small shared helpers, the index of the IR,
+// the grid (the nested block loops), views (offsets and clipped extents of pieces), and the code
+// streams: the kernel block walked once, each op appended to its role's stream, immediate (index,
+// view, alloc) ops to every stream that can compute them.
+#include "codegen/cuda_gen.h"
+
+#include <cctype>
+#include <sstream>
+
+namespace loom::codegen::detail {
+
+[[noreturn]] void cannot(const Op* op, const std::string& what, const std::string& hint) {
+  Diagnostic d;
+  if (op) d.loc = op->loc;
+  d.message = "the CUDA back end cannot lower " + what + " yet";
+  if (op && !op->origin.empty()) d.message += " (from `" + op->origin + "`)";
+  d.hint = hint;
+  throw CompileError(d);
+}
+
+std::string cpp_type(DType t) {
+  switch (t) {
+    case DType::BF16: return "__nv_bfloat16";
+    case DType::F16: return "__half";
+    case DType::F32: return "float";
+    case DType::I32: return "int32_t";
+  }
+  return "float";
+}
+
+std::string abi_dtype(DType t) {
+  switch (t) {
+    case DType::BF16: return "LOOM_BF16";
+    case DType::F16: return "LOOM_F16";
+    case DType::F32: return "LOOM_F32";
+    case DType::I32: return "LOOM_I32";
+  }
+  return "LOOM_DTYPE_INVALID";
+}
+
+std::string tma_dtype(DType t) {
+  switch (t) {
+    case DType::BF16: return "loom::host::TmaDtype::BF16";
+    case DType::F16: return "loom::host::TmaDtype::F16";
+    case DType::F32: return "loom::host::TmaDtype::F32";
+    default: return "";
+  }
+}
+
+std::string swizzle_enum(int bytes) {
+  return bytes == 128 ? "loom::Swizzle::B128" : bytes == 64 ? "loom::Swizzle::B64" : bytes == 32 ? "loom::Swizzle::B32"
+                                                                                               : "loom::Swizzle::None";
+}
+
+CudaArtifact CudaGen::run() {
+  index(f_.body, nullptr);
+  find_kernel();
+  prologue();
+  plan_signals(*kernel_);
+  emit_kernel_block();
+  CudaArtifact a;
+  a.entry = task_.name.name;
+  a.cu = assemble();
+  a.header = header();
+  return a;
+}
+
+void CudaGen::index(const ir::Block& b, const Op* parent) {
+  for (ValueId a : b.args) arg_loop_[a] = parent;
+  for (const Op& op : b.ops) {
+    if (op.result != kNone) def_[op.result] = &op;
+    parent_[&op] = parent;
+    for (const ir::Block& r : op.regions) index(r, &op);
+  }
+}
+
+std::string CudaGen::var(ValueId v) const {
+  std::string n = names_.at(static_cast<size_t>(v));
+  std::string s = "v_";
+  for (char c : n)
+    if (c != '%') s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  return s;
+}
+
+// The grid: the nested pfor HOST / BLOCK loops from the function body down to the kernel block.
+void CudaGen::find_kernel() {
+  const ir::Block* b = &f_.body;
+  for (;;) {
+    const Op* inner = nullptr;
+    for (const Op& op : b->ops) {
+      // A HOST pfor's iterations are independent launches of the same block loops: one more
+      // grid dimension.
+      if (op.kind == OpKind::PFor && (op.proc == ProcKind::Block || op.proc == ProcKind::Host)) {
+        if (inner) cannot(&op, "two sibling parallel loops over blocks (two kernels)");
+        if (op.proc == ProcKind::Host && !grid_.empty() && grid_.back()->proc == ProcKind::Block)
+          cannot(&op, "a HOST loop inside a BLOCK loop");
+        inner = &op;
+      } else if (ir::is_async(op.kind) && op.kind != OpKind::Join) {
+        if (grid_.empty()) cannot(&op, "an operation on the host outside the block loops");
+      }
+    }
+    if (!inner) break;
+    grid_.push_back(inner);
+    b = &inner->regions[0];
+  }
+  if (grid_.empty() || grid_.back()->proc != ProcKind::Block)
+    cannot(grid_.empty() ? nullptr : grid_.back(), "a function without a `pfor BLOCK` loop (no kernel)");
+  kernel_ = &grid_.back()->regions[0];
+  // Outer loops' bodies hold only index and view ops (and the inner pfor); an inner trip count
+  // must not depend on an outer loop's index (the grid is a box).
+  for (size_t i = 1; i < grid_.size(); ++i)
+    for (size_t o = 0; o < i; ++o)
+      if (depends_on(grid_[i]->operands[0], grid_[o]->regions[0].args[0]))
+        cannot(grid_[i], "a block loop whose trip count depends on an enclosing block loop's index");
+  ws_ = f_.warp_roles.has_value();
+  if (ws_) {
+    compute_wgs_ = f_.warp_roles->compute_warpgroups;
+    dma_wgs_ = f_.warp_roles->dma_warpgroups;
+  } else {
+    auto it = f_.proc_extents.find(ProcKind::Warpgroup);
+    compute_wgs_ = it == f_.proc_extents.end() ? 1 : it->second;
+    dma_wgs_ = 0;
+  }
+}
+
+// Whether index value v depends on loop variable `lv` (a slice's extents do not depend on which
+// slice; a blocks piece's do, through clipping).
+bool CudaGen::depends_on(ValueId v, ValueId lv) const {
+  if (v == lv) return true;
+  auto it = def_.find(v);
+  if (it == def_.end()) return false;
+  const Op* op = it->second;
+  switch (op->kind) {
+    case OpKind::Dim: return tensor_extent_depends(op->operands[0], static_cast<int>(op->ival), lv);
+    case OpKind::Arith: return depends_on(op->operands[0], lv) || depends_on(op->operands[1], lv);
+    default: return false;
+  }
+}
+
+bool CudaGen::tensor_extent_depends(ValueId t, int d, ValueId lv) const {
+  auto it = def_.find(t);
+  if (it == def_.end()) return false;  // a parameter
+  const Op* op = it->second;
+  if (op->kind == OpKind::Alloc) return depends_on(op->operands.at(static_cast<size_t>(d)), lv);
+  if (op->kind != OpKind::Piece) return true;
+  if (op->part.kind == PartitionSpec::Kind::Slices) {
+    int sd = d >= op->part.dim ? d + 1 : d;
+    return tensor_extent_depends(op->operands[0], sd, lv);
+  }
+  for (size_t i = 1; i < op->operands.size(); ++i)
+    if (depends_on(op->operands[i], lv)) return true;
+  return tensor_extent_depends(op->operands[0], d, lv);
+}
+
+const View& CudaGen::view(ValueId t) {
+  auto it = views_.find(t);
+  if (it != views_.end()) return it->second;
+  View v;
+  auto d = def_.find(t);
+  const ir::ValueInfo& vi = f_.info(t);
+  v.dtype = vi.dtype;
+  v.mem = vi.mem;
+  if (d == def_.end()) {  // a parameter
+    v.root = t;
+    v.param = true;
+    for (int i = 0; i < vi.rank; ++i) {
+      v.dims.push_back(i);
+      v.off.push_back("0");
+      v.ext.push_back(pname(t) + ".shape[" + std::to_string(i) + "]");
+    }
+  } else if (d->second->kind == OpKind::Alloc) {
+    v.root = t;
+    for (int i = 0; i < vi.rank; ++i) {
+      v.dims.push_back(i);
+      v.off.push_back("0");
+      v.ext.push_back(var(d->second->operands[static_cast<size_t>(i)]));
+    }
+  } else {
+    LOOM_ASSERT(d->second->kind == OpKind::Piece, "view of a non-tensor " << names_[static_cast<size_t>(t)]);
+    v = piece_view(*d->second);
+  }
+  return views_[t] = v;
+}
+
+View CudaGen::piece_view(const Op& op) {
+  const View src = view(op.operands[0]);
+  View v = src;
+  const std::string me = var(op.result);
+  switch (op.part.kind) {
+    case PartitionSpec::Kind::Blocks: {
+      if (src.frag) cannot(&op, "a blocks piece of an mma fragment");
+      for (size_t d = 0; d < src.dims.size(); ++d) {
+        ValueId b = op.part.block[d], idx = op.operands[d + 1];
+        if (b == kNone) continue;  // `*`: the whole dimension (index 0)
+        int rd = src.dims[d];
+        std::string start = "(" + var(idx) + " * " + var(b) + ")";
+        v.off[static_cast<size_t>(rd)] = me + "_o" + std::to_string(d);
+        v.ext[d] = me + "_e" + std::to_string(d);
+        pending_decls_.push_back("const int64_t " + v.off[static_cast<size_t>(rd)] + " = " +
+                                 src.off[static_cast<size_t>(rd)] + " + " + start + ";");
+        pending_decls_.push_back("const int64_t " + v.ext[d] + " = loom_clip(" + src.ext[d] + ", " + start + ", " +
+                                 var(b) + ");");
+      }
+      break;
+    }
+    case PartitionSpec::Kind::Slices: {
+      if (src.frag) cannot(&op, "a slice of an mma fragment");
+      size_t d = static_cast<size_t>(op.part.dim);
+      int rd = src.dims[d];
+      v.off[static_cast<size_t>(rd)] = "(" + src.off[static_cast<size_t>(rd)] + " + " + var(op.operands[1]) + ")";
+      v.dims.erase(v.dims.begin() + static_cast<long>(d));
+      v.ext.erase(v.ext.begin() + static_cast<long>(d));
+      break;
+    }
+    case PartitionSpec::Kind::Mma: {
+      if (op.part.instr != "wgmma") cannot(&op, "an mma partition for " + op.part.instr);
+      Frag fr;
+      fr.role = op.part.role;
+      fr.m = op.part.m;
+      fr.n = op.part.n;
+      fr.k = op.part.k;
+      auto pi = def_.find(op.operands[1]);
+      bool by_proc = pi != def_.end() && pi->second->kind == OpKind::ProcIndex;
+      if (op.part.holder == ProcKind::Warpgroup) {
+        if (src.frag) cannot(&op, "an mma piece of an mma piece held by a warpgroup");
+        if (!by_proc || pi->second->proc != ProcKind::Warp)
+          cannot(&op, "a warpgroup's mma piece not indexed by the warp");
+        fr.tile = op.operands[0];
+        fr.level = 1;
+      } else {
+        if (!src.frag || src.frag->level != 1 || !by_proc || pi->second->proc != ProcKind::Thread)
+          cannot(&op, "a warp's mma piece that is not a lane's piece of a warpgroup's piece");
+        fr.tile = src.frag->tile;
+        fr.level = 2;
+      }
+      v.frag = fr;
+      const View& tile = view(fr.tile);
+      if (tile.dims.size() != 2) cannot(&op, "an mma partition of a tile of rank " + std::to_string(tile.dims.size()));
+      // Fragment extents (dim of a fragment) are the fragment's static shape.
+      auto eb = bounds_.extent_bounds(op.result);
+      v.ext.clear();
+      for (auto& e : eb) {
+        if (!e) cannot(&op, "an mma fragment without a static size");
+        v.ext.push_back(std::to_string(*e));
+      }
+      break;
+    }
+  }
+  return v;
+}
+
+// The static extents of a tensor (from the bounds), or a CompileError naming why there are none.
+std::vector<int64_t> CudaGen::static_extents(ValueId t, const Op* at) {
+  std::vector<int64_t> out;
+  for (auto& e : bounds_.extent_bounds(t)) {
+    if (!e) cannot(at, "a tensor without a static size (" + bounds_.why_unbounded(t) + ")");
+    out.push_back(*e);
+  }
+  return out;
+}
+
+// The index and view ops of the function body and the outer block loops' bodies: computed by
+// every thread before the roles split.
+void CudaGen::prologue() {
+  std::set<ValueId> have(f_.params.begin(), f_.params.end());
+  for (const Op* g : grid_) have.insert(g->regions[0].args[0]);
+  immediates_of(f_.body, prologue_, have);
+  for (size_t i = 0; i + 1 < grid_.size(); ++i) immediates_of(grid_[i]->regions[0], prologue_, have);
+  dma_.defined = have;
+  compute_.defined = have;
+}
+
+void CudaGen::emit_kernel_block() {
+  dma_.name = "dma";
+  compute_.name = "compute";
+  compute_.indent = 2;  // relative to the tile loop's body
+  dma_.indent = 2;
+  emit_block(*kernel_, nullptr);
+}
+
+Stream& CudaGen::stream_of(const Op& op) {
+  if (ws_ && op.role == ir::Role::Dma) return dma_;
+  if (!ws_ && op.role == ir::Role::Dma) cannot(&op, "a DMA-role op without warp roles");
+  return compute_;
+}
+
+void CudaGen::emit_block(const ir::Block& b, const Op* loop) {
+  for (const Op& op : b.ops) emit_op(op, loop);
+}
+
+// An immediate op, into every stream that has its operands.
+void CudaGen::emit_immediate(const Op& op) {
+  for (Stream* s : streams()) {
+    bool ok = true;
+    for (ValueId o : op.operands)
+      if (!s->defined.count(o)) ok = false;
+    if (op.kind == OpKind::ProcIndex && s == &dma_) ok = false;
+    if (!ok) continue;
+    std::vector<std::string> lines = immediate_lines(op);
+    if (!op.origin.empty() && (op.kind == OpKind::Alloc)) s->line("// " + op.origin);
+    for (auto& l : lines) s->line(l);
+    s->defined.insert(op.result);
+  }
+}
+
+std::vector<std::string> CudaGen::immediate_lines(const Op& op) {
+  const std::string r = op.result == kNone ? "" : var(op.result);
+  auto a = [&](size_t i) { return var(op.operands[i]); };
+  switch (op.kind) {
+    case OpKind::Const: return {"const int64_t " + r + " = " + std::to_string(op.ival) + ";"};
+    case OpKind::FConst: {
+      std::ostringstream os;
+      os.precision(9);
+      os << op.fval;
+      std::string s = os.str();
+      if (s == "inf") s = "INFINITY";
+      else if (s == "-inf") s = "-INFINITY";
+      else if (s.find_first_of(".e") == std::string::npos) s += ".0";
+      return {"const float " + r + " = " + s + (s.find("INF") == std::string::npos ? "f" : "") + ";"};
+    }
+    case OpKind::Arith: {
+      // `%slot = mod %k, D` of a loop pipelined D deep is the ring slot: it follows the loop's
+      // running position (iter), like the barriers, so slots rotate on from tile to tile.
+      if (op.name == "mod") {
+        auto al = arg_loop_.find(op.operands[0]);
+        auto dc = def_.find(op.operands[1]);
+        if (al != arg_loop_.end() && al->second && al->second->kind == OpKind::For &&
+            al->second->regions[0].args[0] == op.operands[0] && al->second->pipeline_depth > 1 && dc != def_.end() &&
+            dc->second->kind == OpKind::Const && dc->second->ival == al->second->pipeline_depth)
+          return {"const int64_t " + r + " = " + iter(al->second) + " % " + a(1) + ";  // ring slot"};
+      }
+      static const std::map<std::string, std::string> fn = {{"add", "+"}, {"sub", "-"}, {"mul", "*"}, {"div", "/"},
+                                                            {"mod", "%"}};
+      auto it = fn.find(op.name);
+      std::string e = it != fn.end() ? a(0) + " " + it->second + " " + a(1) : "loom_" + op.name + "(" + a(0) + ", " + a(1) + ")";
+      return {"const int64_t " + r + " = " + e + ";"};
+    }
+    case OpKind::Dim: {
+      const View& v = view(op.operands[0]);
+      return {"const int64_t " + r + " = " + v.ext.at(static_cast<size_t>(op.ival)) + ";"};
+    }
+    case OpKind::ProcIndex: {
+      switch (op.proc) {
+        case ProcKind::Warpgroup: return {"const int64_t " + r + " = consumer_wg;  // proc_index WARPGROUP"};
+        case ProcKind::Warp: return {"const int64_t " + r + " = loom::rt::warp_in_warpgroup();  // proc_index WARP"};
+        case ProcKind::Thread: return {"const int64_t " + r + " = loom::rt::lane_id();  // proc_index THREAD"};
+        default: cannot(&op, std::string("proc_index ") + proc_name(op.proc));
+      }
+    }
+    case OpKind::Alloc: return alloc_lines(op);
+    case OpKind::Piece: {
+      pending_decls_.clear();
+      views_.erase(op.result);
+      view(op.result);
+      std::vector<std::string> out = pending_decls_;
+      pending_decls_.clear();
+      return out;
+    }
+    default: break;
+  }
+  LOOM_ASSERT(false, "not an immediate op");
+  return {};
+}
+
+std::vector<std::string> CudaGen::alloc_lines(const Op& op) {
+  const std::string r = var(op.result);
+  view(op.result);
+  switch (op.mem) {
+    case MemKind::None: return {};  // a NONE tensor the middle end left only for its extents
+    case MemKind::Shared: {
+      auto s = f_.smem_slots.find(op.result);
+      if (s == f_.smem_slots.end()) cannot(&op, "a shared tensor without a shared-memory slot (resource allocation did not run)");
+      if (s->second.copies != 1) cannot(&op, "a shared tensor with one copy per processor");
+      return {cpp_type(op.dtype) + "* const " + r + " = reinterpret_cast<" + cpp_type(op.dtype) + "*>(smem + " +
+              std::to_string(s->second.offset) + ");  // @smem[" + std::to_string(s->second.offset) + ", " +
+              std::to_string(s->second.offset + s->second.bytes) + ")" +
+              (op.layout.given ? " " + ir::layout_text(op.layout) : "")};
+    }
+    case MemKind::Register: {
+      int64_t n = register_count(op);
+      return {cpp_type(op.dtype) + " " + r + "[" + std::to_string(n) + "];"};
+    }
+    case MemKind::Global: cannot(&op, "a global-memory temporary");
+  }
+  return {};
+}
+
+void CudaGen::emit_op(const Op& op, const Op* loop) {
+  if (!ir::is_async(op.kind)) {
+    emit_immediate(op);
+    return;
+  }
+  switch (op.kind) {
+    case OpKind::Join: {
+      // No work: waiters look through it. A join the DMA role waits for is signaled after its
+      // preconditions' producers.
+      Stream& s = stream_of(op);
+      s.defined.insert(op.result);
+      if (auto it = signal_of_op_.find(&op); it != signal_of_op_.end()) {
+        for (const EventRef& r : op.after) wait(s, op, r, loop);
+        arrive(s, signals_[static_cast<size_t>(it->second)], "0");
+      }
+      return;
+    }
+    case OpKind::For: emit_for(op); return;
+    case OpKind::PFor: cannot(&op, std::string("a `pfor ") + proc_name(op.proc) + "` inside the kernel");
+    case OpKind::Copy:
+    case OpKind::Call: {
+      Stream& s = stream_of(op);
+      for (const EventRef& r : op.after) wait(s, op, r, loop);
+      if (!op.origin.empty()) s.line("// " + op.origin + "  [" + source_ + ":" + std::to_string(op.loc.line) + "]");
+      if (op.kind == OpKind::Copy) emit_copy(s, op, loop);
+      else emit_call(s, op);
+      s.defined.insert(op.result);
+      if (auto it = signal_of_op_.find(&op); it != signal_of_op_.end()) {
+        if (is_wgmma(op)) wgmma_drain(s, op);
+        arrive(s, signals_[static_cast<size_t>(it->second)], "0");
+      }
+      return;
+    }
+    default: break;
+  }
+}
+
+// The loop `for %k in [0, n)`: in every stream that has ops in it.
+void CudaGen::emit_for(const Op& op) {
+  const ir::Block& body = op.regions[0];
+  const ValueId k = body.args[0];
+  std::vector<Stream*> ss;
+  for (Stream* s : streams())
+    if (!ws_ || has_role(op, s == &dma_ ? ir::Role::Dma : ir::Role::Compute)) ss.push_back(s);
+  const std::string n = var(op.operands[0]);
+  for (Stream* s : ss) {
+    // The loop's preconditions, once before it.
+    for (const EventRef& r : op.after) wait(*s, op, r, nullptr);
+    s->line("// " + (op.origin.empty() ? std::string("loop") : op.origin) + "  [" + source_ + ":" + std::to_string(op.loc.line) + "]" +
+            (op.pipeline_depth > 1 ? "  pipelined " + std::to_string(op.pipeline_depth) + " deep" : ""));
+    s->line("for (int64_t " + var(k) + " = 0; " + var(k) + " < " + n + "; ++" + var(k) + ") {");
+    s->indent += 2;
+    s->defined.insert(k);
+    for (size_t j = 1; j < body.args.size(); ++j) s->defined.insert(body.args[j]);
+    s->waited.clear();
+  }
+  // The body, op by op, each into its stream(s).
+  loops_.push_back(&op);
+  for (const Op& o : body.ops) emit_op(o, &op);
+  auto sig = signal_of_loop_.find(&op);
+  for (Stream* s : ss) {
+    if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], true);
+    s->indent -= 2;
+    s->line("}");
+    s->waited.clear();
+    if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], false);
+    s->line(base(&op) + " += " + n + ";  // the next tile's iterations continue the rings");
+    s->defined.insert(op.result);
+  }
+}
+
+void CudaGen::emit_call(Stream& s, const Op& op) {
+  if (&s == &dma_) cannot(&op, "a leaf call in the DMA role");
+  if (op.name == "mma") return emit_wgmma(s, op);
+  if (op.name == "fill") return emit_fill(s, op);
+  return emit_elementwise(s, op);
+}
+
+// The index and view ops of block b (not its regions) whose operands are in `have`, as C++
+// lines appended to `out`; their results join `have`.
+void CudaGen::immediates_of(const ir::Block& b, std::vector<std::string>& out, std::set<ValueId>& have) {
+  for (const Op& op : b.ops) {
+    if (ir::is_async(op.kind)) continue;
+    bool ok = true;
+    for (ValueId o : op.operands)
+      if (!have.count(o)) ok = false;
+    if (!ok) continue;
+    for (auto& l : immediate_lines(op)) out.push_back(l);
+    have.insert(op.result);
+  }
+}
+
+}  // namespace loom::codegen::detail

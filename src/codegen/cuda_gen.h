@@ -1,0 +1,286 @@
+// The CUDA back end's private header: the helper structs, the small free helpers and the CudaGen
+// class (one generator per mapping's kernel), whose methods are defined one concept per file:
+//   cuda_gen.cpp    — the driver: index, the grid, views, the code streams, immediate ops;
+//   events.cpp      — which events the DMA role waits for (signals), and how every wait is lowered;
+//   dma.cpp         — global -> shared TMA copies: tensor maps, shared tiles, their layouts;
+//   wgmma.cpp       — tensor-core mma: accumulator fragments in registers, smem descriptors;
+//   elementwise.cpp — fill and element-wise leaves on register fragments;
+//   epilogue.cpp    — stores of accumulator fragments to global memory (staged TMA or direct);
+//   assemble.cpp    — the kernel skeleton (setup / producer / consumer) and shared-memory layout;
+//   launcher.cpp    — the host launcher and the C ABI functions (loom_<entry>, loom_<entry>_info);
+//   header.cpp      — the generated C header;
+//   cuda.cpp        — the public entry points (cuda.h): one kernel, or one per mapping and a dispatcher.
+// Overview in cuda.h; the full table in docs/codegen.md. The event-lowering table, kept here in one
+// header:
+//
+// EVENTS. For an op X waiting on reference r (after list), with Y the op that produces r's event
+// (joins and loop events are looked through; a carried event of distance d in iteration k is the
+// loop's yield in iteration k - d, or the loop's preconditions for k < d):
+//   Y a TMA copy                 -> mbarrier wait on Y's barrier: slot k mod R, parity (k / R) & 1
+//                                  (R = the enclosing loop's pipeline depth, 1 outside loops);
+//   Y a wgmma call, X in the same warpgroup:
+//       X a wgmma on the same accumulator -> nothing (a warpgroup's wgmmas on one accumulator run
+//                                  in issue order, HOPPER-FACTS F1);
+//       X not touching Y's accumulator, every shared operand of X from a TMA copy X waits for
+//       directly                -> nothing (no data flows from Y to X; e.g. dual_gemm's second mma);
+//       otherwise               -> wgmma_wait<0> once (until the next wgmma);
+//   Y a per-thread op in X's thread -> nothing (program order);
+//   Y's instances on other processors of the compute role (a broadcast E[:, ...]) -> nothing when
+//       Y writes only those processors' private registers and every shared-memory operand of X is
+//       produced by a TMA copy X waits for directly (then no data reaches X through them, and
+//       whatever Y waited for that X touches, X waits for itself); otherwise a named barrier over
+//       the compute warpgroups (unsupported here yet: a CompileError says so);
+//   X in the DMA role, Y in the compute role (a `cross` reference) -> an mbarrier the compute warps
+//       arrive on (lane 0 of each warp, count = compute warps) when their part of Y is done; for a
+//       loop's yield made of wgmmas the arrival is deferred until the next iteration's wgmmas are
+//       committed (wgmma_wait<G>, G = wgmma groups per iteration), or to the loop's end, so the
+//       tensor cores never drain.
+// Every other combination is a CompileError ("the CUDA back end cannot lower ... yet").
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "codegen/cuda.h"
+#include "lang/ops.h"
+#include "passes/bounds.h"
+
+// Internal to the back end: nothing outside src/codegen includes this header.
+namespace loom::codegen::detail {
+
+using ir::EventRef;
+using ir::Function;
+using ir::Op;
+using ir::OpKind;
+using ir::PartitionSpec;
+using ir::ValueId;
+using ir::kNone;
+
+// A CompileError at op's location: "the CUDA back end cannot lower WHAT yet" (cuda_gen.cpp).
+[[noreturn]] void cannot(const Op* op, const std::string& what, const std::string& hint = "");
+
+// Spellings of an element type and a swizzle in the generated code (cuda_gen.cpp): the C++ type, the
+// loom_dtype of the C ABI, the host TMA helper's dtype, the loom::Swizzle enumerator.
+std::string cpp_type(DType t);
+std::string abi_dtype(DType t);
+std::string tma_dtype(DType t);
+std::string swizzle_enum(int bytes);
+
+// A piece of a wgmma operand tile (an `mma` partition): a warp's piece of a warpgroup's tile, or a
+// thread's piece of that.
+struct Frag {
+  MmaRole role = MmaRole::Acc;
+  int64_t m = 0, n = 0, k = 0;
+  ValueId tile = kNone;  // the warpgroup's tile (the view the WARPGROUP-level mma piece cuts)
+  int level = 0;         // 1: a warp's piece of the tile, 2: a thread's
+};
+// A tensor value as the generated code sees it: a root (a function parameter or an alloc), where
+// the view starts in each root dimension, which root dimension each view dimension is, and the
+// view's (clipped, run-time) extents. Strings are C++ expressions over generated locals.
+struct View {
+  ValueId root = kNone;
+  bool param = false;
+  MemKind mem = MemKind::None;
+  DType dtype = DType::F32;
+  std::vector<int> dims;          // view dimension -> root dimension
+  std::vector<std::string> off;   // per root dimension
+  std::vector<std::string> ext;   // per view dimension
+  std::optional<Frag> frag;
+};
+
+// One code stream: the lines one role executes, with the values it has defined.
+struct Stream {
+  std::string name;
+  std::vector<std::string> lines;
+  std::set<ValueId> defined;
+  int indent = 2;
+  bool wgmma_pending = false;     // wgmmas committed and not yet waited for
+  std::set<std::string> waited;   // waits already emitted in the current iteration scope
+  void line(const std::string& s) { lines.push_back(std::string(static_cast<size_t>(indent), ' ') + s); }
+};
+
+struct Barrier {
+  std::string name;     // bar_<event>
+  int64_t ring = 1;     // slots
+  std::string count;    // arrival count per phase (C++ expression)
+  std::string comment;
+  int64_t offset = 0;   // bytes in dynamic shared memory
+};
+
+// A compute-role event the DMA role waits for.
+struct Signal {
+  int barrier = -1;     // index into barriers_
+  const Op* loop = nullptr;  // set when the event is a loop's yield (carried event)
+  int64_t ring = 1;
+};
+
+struct TensorMap {
+  std::string name;     // tm_<param>_<n>
+  ValueId param = kNone;
+  std::vector<int64_t> box;  // per root dimension (root order, outermost first)
+  int swizzle = 0;
+  DType dtype = DType::BF16;
+};
+
+class CudaGen {
+ public:
+  CudaGen(const Function& f, const TaskDecl& task, const std::string& source, bool staging_allowed)
+      : f_(f), task_(task), source_(source), bounds_(f), names_(ir::value_names(f)), staging_allowed_(staging_allowed) {}
+
+  const std::string& head() const { return head_; }
+  const std::string& body() const { return body_; }
+  const std::string& kernel_line() const { return kernel_line_; }
+  int64_t smem_bytes() const { return smem_bytes_; }
+  int64_t threads() const { return threads_; }
+  std::string abi(int64_t smem_bytes, int64_t threads) { return abi_functions(smem_bytes, threads); }
+  // The C parameter list of launch_<entry> (each mapping's launcher and the dispatching one), and
+  // the dispatcher's arguments to a mapping's launcher.
+  std::string launch_params() const;
+  std::string launch_args() const;
+
+  // Whether the epilogue staging tiles pushed the kernel past the block's shared-memory budget
+  // (after run(); the caller then generates again without staging).
+  bool staging_over_budget() const;
+
+  // Generates the kernel: index, grid, signals, streams, then assemble (cuda_gen.cpp).
+  CudaArtifact run();
+
+ private:
+  // ---- cuda_gen.cpp: index, grid, views, streams, immediate ops -------------------------------------
+  void index(const ir::Block& b, const Op* parent);
+  std::string var(ValueId v) const;
+  void find_kernel();
+  bool depends_on(ValueId v, ValueId lv) const;
+  bool tensor_extent_depends(ValueId t, int d, ValueId lv) const;
+  const View& view(ValueId t);
+  View piece_view(const Op& op);
+  std::vector<int64_t> static_extents(ValueId t, const Op* at);
+  void prologue();
+  void emit_kernel_block();
+  Stream& stream_of(const Op& op);
+  void emit_block(const ir::Block& b, const Op* loop);
+  void emit_immediate(const Op& op);
+  std::vector<std::string> immediate_lines(const Op& op);
+  std::vector<std::string> alloc_lines(const Op& op);
+  void emit_op(const Op& op, const Op* loop);
+  void emit_for(const Op& op);
+  void emit_call(Stream& s, const Op& op);
+  void immediates_of(const ir::Block& b, std::vector<std::string>& out, std::set<ValueId>& have);
+  std::string pname(ValueId v) const { return f_.info(v).name; }
+  std::vector<Stream*> streams() { return ws_ ? std::vector<Stream*>{&dma_, &compute_} : std::vector<Stream*>{&compute_}; }
+
+  // ---- events.cpp: signals (compute-role events the DMA role waits for) and waits; see EVENTS above ----
+  void plan_signals(const ir::Block& b);
+  bool has_role(const Op& op, ir::Role role) const;
+  void plan_signal(const Op& waiter, const EventRef& r);
+  bool leaf_touches_only(const Op& y, bool shared_reads_ok) const;
+  bool registers_only(const Op& y);
+  std::tuple<const Op*, const Op*, int64_t> producer_of(ValueId v) const;
+  const Op* enclosing_loop(const Op* op) const;
+  void arrive(Stream& s, const Signal& sig, const std::string& slot);
+  void wgmma_drain(Stream& s, const Op& /*why*/);
+  void yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in_body);
+  int64_t wgmma_groups(const Op& loop);
+  bool yield_is_wgmma(const Op& loop);
+  void collect_producers(ValueId v, std::vector<const Op*>& out);
+  void wait(Stream& s, const Op& x, const EventRef& r, const Op* loop);
+  void dma_wait_signal(Stream& s, const Op& x, const Op& producer, const EventRef& r);
+  void wait_compute(Stream& s, const Op& x, const Op& y, bool same_iteration, const EventRef& r);
+  bool others_need_no_wait(const Op& x, const Op& y);
+  bool touches(const Op& x, ValueId v) const;
+  bool shared_operands_covered(const Op& x);
+  bool piece_of(ValueId t, ValueId of) const;
+  // The pipeline position of loop L's current iteration: the loop's iterations over every tile
+  // this block has run so far (the kernel is persistent: a block runs tile after tile, and a ring
+  // buffer's slots and its barriers' phases carry on from one tile to the next).
+  std::string iter(const Op* L) const { return "(" + base(L) + " + " + var(L->regions[0].args[0]) + ")"; }
+  std::string base(const Op* L) const { return var(L->result) + "_base"; }
+
+  // ---- dma.cpp: TMA copies --------------------------------------------------------------------------
+  bool is_tma_copy(const Op& op);
+  void emit_copy(Stream& s, const Op& op, const Op* loop);
+  void check_tile_layout(const ir::TileLayout& layout, int64_t row_bytes, const Op* at);
+  std::tuple<std::string, int64_t, int64_t, ir::TileLayout> smem_tile(const View& v, const Op* at);
+  bool param_col_major(ValueId root) const;
+  std::vector<int> physical_order(ValueId root) const;
+  std::string tensor_map(ValueId param, const std::vector<int64_t>& box, int swizzle, DType dt);
+
+  // ---- wgmma.cpp: tensor-core mma -------------------------------------------------------------------
+  bool is_wgmma(const Op& op);
+  std::optional<Frag> register_frag(ValueId reg);
+  int64_t register_count(const Op& op);
+  void check_acc_tile(const Frag& fr, const Op* at);
+  void emit_wgmma(Stream& s, const Op& op);
+  bool multiple_of(ValueId v, int64_t m) const;
+  bool offset_multiple_of(ValueId t, int dim, int64_t m) const;
+  std::pair<std::string, std::string> tile_desc(const View& v, MmaRole role, const Op* at);
+  std::vector<int64_t> tile_static(const Frag& fr, const Op* at) { return static_extents(fr.tile, at); }
+
+  // ---- elementwise.cpp: fill and element-wise leaves ------------------------------------------------
+  void emit_fill(Stream& s, const Op& op);
+  std::string elementwise_value(const Op& op, const std::vector<std::string>& in);
+  void emit_elementwise(Stream& s, const Op& op);
+
+  // ---- epilogue.cpp: stores of accumulator fragments to global memory -------------------------------
+  void emit_store(Stream& s, const Op& op, const Frag& xf, const std::function<std::string(const std::string&)>& value);
+  bool store_only(ValueId root);
+  void emit_direct_store(Stream& s, const View& tile, int rank, const std::string& P, const std::string& T,
+                         const std::vector<int64_t>& xt, const std::function<std::string(const std::string&)>& value);
+
+  // ---- assemble.cpp: the kernel skeleton ------------------------------------------------------------
+  int64_t layout_barriers();
+  std::string assemble();
+
+  // ---- launcher.cpp: host launcher and C ABI functions ----------------------------------------------
+  std::string host_launcher(const std::string& kname);
+  std::string abi_signature();
+  std::string abi_functions(int64_t smem_bytes, int64_t threads);
+  // A scalar parameter's C type (docs/artifact.md): f32 -> float, integers -> int64_t.
+  std::string scalar_type(ValueId p) const { return f_.info(p).type == ir::Type::Float ? "float" : "int64_t"; }
+
+  // ---- header.cpp: the C header ---------------------------------------------------------------------
+  std::string header();
+
+  // ---- state ------------------------------------------------------------------------------------------
+  const Function& f_;
+  const TaskDecl& task_;
+  std::string source_;
+  StaticBounds bounds_;
+  std::vector<std::string> names_;
+  std::map<ValueId, const Op*> def_;
+  std::map<ValueId, const Op*> arg_loop_;
+  std::map<const Op*, const Op*> parent_;
+  std::map<ValueId, View> views_;
+  std::vector<std::string> pending_decls_;  // a piece's offset/extent locals, as view() makes them
+  std::vector<const Op*> grid_;
+  const ir::Block* kernel_ = nullptr;
+  bool ws_ = false;
+  int64_t compute_wgs_ = 1, dma_wgs_ = 0;
+  Stream dma_, compute_;
+  std::vector<Barrier> barriers_;
+  std::vector<Signal> signals_;
+  std::map<const Op*, int> signal_of_op_;
+  std::map<const Op*, int> signal_of_loop_;
+  std::map<const Op*, std::string> tma_bar_;
+  std::vector<TensorMap> maps_;
+  std::set<ValueId> accumulators_;
+  std::vector<const Op*> loops_;  // every loop of the kernel block (their running counters)
+  std::vector<std::string> prologue_;
+  bool staging_allowed_ = true;
+  int64_t stage_bytes_ = 0;    // per compute warpgroup: the largest staged epilogue tile
+  int64_t stage_offset_ = 0;   // of the staging tiles in dynamic shared memory
+  int64_t smem_bytes_ = 0;     // the kernel's dynamic shared memory (after assemble)
+  int64_t threads_ = 0;
+  // assemble()'s pieces, for a file of several kernels (one per mapping): the file head (comment,
+  // includes, helpers), the kernel and its launcher, and a one-line description of the kernel.
+  std::string head_, body_, kernel_line_;
+};
+
+}  // namespace loom::codegen::detail

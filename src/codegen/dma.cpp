@@ -1,0 +1,129 @@
+// DMA: global -> shared copies as TMA loads (one box per swizzle slice, completing on an mbarrier
+// with expect-tx bytes), the tensor maps they use, and the shared tiles and layouts they fill.
+#include "codegen/cuda_gen.h"
+
+#include <algorithm>
+
+namespace loom::codegen::detail {
+
+bool CudaGen::is_tma_copy(const Op& op) {
+  return op.kind == OpKind::Copy && op.name.empty() && f_.info(op.operands[0]).mem == MemKind::Global &&
+         f_.info(op.operands[1]).mem == MemKind::Shared;
+}
+
+void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
+  if (!is_tma_copy(op)) {
+    cannot(&op, std::string("a ") + (op.name.empty() ? "" : op.name + " ") + "copy from " +
+                    mem_name(f_.info(op.operands[0]).mem) + " to " + mem_name(f_.info(op.operands[1]).mem));
+  }
+  if (&s != &dma_) cannot(&op, "a global -> shared copy outside the DMA role (warp specialization is off)",
+                          "map the K loop's instance with `warpspecialize`");
+  const View& src = view(op.operands[0]);
+  const View& dst = view(op.operands[1]);
+  if (!src.param) cannot(&op, "a TMA copy from a global temporary");
+  if (src.dims.size() != 2 || dst.dims.size() != 2) cannot(&op, "a TMA copy of rank " + std::to_string(src.dims.size()));
+  auto [tile_ptr, rows, cols, layout] = smem_tile(dst, &op);
+  const int rank = static_cast<int>(f_.info(src.root).rank);
+  // A column-major tile (and tensor) stores its last two dimensions transposed: the tile is
+  // `cols` physical rows of `rows` contiguous elements, and the tensor's next-to-last dimension
+  // is contiguous in memory (TMA does not transpose 16-bit data, so both must agree).
+  const bool cm = layout.col_major;
+  if (cm != param_col_major(src.root))
+    cannot(&op, cm ? "a column-major shared tile of a row-major global tensor" : "a row-major shared tile of a column-major global tensor",
+           "give the tensor the same order in the entry instance's layout(...) and in the staging instance's");
+  if (src.dims[0] != rank - 2 || src.dims[1] != rank - 1)
+    cannot(&op, "a TMA copy of a tile that is not in the tensor's last two dimensions");
+  const int64_t eb = dtype_bytes(src.dtype);
+  const int64_t inner = cm ? rows : cols, outer = cm ? cols : rows;  // physical row length, physical rows
+  const int inner_dim = cm ? rank - 2 : rank - 1, outer_dim = cm ? rank - 1 : rank - 2;
+  check_tile_layout(layout, inner * eb, &op);
+  const int64_t span = layout.swizzle ? layout.swizzle : 0;
+  int64_t box_inner = inner, slices = 1;
+  if (span && inner * eb > span) {
+    if ((inner * eb) % span) cannot(&op, "a tile whose row is not a multiple of the swizzle width");
+    box_inner = span / eb;
+    slices = inner * eb / span;
+  }
+  if (!span && inner > 256) cannot(&op, "an unswizzled tile wider than 256 elements");
+  if (outer > 256) cannot(&op, "a tile of more than 256 rows (a TMA box dimension)");
+  std::vector<int64_t> box(static_cast<size_t>(rank), 1);
+  box[static_cast<size_t>(outer_dim)] = outer;
+  box[static_cast<size_t>(inner_dim)] = box_inner;
+  const std::string tm = tensor_map(src.root, box, layout.swizzle, src.dtype);
+  // The barrier: one per copy op, a ring of the loop's pipeline depth.
+  const int64_t R = loop ? std::max<int64_t>(1, loop->pipeline_depth) : 1;
+  std::string bar = "bar_" + var(op.result);
+  barriers_.push_back(Barrier{bar, R, "1", "TMA " + names_[static_cast<size_t>(op.operands[0])] + " -> " +
+                                              names_[static_cast<size_t>(op.operands[1])] + " landed"});
+  tma_bar_[&op] = bar;
+  const std::string slot = loop ? iter(loop) + " % " + std::to_string(R) : "0";
+  const int64_t bytes = rows * cols * eb;
+  s.line("loom::rt::mbarrier::arrive_expect_tx(&" + bar + "[" + slot + "], " + std::to_string(bytes) + ");");
+  for (int64_t sl = 0; sl < slices; ++sl) {
+    std::vector<std::string> c;  // innermost first, in the tensor map's dimension order
+    for (int d : physical_order(src.root)) {
+      std::string o = src.off[static_cast<size_t>(d)];
+      if (d == inner_dim && sl) o = "(" + o + " + " + std::to_string(sl * box_inner) + ")";
+      c.push_back("static_cast<int32_t>(" + o + ")");
+    }
+    std::string dstp = tile_ptr + (sl ? " + " + std::to_string(sl * outer * box_inner) : "");
+    std::string call = "loom::rt::tma_load_" + std::to_string(rank) + "d(" + dstp + ", &" + tm + ", &" + bar + "[" + slot + "]";
+    for (auto& x : c) call += ", " + x;
+    s.line(call + ");");
+  }
+}
+
+// The shared-tile layouts this back end lays out: 32/64/128-byte swizzle with rows of whole
+// swizzle spans (the TMA boxes and the wgmma descriptors agree on them). An unswizzled tile, or a
+// row narrower than (or not a multiple of) the span, would need another descriptor layout.
+void CudaGen::check_tile_layout(const ir::TileLayout& layout, int64_t row_bytes, const Op* at) {
+  if (layout.swizzle == 0)
+    cannot(at, "an unswizzled shared tile", "give the tensor a swizzle in the mapping, e.g. layout(A: row_major swizzle128)");
+  if (row_bytes < layout.swizzle || row_bytes % layout.swizzle != 0)
+    cannot(at, "a shared tile whose rows (" + std::to_string(row_bytes) + " bytes) are not a multiple of its " +
+                   std::to_string(layout.swizzle) + "-byte swizzle",
+           "choose a swizzle no wider than a row (swizzle32/64/128), or a wider tile");
+}
+
+// A shared view that is one whole tile of its alloc: the alloc's last two dimensions, every
+// leading one (a pipeline ring's stage) fixed. Returns the tile's pointer expression, its static
+// rows and columns, and the layout.
+std::tuple<std::string, int64_t, int64_t, ir::TileLayout> CudaGen::smem_tile(const View& v, const Op* at) {
+  if (v.mem != MemKind::Shared || v.param) cannot(at, "a shared tile that is not a shared alloc");
+  const Op* alloc = def_.at(v.root);
+  const int rank = f_.info(v.root).rank;
+  if (rank < 2 || v.dims.size() != 2 || v.dims[0] != rank - 2 || v.dims[1] != rank - 1)
+    cannot(at, "a shared view that is not a tile of its alloc's last two dimensions");
+  auto ext = static_extents(v.root, at);
+  int64_t rows = ext[static_cast<size_t>(rank - 2)], cols = ext[static_cast<size_t>(rank - 1)];
+  std::string lin = "0";
+  for (int d = 0; d < rank - 2; ++d) lin = "(" + lin + ") * " + std::to_string(ext[static_cast<size_t>(d)]) + " + " + v.off[static_cast<size_t>(d)];
+  std::string ptr = var(v.root) + " + (" + lin + ") * " + std::to_string(rows * cols);
+  return {ptr, rows, cols, alloc->layout};
+}
+
+// Whether the entry gives tensor parameter `root` a column-major layout (ir::Function::param_layouts).
+bool CudaGen::param_col_major(ValueId root) const {
+  auto it = f_.param_layouts.find(root);
+  return it != f_.param_layouts.end() && it->second.col_major;
+}
+
+// A tensor parameter's dimensions from the contiguous one outwards: its tensor map's order and
+// the order of the ABI's stride checks (row-major: last .. 0; column-major: the last two swapped).
+std::vector<int> CudaGen::physical_order(ValueId root) const {
+  const int rank = f_.info(root).rank;
+  std::vector<int> order;
+  for (int d = rank - 1; d >= 0; --d) order.push_back(d);
+  if (rank >= 2 && param_col_major(root)) std::swap(order[0], order[1]);
+  return order;
+}
+
+std::string CudaGen::tensor_map(ValueId param, const std::vector<int64_t>& box, int swizzle, DType dt) {
+  for (const TensorMap& t : maps_)
+    if (t.param == param && t.box == box && t.swizzle == swizzle) return t.name;
+  TensorMap t{"tm_" + pname(param) + "_" + std::to_string(maps_.size()), param, box, swizzle, dt};
+  maps_.push_back(t);
+  return t.name;
+}
+
+}  // namespace loom::codegen::detail

@@ -1,0 +1,78 @@
+// Element-wise leaves on a thread's register fragments: `fill`, and `convert`, unary, binary and
+// scale leaves as per-thread loops over the fragment's registers (stores to global memory go to
+// epilogue.cpp).
+#include "codegen/cuda_gen.h"
+
+namespace loom::codegen::detail {
+
+void CudaGen::emit_fill(Stream& s, const Op& op) {
+  ValueId x = op.operands[0];
+  auto d = def_.find(x);
+  if (d == def_.end() || d->second->kind != OpKind::Alloc || d->second->mem != MemKind::Register)
+    cannot(&op, "fill of a tensor that is not a whole register array");
+  int64_t n = register_count(*d->second);
+  s.line("#pragma unroll");
+  s.line("for (int r = 0; r < " + std::to_string(n) + "; ++r) " + var(x) + "[r] = " + var(op.operands[1]) + ";");
+}
+
+// The C++ expression of one element of an element-wise leaf (docs/language.md semantics), given
+// the expression of each input element.
+std::string CudaGen::elementwise_value(const Op& op, const std::vector<std::string>& in) {
+  const std::string& n = op.name;
+  auto one = [&]() { return in.at(0); };
+  if (n == "convert" || n == "copy") return one();
+  if (n == "exp") return "expf(" + one() + ")";
+  if (n == "exp2") return "exp2f(" + one() + ")";
+  if (n == "relu") return "fmaxf(" + one() + ", 0.0f)";
+  if (n == "sigmoid") return "(1.0f / (1.0f + expf(-(" + one() + "))))";
+  if (n == "tanh") return "tanhf(" + one() + ")";
+  if (n == "silu") return "((" + one() + ") / (1.0f + expf(-(" + one() + "))))";
+  if (n == "scale") return "(" + in.at(0) + " * " + in.at(1) + ")";
+  if (n == "add") return "(" + in.at(0) + " + " + in.at(1) + ")";
+  if (n == "sub") return "(" + in.at(0) + " - " + in.at(1) + ")";
+  if (n == "mul") return "(" + in.at(0) + " * " + in.at(1) + ")";
+  if (n == "div") return "(" + in.at(0) + " / " + in.at(1) + ")";
+  if (n == "max") return "fmaxf(" + in.at(0) + ", " + in.at(1) + ")";
+  cannot(&op, "the leaf `" + n + "`");
+}
+
+// An element-wise leaf D = f(X, ...) on a thread's accumulator fragments: every tensor input is a
+// register array holding the same fragment as the others (one element per register, the wgmma
+// order); D is such a register array too, or the thread's fragment of a global tile (a store,
+// converted to D's element type and clipped at the tile's extents).
+void CudaGen::emit_elementwise(Stream& s, const Op& op) {
+  const LeafOp* lo = find_leaf_op(op.name);
+  if (!lo || (lo->family != OpFamily::Convert && lo->family != OpFamily::Unary && lo->family != OpFamily::Binary &&
+              lo->family != OpFamily::Scale && lo->family != OpFamily::Copy))
+    cannot(&op, "the leaf `" + op.name + "`");
+  std::optional<Frag> frag;
+  std::vector<ValueId> regs;  // tensor inputs (register arrays)
+  for (size_t i = 1; i < op.operands.size(); ++i) {
+    if (f_.info(op.operands[i]).type != ir::Type::Tensor) continue;
+    auto xf = register_frag(op.operands[i]);
+    if (!xf) cannot(&op, "`" + op.name + "` on something other than accumulator fragments in registers");
+    if (frag && tile_static(*frag, &op) != tile_static(*xf, &op))
+      cannot(&op, "`" + op.name + "` on fragments of different tiles");
+    frag = xf;
+    regs.push_back(op.operands[i]);
+  }
+  if (!frag) cannot(&op, "`" + op.name + "` without a tensor input");
+  auto value = [&](const std::string& idx) {
+    std::vector<std::string> in;
+    for (size_t i = 1; i < op.operands.size(); ++i)
+      in.push_back(f_.info(op.operands[i]).type == ir::Type::Tensor ? var(op.operands[i]) + "[" + idx + "]"
+                                                                     : var(op.operands[i]));
+    return elementwise_value(op, in);
+  };
+  const ValueId dv = op.operands[0];
+  if (auto df = register_frag(dv)) {
+    if (tile_static(*df, &op) != tile_static(*frag, &op)) cannot(&op, "`" + op.name + "` between fragments of different tiles");
+    s.line("#pragma unroll");
+    s.line("for (int r = 0; r < " + std::to_string(tile_static(*df, &op)[1] / 2) + "; ++r) " + var(dv) + "[r] = " +
+           value("r") + ";");
+    return;
+  }
+  emit_store(s, op, *frag, value);
+}
+
+}  // namespace loom::codegen::detail

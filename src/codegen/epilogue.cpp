@@ -1,0 +1,183 @@
+// The epilogue: stores of a thread's accumulator fragment into a global tile, staged through shared
+// memory with TMA stores where possible, else directly from registers; both clipped at the tile's
+// extents.
+#include "codegen/cuda_gen.h"
+
+#include <algorithm>
+
+namespace loom::codegen::detail {
+
+bool CudaGen::staging_over_budget() const {
+  const int64_t budget = f_.smem.bytes > 0 ? f_.smem.bytes : f_.smem.machine_max;
+  return stage_bytes_ > 0 && budget > 0 && smem_bytes_ > budget;
+}
+
+// Stores value(register index) of a thread's accumulator fragment into D, the thread's fragment
+// of a global tile (bf16/f16), clipped at the tile's extents. Two ways, chosen per warpgroup tile
+// at run time when the first is available:
+//   * staged (TMA store): the warpgroup writes its tile into a private shared-memory staging tile
+//     (stmatrix, 128-byte swizzle), and one thread stores it with TMA boxes; the warps go on to the
+//     next tile while the stores drain, so the DRAM writes overlap the next tile's mainloop. Used
+//     when the tile lies inside D or is clipped only by D's own edges (TMA skips what lies past
+//     them; on the contiguous dimension only where D's rows are whole 16-byte units, since TMA
+//     would otherwise write the row padding), D is only ever written by such stores in this
+//     kernel, and the staging tiles fit the shared-memory budget;
+//   * direct: quad-transposed 16-byte stores straight from registers.
+void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::function<std::string(const std::string&)>& value) {
+  const View& d = view(op.operands[0]);
+  if (!d.frag || d.frag->level != 2 || d.frag->role != MmaRole::Acc || d.mem != MemKind::Global || !d.param)
+    cannot(&op, "a `" + op.name + "` into something other than a thread's accumulator fragment of a global tensor");
+  auto xt = tile_static(xf, &op), dt = tile_static(*d.frag, &op);
+  if (xt != dt) cannot(&op, "a store between fragments of different tiles");
+  const View& tile = view(d.frag->tile);
+  const int rank = f_.info(d.root).rank;
+  if (tile.dims[1] != rank - 1 || param_col_major(d.root))
+    cannot(&op, "a store whose columns are not the tensor's contiguous dimension");
+  if (d.dtype != DType::BF16 && d.dtype != DType::F16) cannot(&op, "a store to " + std::string(dtype_name(d.dtype)));
+  const std::string P = pname(d.root);
+  const std::string T = cpp_type(d.dtype);
+  const std::string E0 = tile.ext[0], E1 = tile.ext[1];
+  const int64_t eb = dtype_bytes(d.dtype);
+  // Staging: whole 128-byte swizzle slices of the tile's rows, a box of at most 256 rows.
+  const int64_t slice_cols = 128 / eb, tile_bytes = xt[0] * xt[1] * eb;
+  const bool stageable = staging_allowed_ && &s == &compute_ && xt[0] % 8 == 0 && xt[0] <= 256 &&
+                         xt[1] % slice_cols == 0 && store_only(d.root);
+  s.line("{  // the warpgroup's " + std::to_string(xt[0]) + " x " + std::to_string(xt[1]) + " accumulator tile -> " + P +
+         ", clipped to " + E0 + " x " + E1);
+  s.line("  const int tid = loom::rt::thread_in_warpgroup();");
+  if (stageable) {
+    stage_bytes_ = std::max(stage_bytes_, tile_bytes);
+    const int dr = tile.dims[0], dc = tile.dims[1];
+    const std::string offr = tile.off[static_cast<size_t>(dr)], offc = tile.off[static_cast<size_t>(dc)];
+    const std::string shr = P + ".shape[" + std::to_string(dr) + "]", shc = P + ".shape[" + std::to_string(dc) + "]";
+    std::vector<int64_t> box(static_cast<size_t>(rank), 1);
+    box[static_cast<size_t>(dr)] = xt[0];
+    box[static_cast<size_t>(dc)] = slice_cols;
+    const std::string tm = tensor_map(d.root, box, 128, d.dtype);
+    const int64_t slices = xt[1] / slice_cols, slice_bytes = xt[0] * 128;
+    s.line("  // staged when the box is clipped only by " + P + "'s edges (TMA skips what lies past them)");
+    s.line("  const bool staged = " + E0 + " > 0 && " + E1 + " > 0 && (" + E0 + " == " + std::to_string(xt[0]) + " || " +
+           offr + " + " + E0 + " == " + shr + ") && (" + E1 + " == " + std::to_string(xt[1]) + " || (" + offc + " + " + E1 +
+           " == " + shc + " && (" + shc + " * " + std::to_string(eb) + ") % 16 == 0));");
+    s.line("  if (staged) {  // through this warpgroup's staging tile: " + std::to_string(slices) + " slices of " +
+           std::to_string(xt[0]) + " rows x 128 bytes, 128-byte swizzle");
+    s.line("    uint8_t* const stage = loom_stage + consumer_wg * " + std::to_string(tile_bytes) + ";");
+    s.line("    if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile");
+    s.line("    loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free");
+    s.line("    const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);");
+    s.line("    #pragma unroll");
+    s.line("    for (int c = 0; c < " + std::to_string(xt[1] / 8) + "; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1");
+    s.line("      const int cg = c + (lane >> 4);");
+    s.line("      uint8_t* const row = stage + (cg / 8) * " + std::to_string(slice_bytes) + " + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);");
+    s.line("      loom::rt::stmatrix_x4(row, loom::rt::pack2<" + T + ">(" + value("4 * c") + ", " + value("4 * c + 1") + "), loom::rt::pack2<" +
+           T + ">(" + value("4 * c + 2") + ", " + value("4 * c + 3") + "),");
+    s.line("                            loom::rt::pack2<" + T + ">(" + value("4 * c + 4") + ", " + value("4 * c + 5") +
+           "), loom::rt::pack2<" + T + ">(" + value("4 * c + 6") + ", " + value("4 * c + 7") + "));");
+    s.line("    }");
+    s.line("    loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them");
+    s.line("    loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written");
+    s.line("    if (tid == 0) {");
+    for (int64_t sl = 0; sl < slices; ++sl) {
+      std::string call = "      loom::rt::tma_store_" + std::to_string(rank) + "d(&" + tm + ", stage" +
+                         (sl ? " + " + std::to_string(sl * slice_bytes) : "");
+      for (int dd = rank - 1; dd >= 0; --dd) {
+        std::string o = tile.off[static_cast<size_t>(dd)];
+        if (dd == dc && sl) o = "(" + o + " + " + std::to_string(sl * slice_cols) + ")";
+        call += ", static_cast<int32_t>(" + o + ")";
+      }
+      s.line(call + ");");
+    }
+    s.line("      loom::rt::tma_store_commit();");
+    s.line("    }");
+    s.line("  } else {  // straight from registers");
+    s.indent += 2;
+    emit_direct_store(s, tile, rank, P, T, xt, value);
+    s.indent -= 2;
+    s.line("  }");
+  } else {
+    emit_direct_store(s, tile, rank, P, T, xt, value);
+  }
+  s.line("}");
+}
+
+// Whether the kernel touches global tensor `root` only as the destination of element-wise stores
+// (nothing reads it, so async-proxy TMA stores need no ordering against later generic reads).
+bool CudaGen::store_only(ValueId root) {
+  bool ok = true;
+  auto visit = [&](const ir::Block& b, auto&& self) -> void {
+    for (const Op& op : b.ops) {
+      for (const ir::Block& r : op.regions) self(r, self);
+      if (op.kind != OpKind::Copy && op.kind != OpKind::Call) continue;
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        ValueId v = op.operands[i];
+        if (f_.info(v).type != ir::Type::Tensor || view(v).root != root) continue;
+        const LeafOp* lo = op.kind == OpKind::Call ? find_leaf_op(op.name) : nullptr;
+        const bool pure_write = lo && (lo->family == OpFamily::Convert || lo->family == OpFamily::Copy ||
+                                       lo->family == OpFamily::Unary || lo->family == OpFamily::Binary ||
+                                       lo->family == OpFamily::Scale || lo->family == OpFamily::Fill);
+        if (i != 0 || !pure_write) ok = false;
+      }
+    }
+  };
+  visit(*kernel_, visit);
+  return ok;
+}
+
+// The direct epilogue store (see emit_store): `tid` is declared by the caller.
+void CudaGen::emit_direct_store(Stream& s, const View& tile, int rank, const std::string& P, const std::string& T,
+                                const std::vector<int64_t>& xt, const std::function<std::string(const std::string&)>& value) {
+  std::string lin;
+  for (int i = 0; i < rank; ++i)
+    lin += (i ? " + " : "") + std::string("(") + tile.off[static_cast<size_t>(i)] + ") * " + P + ".stride[" + std::to_string(i) + "]";
+  const std::string rs = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
+  const std::string base = "reinterpret_cast<" + T + "*>(" + P + ".data)";
+  const std::string E0 = tile.ext[0], E1 = tile.ext[1];
+  s.line("  " + T + "* const out = " + base + " + " + lin + ";");
+  s.line("  const int quad_lane = tid & 3;");
+  s.line("  const int64_t row0 = loom::rt::acc_row(tid, 0);");
+  if (xt[1] % 32 == 0) {
+    // The four lanes of a quad hold two columns each of every 8-column group; a transpose inside
+    // the quad (four shuffles of packed pairs) gives each lane 8 consecutive columns of one row:
+    // one 16-byte store, and every warp store writes whole 32-byte sectors.
+    s.line("  #pragma unroll");
+    s.line("  for (int jj = 0; jj < " + std::to_string(xt[1] / 32) + "; ++jj) {");
+    s.line("    #pragma unroll");
+    s.line("    for (int h = 0; h < 2; ++h) {");
+    s.line("      uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t");
+    s.line("      #pragma unroll");
+    s.line("      for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<" + T + ">(" + value("(4 * jj + t) * 4 + 2 * h") + ", " +
+           value("(4 * jj + t) * 4 + 2 * h + 1") + ");");
+    s.line("      #pragma unroll");
+    s.line("      for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4");
+    s.line("        const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;");
+    s.line("        uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];");
+    s.line("        v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);");
+    s.line("        #pragma unroll");
+    s.line("        for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];");
+    s.line("      }");
+    s.line("      const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;");
+    s.line("      if (row >= " + E0 + ") continue;");
+    s.line("      " + T + "* const p = out + row * " + rs + " + col;");
+    s.line("      if (col + 8 <= " + E1 + ") {");
+    s.line("        *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);");
+    s.line("      } else {");
+    s.line("        #pragma unroll");
+    s.line("        for (int e = 0; e < 8; ++e)");
+    s.line("          if (col + e < " + E1 + ") reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));");
+    s.line("      }");
+    s.line("    }");
+    s.line("  }");
+  } else {
+    s.line("  #pragma unroll");
+    s.line("  for (int r = 0; r < " + std::to_string(xt[1] / 2) + "; r += 2) {");
+    s.line("    const int64_t row = loom::rt::acc_row(tid, r), col = loom::rt::acc_col(tid, r);");
+    s.line("    if (row >= " + E0 + ") continue;");
+    s.line("    " + T + "* const p = out + row * " + rs + " + col;");
+    s.line("    const uint32_t pair = loom::rt::pack2<" + T + ">(" + value("r") + ", " + value("r + 1") + ");");
+    s.line("    if (col + 1 < " + E1 + ") *reinterpret_cast<uint32_t*>(p) = pair;");
+    s.line("    else if (col < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
+    s.line("  }");
+  }
+}
+
+}  // namespace loom::codegen::detail

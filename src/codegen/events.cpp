@@ -1,0 +1,334 @@
+// Events (see EVENTS in cuda_gen.h): which compute-role events the DMA role waits for (signals,
+// each an mbarrier the compute warps arrive on), and how every wait of an op on its preconditions
+// is lowered: mbarrier waits, wgmma waits, arrivals, or nothing.
+#include "codegen/cuda_gen.h"
+
+#include <algorithm>
+
+namespace loom::codegen::detail {
+
+void CudaGen::plan_signals(const ir::Block& b) {
+  for (const Op& op : b.ops) {
+    bool dma_side = op.role == ir::Role::Dma || (op.kind == OpKind::For && ws_ && has_role(op, ir::Role::Dma));
+    if (dma_side)
+      for (const EventRef& r : op.after)
+        if (r.cross || op.kind == OpKind::For) plan_signal(op, r);
+    for (const ir::Block& r : op.regions) plan_signals(r);
+  }
+}
+
+bool CudaGen::has_role(const Op& op, ir::Role role) const {
+  if (op.role == role) return true;
+  for (const ir::Block& r : op.regions)
+    for (const Op& o : r.ops)
+      if (has_role(o, role)) return true;
+  return false;
+}
+
+void CudaGen::plan_signal(const Op& waiter, const EventRef& r) {
+  auto [producer, loop, distance] = producer_of(r.value);
+  if (loop) {  // a carried event: the loop's yield
+    if (signal_of_loop_.count(loop)) {
+      Signal& s = signals_[static_cast<size_t>(signal_of_loop_[loop])];
+      if (distance > s.ring) cannot(&waiter, "carried events of different distances into the DMA role");
+      return;
+    }
+    Barrier bar{"bar_" + var(r.value), distance, std::to_string(compute_wgs_ * 4),
+                "compute warps done with iteration k of the loop at line " + std::to_string(loop->loc.line) +
+                    " (" + names_[static_cast<size_t>(r.value)] + ", distance " + std::to_string(distance) + ")"};
+    barriers_.push_back(bar);
+    Signal s{static_cast<int>(barriers_.size() - 1), loop, distance};
+    signal_of_loop_[loop] = static_cast<int>(signals_.size());
+    signals_.push_back(s);
+    return;
+  }
+  if (!producer) return;
+  if (producer->role == ir::Role::Dma) return;  // DMA program order / TMA barrier
+  if (registers_only(*producer)) return;        // nothing the DMA role touches (see registers_only)
+  if (signal_of_op_.count(producer)) return;
+  if (enclosing_loop(producer) != nullptr) cannot(&waiter, "a DMA wait on a compute event inside a loop (not a yield)");
+  Barrier bar{"bar_" + var(r.value), 1, std::to_string(compute_wgs_ * 4),
+              "compute warps done with " + (producer->origin.empty() ? names_[static_cast<size_t>(r.value)] : producer->origin)};
+  barriers_.push_back(bar);
+  signal_of_op_[producer] = static_cast<int>(signals_.size());
+  signals_.push_back(Signal{static_cast<int>(barriers_.size() - 1), nullptr, 1});
+}
+
+// Whether Y is a leaf call that writes only registers (private to each processor) and, unless
+// shared_reads_ok, reads no shared memory.
+bool CudaGen::leaf_touches_only(const Op& y, bool shared_reads_ok) const {
+  if (y.kind != OpKind::Call) return false;
+  const LeafOp* lo = find_leaf_op(y.name);
+  if (!lo) return false;
+  for (size_t i = 0; i < y.operands.size(); ++i) {
+    const ir::ValueInfo& vi = f_.info(y.operands[i]);
+    if (vi.type != ir::Type::Tensor) continue;
+    bool writes = i >= lo->args.size() || lo->args[i].access != Access::Read;
+    if (writes && vi.mem != MemKind::Register) return false;
+    if (!writes && !shared_reads_ok && vi.mem == MemKind::Shared) return false;
+  }
+  return true;
+}
+
+// Whether compute op Y, and everything it waits for outside the DMA role, writes only the compute
+// threads' registers (e.g. the fill of an accumulator). The DMA role reads global memory and
+// writes shared memory, so it neither sees nor disturbs such an op: a DMA-role wait for it (a
+// loop's preconditions passed on to its copies) is dropped instead of lowered to a barrier —
+// that is what lets the producer start the next tile's loads while the consumers still run the
+// epilogue.
+bool CudaGen::registers_only(const Op& y) {
+  if (y.role == ir::Role::Dma) return true;
+  if (y.kind == OpKind::Join) {
+    for (const EventRef& r : y.after) {
+      auto [p, loop, d] = producer_of(r.value);
+      if (loop || !p || !registers_only(*p)) return false;
+    }
+    return true;
+  }
+  if (!leaf_touches_only(y, /*shared_reads_ok=*/false)) return false;  // the DMA writes shared memory
+  for (const EventRef& r : y.after) {
+    auto [p, loop, d] = producer_of(r.value);
+    if (loop || !p || !registers_only(*p)) return false;
+  }
+  return true;
+}
+
+// The op producing event value v; or, for a carried block argument, the loop and the distance.
+std::tuple<const Op*, const Op*, int64_t> CudaGen::producer_of(ValueId v) const {
+  auto d = def_.find(v);
+  if (d != def_.end()) return {d->second, nullptr, 0};
+  auto a = arg_loop_.find(v);
+  if (a != arg_loop_.end() && a->second && a->second->kind == OpKind::For) {
+    const Op* loop = a->second;
+    const auto& args = loop->regions[0].args;
+    for (size_t j = 1; j < args.size(); ++j)
+      if (args[j] == v) return {nullptr, loop, ir::carried_distance(*loop, j - 1)};
+  }
+  return {nullptr, nullptr, 0};
+}
+
+const Op* CudaGen::enclosing_loop(const Op* op) const {
+  for (const Op* p = parent_.at(op); p; p = parent_.at(p))
+    if (p->kind == OpKind::For) return p;
+  return nullptr;
+}
+
+void CudaGen::arrive(Stream& s, const Signal& sig, const std::string& slot) {
+  const Barrier& b = barriers_[static_cast<size_t>(sig.barrier)];
+  s.line("__syncwarp();");
+  s.line("if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[" + slot + "]);  // " + b.comment);
+}
+
+void CudaGen::wgmma_drain(Stream& s, const Op& /*why*/) {
+  if (!s.wgmma_pending) return;
+  s.line("loom::rt::wgmma_wait<0>();");
+  for (ValueId acc : accumulators_) s.line("loom::rt::wgmma_fence_operand(" + var(acc) + ");");
+  s.wgmma_pending = false;
+}
+
+// The compute role's arrival for a loop's yield the DMA role waits for. A yield made of wgmmas
+// is signaled one iteration late (wgmma_wait<1> after this iteration's commit), the last one after
+// the loop; any other yield at the end of its iteration.
+void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in_body) {
+  const ir::Block& body = loop.regions[0];
+  const std::string k = var(body.args[0]), g = iter(&loop);
+  const Barrier& b = barriers_[static_cast<size_t>(sig.barrier)];
+  const std::string R = std::to_string(b.ring);
+  bool wg = yield_is_wgmma(loop);
+  if (in_body) {
+    if (wg) {
+      s.line("// the tensor cores finished iteration " + k + " - 1: release it (" + b.comment + ")");
+      s.line("loom::rt::wgmma_wait<" + std::to_string(wgmma_groups(loop)) + ">();  // this iteration's groups may still run");
+      s.line("if (" + k + " > 0) {");
+      s.line("  __syncwarp();");
+      s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + g + " - 1) % " + R + "]);");
+      s.line("}");
+      s.wgmma_pending = true;  // this iteration's group
+    } else {
+      arrive(s, sig, g + " % " + R);
+    }
+  } else if (wg) {
+    const std::string n = var(loop.operands[0]);
+    wgmma_drain(s, loop);
+    s.line("if (" + n + " > 0) {");
+    s.line("  __syncwarp();");
+    s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + base(&loop) + " + " + n + " - 1) % " + R + "]);");
+    s.line("}");
+  }
+}
+
+// How many wgmma commit groups one iteration of the loop issues (one per mma call); waiting
+// until at most that many are pending leaves only this iteration's in flight.
+int64_t CudaGen::wgmma_groups(const Op& loop) {
+  int64_t n = 0;
+  for (const Op& o : loop.regions[0].ops)
+    if (is_wgmma(o)) ++n;
+  if (n < 1 || n > 7) cannot(&loop, "a loop body with " + std::to_string(n) + " wgmma groups (1..7 are supported)");
+  return n;
+}
+
+// Whether the loop's yield is (a join of) wgmma calls of its body only.
+bool CudaGen::yield_is_wgmma(const Op& loop) {
+  std::vector<const Op*> leaves;
+  collect_producers(loop.regions[0].yield.value, leaves);
+  if (leaves.empty()) return false;
+  for (const Op* p : leaves)
+    if (!is_wgmma(*p)) return false;
+  return true;
+}
+
+void CudaGen::collect_producers(ValueId v, std::vector<const Op*>& out) {
+  auto d = def_.find(v);
+  if (d == def_.end()) return;
+  if (d->second->kind == OpKind::Join) {
+    for (const EventRef& r : d->second->after) collect_producers(r.value, out);
+    return;
+  }
+  out.push_back(d->second);
+}
+
+// Emits what op X (in stream s, inside `loop` or at the kernel block's top level) must do before
+// it starts, for its precondition r. See EVENTS in cuda_gen.h.
+void CudaGen::wait(Stream& s, const Op& x, const EventRef& r, const Op* loop) {
+  auto [producer, carried_loop, distance] = producer_of(r.value);
+  if (carried_loop) {
+    // Iteration k waits for iteration k - d's yield (the loop's preconditions for k < d, waited
+    // before the loop).
+    const std::string k = iter(carried_loop);
+    if (&s == &dma_) {
+      auto it = signal_of_loop_.find(carried_loop);
+      if (it == signal_of_loop_.end()) cannot(&x, "a DMA-role wait on a carried event without a signal");
+      const Barrier& b = barriers_[static_cast<size_t>(signals_[static_cast<size_t>(it->second)].barrier)];
+      const std::string D = std::to_string(distance), R = std::to_string(b.ring);
+      const std::string key = b.name + "@" + D;
+      if (s.waited.count(key)) return;
+      s.waited.insert(key);
+      s.line("if (" + k + " >= " + D + ") loom::rt::mbarrier::wait(&" + b.name + "[(" + k + " - " + D + ") % " + R +
+             "], ((" + k + " - " + D + ") / " + R + ") & 1);  // " + names_[static_cast<size_t>(r.value)] + ": " + b.comment);
+      return;
+    }
+    // Compute role: the yield's producers in iteration k - d.
+    std::vector<const Op*> leaves;
+    collect_producers(carried_loop->regions[0].yield.value, leaves);
+    for (const Op* y : leaves) wait_compute(s, x, *y, /*same_iteration=*/false, r);
+    return;
+  }
+  if (!producer) cannot(&x, "a wait on " + names_[static_cast<size_t>(r.value)]);
+  if (producer->kind == OpKind::Join) {
+    if (&s == &dma_ && producer->role != ir::Role::Dma) {
+      if (registers_only(*producer)) return;
+      dma_wait_signal(s, x, *producer, r);
+      return;
+    }
+    for (const EventRef& q : producer->after) wait(s, x, q, loop);
+    return;
+  }
+  if (producer->kind == OpKind::For) {
+    // The whole loop: every iteration's yield. In the compute role all of them ran before this
+    // op in program order; what may still be in flight is their wgmmas.
+    if (&s == &dma_) cannot(&x, "a DMA-role wait on a whole loop");
+    std::vector<const Op*> leaves;
+    collect_producers(producer->regions[0].yield.value, leaves);
+    for (const Op* y : leaves) wait_compute(s, x, *y, false, r);
+    return;
+  }
+  if (&s == &dma_) {
+    if (producer->role == ir::Role::Dma) return;  // the same thread, in program order (TMA issue order)
+    if (registers_only(*producer)) return;        // see registers_only
+    dma_wait_signal(s, x, *producer, r);
+    return;
+  }
+  wait_compute(s, x, *producer, true, r);
+}
+
+void CudaGen::dma_wait_signal(Stream& s, const Op& x, const Op& producer, const EventRef& r) {
+  auto it = signal_of_op_.find(&producer);
+  if (it == signal_of_op_.end()) cannot(&x, "a DMA-role wait on a compute event that has no signal");
+  const Barrier& b = barriers_[static_cast<size_t>(signals_[static_cast<size_t>(it->second)].barrier)];
+  if (s.waited.count(b.name)) return;
+  s.waited.insert(b.name);
+  s.line("loom::rt::mbarrier::wait(&" + b.name + "[0], tile_iter & 1);  // " + names_[static_cast<size_t>(r.value)] + ": " +
+         b.comment + " (once per tile)");
+}
+
+// Compute-role op X waits for Y (in the same iteration, or an earlier one).
+void CudaGen::wait_compute(Stream& s, const Op& x, const Op& y, bool same_iteration, const EventRef& r) {
+  if (is_tma_copy(y)) {
+    if (!same_iteration) cannot(&x, "a wait on a TMA copy of an earlier iteration");
+    const std::string& bar = tma_bar_.at(&y);
+    const Op* L = enclosing_loop(&y);
+    std::string slot = "0", parity = "0";
+    if (L) {
+      const std::string k = iter(L), R = std::to_string(std::max<int64_t>(1, L->pipeline_depth));
+      slot = k + " % " + R;
+      parity = "(" + k + " / " + R + ") & 1";
+    }
+    if (s.waited.count(bar)) return;
+    s.waited.insert(bar);
+    s.line("loom::rt::mbarrier::wait(&" + bar + "[" + slot + "], " + parity + ");  // " +
+           names_[static_cast<size_t>(r.value)] + ": TMA copy landed");
+    return;
+  }
+  if (y.role == ir::Role::Dma) cannot(&x, "a compute wait on a DMA op that is not a TMA copy");
+  if (y.kind == OpKind::Join) {
+    for (const EventRef& q : y.after) {
+      auto d = def_.find(q.value);
+      if (d != def_.end()) wait_compute(s, x, *d->second, same_iteration, q);
+      else wait(s, x, q, enclosing_loop(&x));
+    }
+    return;
+  }
+  // Y runs on the compute processors. Its instances on other processors: see EVENTS.
+  if (!others_need_no_wait(x, y)) cannot(&x, "a wait for other processors' " + y.origin + " (needs a named barrier)");
+  // Its instance on this processor.
+  if (is_wgmma(y)) {
+    if (is_wgmma(x) && x.operands[0] == y.operands[0]) return;  // in issue order on one accumulator
+    // An mma into another accumulator: X neither reads nor writes Y's registers, and what Y read
+    // X waits for itself.
+    if (!touches(x, y.operands[0]) && shared_operands_covered(x)) return;
+    wgmma_drain(s, x);
+    return;
+  }
+  // a per-thread op of this thread: program order.
+}
+
+// Whether X may skip waiting for Y's instances on other processors: Y writes only registers
+// (private to each processor), and every SHARED operand of X comes from a TMA copy X waits for
+// directly.
+bool CudaGen::others_need_no_wait(const Op& x, const Op& y) {
+  return leaf_touches_only(y, /*shared_reads_ok=*/true) && shared_operands_covered(x);
+}
+
+// Whether op x has tensor v (or a piece of it) among its operands.
+bool CudaGen::touches(const Op& x, ValueId v) const {
+  for (ValueId o : x.operands)
+    if (f_.info(o).type == ir::Type::Tensor && piece_of(o, v)) return true;
+  return false;
+}
+
+// Whether every SHARED operand of x comes from a TMA copy x waits for directly.
+bool CudaGen::shared_operands_covered(const Op& x) {
+  for (ValueId o : x.operands) {
+    if (f_.info(o).type != ir::Type::Tensor || f_.info(o).mem != MemKind::Shared) continue;
+    ValueId tile = view(o).frag ? view(o).frag->tile : o;
+    bool covered = false;
+    for (const EventRef& r : x.after) {
+      auto d = def_.find(r.value);
+      if (d != def_.end() && is_tma_copy(*d->second) && piece_of(tile, d->second->operands[1])) covered = true;
+    }
+    if (!covered) return false;
+  }
+  return true;
+}
+
+// Whether view `t` is `of` or a piece of it.
+bool CudaGen::piece_of(ValueId t, ValueId of) const {
+  for (ValueId v = t;;) {
+    if (v == of) return true;
+    auto d = def_.find(v);
+    if (d == def_.end() || d->second->kind != OpKind::Piece) return false;
+    v = d->second->operands[0];
+  }
+}
+
+}  // namespace loom::codegen::detail

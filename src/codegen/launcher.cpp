@@ -1,0 +1,184 @@
+// The host side of a kernel: the launcher (argument checks, grid, device setup, tensor maps, the
+// launch) and the C ABI functions loom_<entry> and loom_<entry>_info (docs/artifact.md).
+#include "codegen/cuda_gen.h"
+
+#include <sstream>
+
+namespace loom::codegen::detail {
+
+// The C parameter list of launch_<entry> (each mapping's launcher and the dispatching one), and
+// the dispatcher's arguments to a mapping's launcher.
+std::string CudaGen::launch_params() const {
+  std::string out;
+  for (ValueId p : f_.params)
+    out += (f_.info(p).type == ir::Type::Tensor ? "const loom_tensor& " + pname(p) : scalar_type(p) + " " + var(p)) + ", ";
+  return out + "cudaStream_t stream";
+}
+
+std::string CudaGen::launch_args() const {
+  std::string out;
+  for (ValueId p : f_.params) out += (f_.info(p).type == ir::Type::Tensor ? pname(p) : var(p)) + ", ";
+  return out + "stream";
+}
+
+// Dimension name -> the (tensor, dim) that defines it, from the task declaration.
+std::string CudaGen::host_launcher(const std::string& kname) {
+  std::ostringstream o;
+  const std::string entry = task_.name.name;
+  o << "// Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.\n"
+    << "int launch_" << entry << "(";
+  o << launch_params() << ") {\n";
+  // Argument checks.
+  std::map<std::string, std::string> dim_first;
+  for (ValueId p : f_.params) {
+    const ir::ValueInfo& vi = f_.info(p);
+    if (vi.type != ir::Type::Tensor) continue;
+    const std::string P = pname(p);
+    o << "  if (" << P << ".data == nullptr) return LOOM_ERR_NULL;\n"
+      << "  if (" << P << ".rank != " << vi.rank << ") return LOOM_ERR_RANK;\n"
+      << "  if (" << P << ".dtype != " << abi_dtype(vi.dtype) << ") return LOOM_ERR_DTYPE;\n"
+      << "  for (int d = 0; d < " << vi.rank << "; ++d) if (" << P << ".shape[d] < 0) return LOOM_ERR_SHAPE;\n";
+    if (vi.rank >= 2 && param_col_major(p)) {
+      const int a = vi.rank - 2, b = vi.rank - 1;
+      o << "  // column-major (layout(" << P << ": col_major)): dimension " << a << " is contiguous\n"
+        << "  if (" << P << ".stride[" << a << "] != 1) return LOOM_ERR_STRIDE;\n"
+        << "  for (int d = 0; d < " << vi.rank << "; ++d) {\n"
+        << "    if (d == " << a << ") continue;\n"
+        << "    if (" << P << ".stride[d] <= 0) return LOOM_ERR_STRIDE;\n"
+        << "    if ((" << P << ".stride[d] * " << dtype_bytes(vi.dtype) << ") % 16 != 0) return LOOM_ERR_ALIGN;\n"
+        << "  }\n";
+      (void)b;
+    } else {
+      o << "  if (" << P << ".stride[" << vi.rank - 1 << "] != 1) return LOOM_ERR_STRIDE;\n"
+        << "  for (int d = 0; d + 1 < " << vi.rank << "; ++d) {\n"
+        << "    if (" << P << ".stride[d] <= 0) return LOOM_ERR_STRIDE;\n"
+        << "    if ((" << P << ".stride[d] * " << dtype_bytes(vi.dtype) << ") % 16 != 0) return LOOM_ERR_ALIGN;\n"
+        << "  }\n";
+    }
+    o
+      << "  if (reinterpret_cast<uintptr_t>(" << P << ".data) % 16 != 0) return LOOM_ERR_ALIGN;\n";
+  }
+  for (const Param& prm : task_.params) {
+    if (!prm.is_tensor) continue;
+    for (size_t d = 0; d < prm.dims.size(); ++d) {
+      const std::string here = prm.name.name + ".shape[" + std::to_string(d) + "]";
+      auto [it, fresh] = dim_first.emplace(prm.dims[d].name, here);
+      if (!fresh) o << "  if (" << here << " != " << it->second << ") return LOOM_ERR_SHAPE;  // " << prm.dims[d].name << "\n";
+    }
+  }
+  // Grid.
+  std::vector<std::string> pre;
+  std::set<ValueId> have(f_.params.begin(), f_.params.end());
+  o << "  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)\n";
+  for (size_t i = 0; i < grid_.size(); ++i) {
+    immediates_of(i == 0 ? f_.body : grid_[i - 1]->regions[0], pre, have);
+    for (auto& l : pre) o << "  " << l << "\n";
+    pre.clear();
+    o << "  const int64_t grid_n" << i << " = " << var(grid_[i]->operands[0]) << ";\n";
+    o << "  const int64_t " << var(grid_[i]->regions[0].args[0]) << " = 0;\n";
+    o << "  (void)" << var(grid_[i]->regions[0].args[0]) << ";\n";
+    have.insert(grid_[i]->regions[0].args[0]);
+  }
+  std::string blocks = "grid_n0";
+  for (size_t i = 1; i < grid_.size(); ++i) blocks += " * grid_n" + std::to_string(i);
+  o << "  const int64_t blocks = " << blocks << ";\n"
+    << "  if (blocks == 0) return LOOM_OK;  // an empty output: nothing to launch\n"
+    << "  if (blocks > 2147483647) return LOOM_ERR_SHAPE;\n";
+  // Device and shared memory.
+  o << "  int device = 0;\n"
+    << "  if (cudaGetDevice(&device) != cudaSuccess) return LOOM_ERR_DEVICE;\n"
+    << "  // per device: 0 unknown, 1 ready, 2 unusable; and its SM count (set before `checked`)\n"
+    << "  static std::atomic<int> checked[64];\n"
+    << "  static std::atomic<int> sms[64];\n"
+    << "  if (device < 0 || device >= 64) return LOOM_ERR_DEVICE;\n"
+    << "  if (checked[device] == 0) {\n"
+    << "    int major = 0, minor = 0, optin = 0;\n"
+    << "    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);\n"
+    << "    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);\n"
+    << "    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);\n"
+    << "    if (major != 9 || minor != 0) { checked[device] = 2; (void)cudaGetLastError(); return LOOM_ERR_DEVICE; }\n"
+    << "    if (optin < kSmemBytes) { checked[device] = 2; return LOOM_ERR_SMEM; }\n"
+    << "    if (cudaFuncSetAttribute(" << kname << ", cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess) {\n"
+    << "      (void)cudaGetLastError();\n      return LOOM_ERR_LAUNCH;\n    }\n"
+    << "    int count = 0;\n"
+    << "    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);\n"
+    << "    sms[device] = count;\n"
+    << "    checked[device] = 1;\n"
+    << "  }\n"
+    << "  if (checked[device] == 2) return LOOM_ERR_DEVICE;\n";
+  // Tensor maps.
+  for (const TensorMap& t : maps_) {
+    const std::string P = pname(t.param);
+    const int rank = f_.info(t.param).rank;
+    o << "  alignas(64) CUtensorMap " << t.name << ";\n  {\n"
+      << "    loom::host::TensorMapSpec s;\n"
+      << "    s.dtype = " << tma_dtype(t.dtype) << ";\n"
+      << "    s.rank = " << rank << ";\n"
+      << "    s.global_address = " << P << ".data;\n";
+    const std::vector<int> order = physical_order(t.param);  // innermost first
+    for (int d = 0; d < rank; ++d) {
+      int rd = order[static_cast<size_t>(d)];
+      o << "    s.global_dims[" << d << "] = static_cast<uint64_t>(" << P << ".shape[" << rd << "] > 0 ? " << P
+        << ".shape[" << rd << "] : 1);\n";
+      if (d > 0)
+        o << "    s.global_strides[" << d - 1 << "] = static_cast<uint64_t>(" << P << ".stride[" << rd << "]) * "
+          << dtype_bytes(t.dtype) << ";\n";
+      o << "    s.box_dims[" << d << "] = " << t.box[static_cast<size_t>(rd)] << ";\n";
+    }
+    o << "    s.swizzle = " << swizzle_enum(t.swizzle) << ";\n"
+      << "    const int st = loom::host::encode_tensor_map(&" << t.name << ", s);\n"
+      << "    if (st == loom::host::kTensorMapMisalignedAddress || st == loom::host::kTensorMapStrideNotMultipleOf16) return LOOM_ERR_ALIGN;\n"
+      << "    if (st != loom::host::kTensorMapOk) return LOOM_ERR_TENSOR_MAP;\n  }\n";
+  }
+  o << "  // persistent: one block per SM at most, each runs tile after tile\n"
+    << "  const int64_t sm_count = sms[device].load();\n"
+    << "  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;\n"
+    << "  " << kname << "<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(";
+  std::vector<std::string> args;
+  for (ValueId p : f_.params) args.push_back(f_.info(p).type == ir::Type::Tensor ? pname(p) : var(p));
+  for (const TensorMap& t : maps_) args.push_back(t.name);
+  for (size_t i = 0; i < grid_.size(); ++i) args.push_back("grid_n" + std::to_string(i));
+  for (size_t i = 0; i < args.size(); ++i) o << (i ? ", " : "") << args[i];
+  o << ");\n"
+    << "  if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;\n"
+    << "  return LOOM_OK;\n}\n\n";
+  return o.str();
+}
+
+std::string CudaGen::abi_signature() {
+  const std::string entry = task_.name.name;
+  std::string s = "int loom_" + entry + "(";
+  for (ValueId p : f_.params)
+    s += (f_.info(p).type == ir::Type::Tensor ? "loom_tensor " + pname(p) : scalar_type(p) + " " + pname(p)) + ", ";
+  return s + "cudaStream_t stream)";
+}
+
+std::string CudaGen::abi_functions(int64_t smem_bytes, int64_t threads) {
+  std::ostringstream o;
+  const std::string entry = task_.name.name;
+  o << "extern \"C\" " << abi_signature() << " {\n  return launch_" << entry << "(";
+  for (ValueId p : f_.params) o << pname(p) << ", ";
+  o << "stream);\n}\n\n";
+  o << "extern \"C\" const loom_kernel_info* loom_" << entry << "_info(void) {\n"
+    << "  static const loom_arg_info args[] = {\n";
+  for (size_t i = 0; i < task_.params.size() && i < f_.params.size(); ++i) {
+    const Param& prm = task_.params[i];
+    const ir::ValueInfo& vi = f_.info(f_.params[i]);
+    if (!prm.is_tensor) {
+      o << "      {\"" << prm.name.name << "\", LOOM_ARG_SCALAR, " << (scalar_type(f_.params[i]) == "float" ? "LOOM_F32" : "LOOM_I64")
+        << ", 0, {nullptr}, 0, LOOM_PRIV_NONE},\n";
+      continue;
+    }
+    o << "      {\"" << prm.name.name << "\", LOOM_ARG_TENSOR, " << abi_dtype(vi.dtype) << ", " << vi.rank << ", {";
+    for (size_t d = 0; d < 5; ++d) o << (d ? ", " : "") << (d < prm.dims.size() ? "\"" + prm.dims[d].name + "\"" : "nullptr");
+    const char* priv = prm.priv == Privilege::Read ? "LOOM_PRIV_R" : prm.priv == Privilege::Write ? "LOOM_PRIV_W" : "LOOM_PRIV_RW";
+    o << "}, 16, " << priv << "},\n";
+  }
+  o << "  };\n"
+    << "  static const loom_kernel_info info = {\"" << entry << "\", " << task_.params.size() << ", args, " << smem_bytes
+    << ", " << threads << "};\n"
+    << "  return &info;\n}\n";
+  return o.str();
+}
+
+}  // namespace loom::codegen::detail

@@ -1,0 +1,168 @@
+// Tensor cores: `mma` on wgmma fragments as a warpgroup's wgmma.mma_async sequence over the tile's K,
+// the accumulator fragment in registers (the wgmma register order) and the shared-memory operand
+// descriptors.
+#include "codegen/cuda_gen.h"
+
+namespace loom::codegen::detail {
+
+bool CudaGen::is_wgmma(const Op& op) {
+  if (op.kind != OpKind::Call || op.name != "mma" || op.operands.size() != 3) return false;
+  const View& a = view(op.operands[1]);
+  return a.frag.has_value();
+}
+
+// The fragment a REGISTER alloc holds: its extents are the dims of a thread's mma fragment.
+std::optional<Frag> CudaGen::register_frag(ValueId reg) {
+  auto d = def_.find(reg);
+  if (d == def_.end() || d->second->kind != OpKind::Alloc || d->second->mem != MemKind::Register) return std::nullopt;
+  std::optional<Frag> fr;
+  ValueId src = kNone;
+  for (size_t i = 0; i < d->second->operands.size(); ++i) {
+    auto e = def_.find(d->second->operands[i]);
+    if (e == def_.end() || e->second->kind != OpKind::Dim || e->second->ival != static_cast<int64_t>(i)) return std::nullopt;
+    if (src != kNone && src != e->second->operands[0]) return std::nullopt;
+    src = e->second->operands[0];
+  }
+  if (src == kNone) return std::nullopt;
+  const View& v = view(src);
+  if (!v.frag || v.frag->level != 2) return std::nullopt;
+  return v.frag;
+}
+
+int64_t CudaGen::register_count(const Op& op) {
+  if (auto fr = register_frag(op.result)) {
+    check_acc_tile(*fr, &op);
+    return tile_static(*fr, &op)[1] / 2;
+  }
+  auto ext = static_extents(op.result, &op);
+  int64_t n = 1;
+  for (int64_t e : ext) n *= e;
+  return n;
+}
+
+void CudaGen::check_acc_tile(const Frag& fr, const Op* at) {
+  auto t = tile_static(fr, at);
+  if (fr.role == MmaRole::Acc && (t[0] != 64 || t[1] % fr.n != 0))
+    cannot(at, "an accumulator tile of " + std::to_string(t[0]) + " x " + std::to_string(t[1]) +
+                   " per warpgroup (64 rows, a multiple of n columns are supported)");
+}
+
+void CudaGen::emit_wgmma(Stream& s, const Op& op) {
+  ValueId c = op.operands[0];
+  auto cf = register_frag(c);
+  const View& a = view(op.operands[1]);
+  const View& b = view(op.operands[2]);
+  if (!cf || !a.frag || !b.frag || a.frag->level != 2 || b.frag->level != 2 || cf->role != MmaRole::Acc ||
+      a.frag->role != MmaRole::Lhs || b.frag->role != MmaRole::Rhs)
+    cannot(&op, "an mma whose operands are not a thread's wgmma fragments (acc in registers, lhs and rhs)");
+  if (a.dtype != b.dtype || (a.dtype != DType::BF16 && a.dtype != DType::F16) || f_.info(c).dtype != DType::F32)
+    cannot(&op, "an mma on " + std::string(dtype_name(a.dtype)) + " x " + dtype_name(b.dtype) + " -> " +
+                    dtype_name(f_.info(c).dtype) + " (bf16/f16 inputs, f32 accumulation are supported)");
+  check_acc_tile(*cf, &op);
+  accumulators_.insert(c);
+  const int64_t n = a.frag->n;
+  // The warpgroup's tiles: A (64 x K) and B (K x N) in shared memory.
+  const View& at = view(a.frag->tile);
+  const View& bt = view(b.frag->tile);
+  auto ast = static_extents(a.frag->tile, &op), bst = static_extents(b.frag->tile, &op);
+  const int64_t kt = ast[1], nt = bst[1];
+  if (ast[0] != 64 || bst[0] != kt || kt % 16 || nt % n || nt != tile_static(*cf, &op)[1])
+    cannot(&op, "an mma on tiles " + std::to_string(ast[0]) + "x" + std::to_string(ast[1]) + " and " +
+                    std::to_string(bst[0]) + "x" + std::to_string(bst[1]));
+  // Descriptors address 8-row core-matrix groups and whole k16 steps (and for B whole swizzle
+  // slices along N): the warpgroup's tiles must start on them, e.g. warpgroup rows split with
+  // `blocks(C, [64 * cdiv(M, 64 * G), *])`, not cdiv(M, G), which puts a partial tile's second
+  // warpgroup at any row.
+  if (!offset_multiple_of(a.frag->tile, 0, 8) || !offset_multiple_of(a.frag->tile, 1, 16) ||
+      !offset_multiple_of(b.frag->tile, 0, 16) || !offset_multiple_of(b.frag->tile, 1, 64))
+    cannot(&op, "an mma on a tile that may not start on an 8-row / 16-column boundary of its shared buffer",
+           "split tiles between warpgroups in whole 64-row steps, e.g. blocks(C, [64 * cdiv(M, 64 * G), *])");
+  auto [adesc, a_major] = tile_desc(at, MmaRole::Lhs, &op);
+  auto [bdesc, b_major] = tile_desc(bt, MmaRole::Rhs, &op);
+  const std::string T = cpp_type(a.dtype);
+  s.line("loom::rt::wgmma_fence();  // accumulator " + var(c) + " and the operands' smem are ready");
+  s.line("#pragma unroll");
+  s.line("for (int ks = 0; ks < " + std::to_string(kt / 16) + "; ++ks) {");
+  s.line("  const uint64_t da = " + adesc + ";");
+  for (int64_t nb = 0; nb < nt / n; ++nb) {
+    std::string bd = bdesc;
+    size_t at_pos = bd.find("NOFF");
+    bd.replace(at_pos, 4, std::to_string(nb * n));
+    std::string acc = nt == n ? var(c) : "*reinterpret_cast<float(*)[" + std::to_string(n / 2) + "]>(&" + var(c) + "[" +
+                                             std::to_string(nb * n / 2) + "])";
+    s.line("  loom::rt::wgmma_m64nNk16<" + std::to_string(n) + ", " + T + ", " + a_major + ", " + b_major + ">(" + acc +
+           ", da, " + bd + ", 1);");
+  }
+  s.line("}");
+  s.line("loom::rt::wgmma_commit();");
+  s.wgmma_pending = true;
+}
+
+// Whether index value v is provably a multiple of m (constants, products with a multiple, sums
+// and differences of multiples).
+bool CudaGen::multiple_of(ValueId v, int64_t m) const {
+  auto d = def_.find(v);
+  if (d == def_.end()) return false;
+  const Op* op = d->second;
+  if (op->kind == OpKind::Const) return op->ival % m == 0;
+  if (op->kind != OpKind::Arith) return false;
+  if (op->name == "mul") return multiple_of(op->operands[0], m) || multiple_of(op->operands[1], m);
+  if (op->name == "add" || op->name == "sub") return multiple_of(op->operands[0], m) && multiple_of(op->operands[1], m);
+  return false;
+}
+
+// Whether view t starts at a multiple of m in its dimension `dim`, relative to its alloc: every
+// blocks piece on the way cuts that dimension at index * size with a provable multiple.
+bool CudaGen::offset_multiple_of(ValueId t, int dim, int64_t m) const {
+  for (ValueId v = t;;) {
+    auto d = def_.find(v);
+    if (d == def_.end() || d->second->kind != OpKind::Piece) return true;  // the alloc: offset 0
+    const Op* op = d->second;
+    if (op->part.kind == PartitionSpec::Kind::Slices) {
+      if (dim >= op->part.dim) ++dim;
+    } else if (op->part.kind == PartitionSpec::Kind::Blocks) {
+      ValueId b = op->part.block.at(static_cast<size_t>(dim)), idx = op->operands.at(static_cast<size_t>(dim) + 1);
+      if (b != kNone && !multiple_of(b, m) && !multiple_of(idx, m)) return false;
+    } else {
+      return false;
+    }
+    v = op->operands[0];
+  }
+}
+
+// The wgmma descriptor expression of a warpgroup's operand tile (a view of a shared tile: rows
+// and columns offsets into it), for k-step `ks` (and N offset NOFF for B). Returns {expr, major}.
+std::pair<std::string, std::string> CudaGen::tile_desc(const View& v, MmaRole role, const Op* at) {
+  View whole = v;
+  const int rank = f_.info(v.root).rank;
+  // The alloc tile the view lies in: the same root with the leading offsets, rows/cols at 0.
+  whole.off[static_cast<size_t>(rank - 2)] = "0";
+  whole.off[static_cast<size_t>(rank - 1)] = "0";
+  auto [ptr, rows, cols, layout] = smem_tile(whole, at);
+  if (layout.col_major && role != MmaRole::Rhs) cannot(at, "a column-major shared A operand tile");
+  check_tile_layout(layout, (layout.col_major ? rows : cols) * dtype_bytes(v.dtype), at);
+  const std::string sw = swizzle_enum(layout.swizzle);
+  const std::string ro = v.off[static_cast<size_t>(rank - 2)], co = v.off[static_cast<size_t>(rank - 1)];
+  const int64_t span = layout.swizzle ? layout.swizzle : 16;
+  const int64_t per_slice = span / dtype_bytes(v.dtype);
+  if (layout.col_major) {
+    // B is K x N stored column-major (N physical rows of K contiguous elements): K-major, like A;
+    // the N offset picks the physical row.
+    return {"loom::rt::desc_k_major(" + ptr + " + (" + co + " + NOFF) * " + std::to_string(per_slice) + " + (" + ro + "), " + sw +
+                ", " + std::to_string(cols) + ", 16 * ks)",
+            "0"};
+  }
+  if (role == MmaRole::Lhs) {
+    // A is M x K with K contiguous: K-major. The warpgroup's rows start `ro` rows into each slice.
+    return {"loom::rt::desc_k_major(" + ptr + " + (" + ro + ") * " + std::to_string(per_slice) + " + (" + co + "), " + sw +
+                ", " + std::to_string(rows) + ", 16 * ks)",
+            "0"};
+  }
+  // B is K x N with N contiguous: MN-major. N offset (a multiple of the slice width) picks the slice.
+  return {"loom::rt::desc_mn_major(" + ptr + " + ((" + co + " + NOFF) / " + std::to_string(per_slice) + ") * " +
+              std::to_string(rows * per_slice) + " + (" + ro + ") * " + std::to_string(per_slice) + ", " + sw + ", " +
+              std::to_string(rows) + ", 16 * ks)",
+          "1"};
+}
+
+}  // namespace loom::codegen::detail
