@@ -671,4 +671,39 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
   }
 }
 
+// Two 16-bit values (already T) into one b32, `lo` in bits 0..15: an A-fragment register of an
+// RS-form wgmma built from a thread's accumulator-ordered 16-bit registers (F1).
+template <class T>
+__device__ __forceinline__ std::uint32_t pack_pair(T lo, T hi) {
+  static_assert(is_wgmma_16bit_v<T>, "pack_pair<T>: T is __nv_bfloat16 or __half");
+  std::uint16_t l, h;
+  if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+    l = __bfloat16_as_ushort(lo);
+    h = __bfloat16_as_ushort(hi);
+  } else {
+    l = __half_as_ushort(lo);
+    h = __half_as_ushort(hi);
+  }
+  return static_cast<std::uint32_t>(l) | (static_cast<std::uint32_t>(h) << 16);
+}
+
+// The mask that keeps the halves of a packed pair at columns col and col + 1 that lie before
+// column n (the rest become +0): the columns of a clipped operand tile past the tensor's edge.
+__device__ __forceinline__ std::uint32_t pair_mask(int col, std::int64_t n) {
+  return (col < n ? 0x0000ffffu : 0u) | (col + 1 < n ? 0xffff0000u : 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fast math (softmax)
+// ---------------------------------------------------------------------------------------------
+
+// ex2.approx.ftz.f32: 2^x on the MUFU unit (one instruction; max relative error about 2^-22,
+// subnormal results flushed to 0, ex2(-inf) = 0, ex2(+inf) = +inf). Generated code lowers the
+// leaves exp2 (and exp, as ex2(x * log2 e)) to it.
+__device__ __forceinline__ float ex2_approx(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
 }  // namespace loom::rt

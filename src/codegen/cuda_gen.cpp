@@ -55,8 +55,10 @@ std::string swizzle_enum(int bytes) {
 CudaArtifact CudaGen::run() {
   index(f_.body, nullptr);
   find_kernel();
+  find_register_residents();
   prologue();
   plan_signals(*kernel_);
+  plan_releases();
   emit_kernel_block();
   CudaArtifact a;
   a.entry = task_.name.name;
@@ -228,13 +230,24 @@ View CudaGen::piece_view(const Op& op) {
         fr.tile = op.operands[0];
         fr.level = 1;
       } else {
-        if (!src.frag || src.frag->level != 1 || !by_proc || pi->second->proc != ProcKind::Thread)
+        // A lane's piece of a warpgroup's piece; or of a warp's row vector kept in registers
+        // (rows.cpp: one per warp, each lane holding its rows).
+        const bool warp_rows = !src.frag && src.dims.size() == 1 && row_regs_.count(src.root);
+        if ((!warp_rows && (!src.frag || src.frag->level != 1)) || !by_proc || pi->second->proc != ProcKind::Thread)
           cannot(&op, "a warp's mma piece that is not a lane's piece of a warpgroup's piece");
-        fr.tile = src.frag->tile;
+        fr.tile = warp_rows ? src.root : src.frag->tile;
         fr.level = 2;
       }
       v.frag = fr;
       const View& tile = view(fr.tile);
+      if (tile.dims.size() == 1) {
+        // A row vector's piece (rows.cpp): a warp's 16 rows, or a lane's 2.
+        if (fr.role != MmaRole::Acc || fr.m != 64)
+          cannot(&op, "an mma partition of a rank-1 tensor other than an accumulator's rows (acc, m = 64)");
+        v.rows = fr.level == 2;
+        v.ext = {fr.level == 2 ? "2" : "16"};
+        break;
+      }
       if (tile.dims.size() != 2) cannot(&op, "an mma partition of a tile of rank " + std::to_string(tile.dims.size()));
       // Fragment extents (dim of a fragment) are the fragment's static shape.
       auto eb = bounds_.extent_bounds(op.result);
@@ -285,7 +298,17 @@ Stream& CudaGen::stream_of(const Op& op) {
 }
 
 void CudaGen::emit_block(const ir::Block& b, const Op* loop) {
-  for (const Op& op : b.ops) emit_op(op, loop);
+  for (const Op& op : b.ops) {
+    emit_op(op, loop);
+    // The last compute op of the tile that reads a once-per-tile TMA buffer: release it for the
+    // next tile's load (events.cpp, plan_releases).
+    if (auto it = release_after_.find(&op); it != release_after_.end()) {
+      wgmma_drain(compute_, op);
+      const Barrier& bar = barriers_[static_cast<size_t>(it->second)];
+      compute_.line("__syncwarp();");
+      compute_.line("if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + bar.name + "[0]);  // " + bar.comment);
+    }
+  }
 }
 
 // An immediate op, into every stream that has its operands.
@@ -370,6 +393,11 @@ std::vector<std::string> CudaGen::alloc_lines(const Op& op) {
     case MemKind::Shared: {
       auto s = f_.smem_slots.find(op.result);
       if (s == f_.smem_slots.end()) cannot(&op, "a shared tensor without a shared-memory slot (resource allocation did not run)");
+      if (row_regs_.count(op.result))
+        return {"float " + r + "[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)"};
+      if (forwarded_.count(op.result))
+        return {"// " + names_[static_cast<size_t>(op.result)] + ": not stored; the wgmma reads " +
+                names_[static_cast<size_t>(forwarded_.at(op.result))] + " from registers (@smem slot unused)"};
       if (s->second.copies != 1) cannot(&op, "a shared tensor with one copy per processor");
       return {cpp_type(op.dtype) + "* const " + r + " = reinterpret_cast<" + cpp_type(op.dtype) + "*>(smem + " +
               std::to_string(s->second.offset) + ");  // @smem[" + std::to_string(s->second.offset) + ", " +
@@ -409,7 +437,8 @@ void CudaGen::emit_op(const Op& op, const Op* loop) {
       Stream& s = stream_of(op);
       for (const EventRef& r : op.after) wait(s, op, r, loop);
       if (!op.origin.empty()) s.line("// " + op.origin + "  [" + source_ + ":" + std::to_string(op.loc.line) + "]");
-      if (op.kind == OpKind::Copy) emit_copy(s, op, loop);
+      if (op.kind == OpKind::Copy && !is_tma_copy(op)) emit_register_copy(s, op);
+      else if (op.kind == OpKind::Copy) emit_copy(s, op, loop);
       else emit_call(s, op);
       s.defined.insert(op.result);
       if (auto it = signal_of_op_.find(&op); it != signal_of_op_.end()) {
@@ -444,6 +473,14 @@ void CudaGen::emit_for(const Op& op) {
   // The body, op by op, each into its stream(s).
   loops_.push_back(&op);
   for (const Op& o : body.ops) emit_op(o, &op);
+  // Accumulators declared in the body go out of scope with it: later drains do not fence them.
+  for (auto it = accumulators_.begin(); it != accumulators_.end();) {
+    auto d = def_.find(*it);
+    bool inside = false;
+    for (const Op* p = d == def_.end() ? nullptr : parent_.at(d->second); p; p = parent_.at(p))
+      if (p == &op) inside = true;
+    it = inside ? accumulators_.erase(it) : std::next(it);
+  }
   auto sig = signal_of_loop_.find(&op);
   for (Stream* s : ss) {
     if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], true);
@@ -460,6 +497,7 @@ void CudaGen::emit_call(Stream& s, const Op& op) {
   if (&s == &dma_) cannot(&op, "a leaf call in the DMA role");
   if (op.name == "mma") return emit_wgmma(s, op);
   if (op.name == "fill") return emit_fill(s, op);
+  if (op.name == "rowmax" || op.name == "rowsum") return emit_row_reduce(s, op);
   return emit_elementwise(s, op);
 }
 

@@ -4,7 +4,9 @@
 //   events.cpp      — which events the DMA role waits for (signals), and how every wait is lowered;
 //   dma.cpp         — global -> shared TMA copies: tensor maps, shared tiles, their layouts;
 //   wgmma.cpp       — tensor-core mma: accumulator fragments in registers, smem descriptors;
-//   elementwise.cpp — fill and element-wise leaves on register fragments;
+//   elementwise.cpp — fill and element-wise leaves on register fragments (row vectors broadcast);
+//   rows.cpp        — row vectors in registers, row reductions, register copies, A operands
+//                     forwarded from registers (the attention softmax);
 //   epilogue.cpp    — stores of accumulator fragments to global memory (staged TMA or direct);
 //   assemble.cpp    — the kernel skeleton (setup / producer / consumer) and shared-memory layout;
 //   launcher.cpp    — the host launcher and the C ABI functions (loom_<entry>, loom_<entry>_info);
@@ -93,6 +95,7 @@ struct View {
   std::vector<std::string> off;   // per root dimension
   std::vector<std::string> ext;   // per view dimension
   std::optional<Frag> frag;
+  bool rows = false;  // a thread's piece of a row vector: its 2 rows (rows.cpp)
 };
 
 // One code stream: the lines one role executes, with the values it has defined.
@@ -189,6 +192,7 @@ class CudaGen {
   void yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in_body);
   int64_t wgmma_groups(const Op& loop);
   bool yield_is_wgmma(const Op& loop);
+  void plan_releases();
   void collect_producers(ValueId v, std::vector<const Op*>& out);
   void wait(Stream& s, const Op& x, const EventRef& r, const Op* loop);
   void dma_wait_signal(Stream& s, const Op& x, const Op& producer, const EventRef& r);
@@ -227,6 +231,16 @@ class CudaGen {
   void emit_fill(Stream& s, const Op& op);
   std::string elementwise_value(const Op& op, const std::vector<std::string>& in);
   void emit_elementwise(Stream& s, const Op& op);
+
+  // ---- rows.cpp: row vectors, row reductions, register copies, forwarded A operands ----------------
+  ValueId root_of(ValueId v) const;
+  MemKind mem_of(ValueId v) const;  // Register for row vectors and forwarded tiles, else the IR's
+  void find_register_residents();
+  std::optional<std::string> row_array(ValueId v);
+  bool static_full(ValueId tile, int dim, int64_t width);
+  void emit_row_reduce(Stream& s, const Op& op);
+  void emit_register_copy(Stream& s, const Op& op);
+  std::string forwarded_a_fragment(const std::string& P, int64_t ks, bool masked);
 
   // ---- epilogue.cpp: stores of accumulator fragments to global memory -------------------------------
   void emit_store(Stream& s, const Op& op, const Frag& xf, const std::function<std::string(const std::string&)>& value);
@@ -271,6 +285,10 @@ class CudaGen {
   std::map<const Op*, std::string> tma_bar_;
   std::vector<TensorMap> maps_;
   std::set<ValueId> accumulators_;
+  std::set<ValueId> row_regs_;              // SHARED row vectors kept in registers (rows.cpp)
+  std::map<ValueId, ValueId> forwarded_;    // SHARED A tile -> the register array the wgmma reads instead
+  std::map<const Op*, int> release_after_;  // compute op -> barrier: a once-per-tile TMA buffer is free
+  std::map<const Op*, int> release_wait_;   // TMA copy -> that barrier (the DMA waits before reloading)
   std::vector<const Op*> loops_;  // every loop of the kernel block (their running counters)
   std::vector<std::string> prologue_;
   bool staging_allowed_ = true;

@@ -18,6 +18,11 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
   }
   if (&s != &dma_) cannot(&op, "a global -> shared copy outside the DMA role (warp specialization is off)",
                           "map the K loop's instance with `warpspecialize`");
+  if (auto it = release_wait_.find(&op); it != release_wait_.end()) {
+    const Barrier& b = barriers_[static_cast<size_t>(it->second)];
+    s.line("if (tile_iter > 0) loom::rt::mbarrier::wait(&" + b.name + "[0], (tile_iter - 1) & 1);  // " + b.comment +
+           " (the previous tile)");
+  }
   const View& src = view(op.operands[0]);
   const View& dst = view(op.operands[1]);
   if (!src.param) cannot(&op, "a TMA copy from a global temporary");

@@ -1,6 +1,7 @@
-// Element-wise leaves on a thread's register fragments: `fill`, and `convert`, unary, binary and
-// scale leaves as per-thread loops over the fragment's registers (stores to global memory go to
-// epilogue.cpp).
+// Element-wise leaves on a thread's registers: `fill`, and `convert`, unary, binary and scale leaves
+// as per-thread loops over a fragment's registers, with row vectors (rows.cpp) broadcast along the
+// fragment's rows; or over a row vector's 2 registers when every operand is one (stores to global
+// memory go to epilogue.cpp).
 #include "codegen/cuda_gen.h"
 
 namespace loom::codegen::detail {
@@ -16,13 +17,14 @@ void CudaGen::emit_fill(Stream& s, const Op& op) {
 }
 
 // The C++ expression of one element of an element-wise leaf (docs/language.md semantics), given
-// the expression of each input element.
+// the expression of each input element. exp2 runs on the MUFU (ex2.approx), and exp as
+// ex2(x * log2 e).
 std::string CudaGen::elementwise_value(const Op& op, const std::vector<std::string>& in) {
   const std::string& n = op.name;
   auto one = [&]() { return in.at(0); };
   if (n == "convert" || n == "copy") return one();
-  if (n == "exp") return "expf(" + one() + ")";
-  if (n == "exp2") return "exp2f(" + one() + ")";
+  if (n == "exp") return "loom::rt::ex2_approx((" + one() + ") * 1.44269504088896341f)";
+  if (n == "exp2") return "loom::rt::ex2_approx(" + one() + ")";
   if (n == "relu") return "fmaxf(" + one() + ", 0.0f)";
   if (n == "sigmoid") return "(1.0f / (1.0f + expf(-(" + one() + "))))";
   if (n == "tanh") return "tanhf(" + one() + ")";
@@ -36,35 +38,51 @@ std::string CudaGen::elementwise_value(const Op& op, const std::vector<std::stri
   cannot(&op, "the leaf `" + n + "`");
 }
 
-// An element-wise leaf D = f(X, ...) on a thread's accumulator fragments: every tensor input is a
-// register array holding the same fragment as the others (one element per register, the wgmma
-// order); D is such a register array too, or the thread's fragment of a global tile (a store,
-// converted to D's element type and clipped at the tile's extents).
+// An element-wise leaf D = f(X, ...) on a thread's registers. Every tensor input is a register
+// array holding an accumulator fragment of the same tile (one element per register, the wgmma
+// order), or a row vector (rows.cpp: register r of the fragment reads row half (r >> 1) & 1). D is
+// such a fragment too, or the thread's fragment of a global tile (a store, converted to D's
+// element type and clipped at the tile's extents). Without a fragment operand, every operand is a
+// row vector and the loop runs over its 2 registers.
 void CudaGen::emit_elementwise(Stream& s, const Op& op) {
   const LeafOp* lo = find_leaf_op(op.name);
   if (!lo || (lo->family != OpFamily::Convert && lo->family != OpFamily::Unary && lo->family != OpFamily::Binary &&
               lo->family != OpFamily::Scale && lo->family != OpFamily::Copy))
     cannot(&op, "the leaf `" + op.name + "`");
   std::optional<Frag> frag;
-  std::vector<ValueId> regs;  // tensor inputs (register arrays)
+  std::map<size_t, std::string> rows;  // operand index -> row vector array
   for (size_t i = 1; i < op.operands.size(); ++i) {
     if (f_.info(op.operands[i]).type != ir::Type::Tensor) continue;
+    if (auto r = row_array(op.operands[i])) {
+      rows[i] = *r;
+      continue;
+    }
     auto xf = register_frag(op.operands[i]);
-    if (!xf) cannot(&op, "`" + op.name + "` on something other than accumulator fragments in registers");
+    if (!xf) cannot(&op, "`" + op.name + "` on something other than accumulator fragments or row vectors in registers");
     if (frag && tile_static(*frag, &op) != tile_static(*xf, &op))
       cannot(&op, "`" + op.name + "` on fragments of different tiles");
     frag = xf;
-    regs.push_back(op.operands[i]);
   }
-  if (!frag) cannot(&op, "`" + op.name + "` without a tensor input");
-  auto value = [&](const std::string& idx) {
+  const ValueId dv = op.operands[0];
+  if (!frag) {
+    auto dr = row_array(dv);
+    if (rows.empty() || !dr) cannot(&op, "`" + op.name + "` without a fragment or row vector input and output in registers");
     std::vector<std::string> in;
     for (size_t i = 1; i < op.operands.size(); ++i)
-      in.push_back(f_.info(op.operands[i]).type == ir::Type::Tensor ? var(op.operands[i]) + "[" + idx + "]"
-                                                                     : var(op.operands[i]));
+      in.push_back(rows.count(i) ? rows[i] + "[r]" : var(op.operands[i]));
+    s.line("#pragma unroll");
+    s.line("for (int r = 0; r < 2; ++r) " + *dr + "[r] = " + elementwise_value(op, in) + ";  // row vector");
+    return;
+  }
+  auto value = [&](const std::string& idx) {
+    std::vector<std::string> in;
+    for (size_t i = 1; i < op.operands.size(); ++i) {
+      if (rows.count(i)) in.push_back(rows[i] + "[((" + idx + ") >> 1) & 1]");
+      else if (f_.info(op.operands[i]).type == ir::Type::Tensor) in.push_back(var(op.operands[i]) + "[" + idx + "]");
+      else in.push_back(var(op.operands[i]));
+    }
     return elementwise_value(op, in);
   };
-  const ValueId dv = op.operands[0];
   if (auto df = register_frag(dv)) {
     if (tile_static(*df, &op) != tile_static(*frag, &op)) cannot(&op, "`" + op.name + "` between fragments of different tiles");
     s.line("#pragma unroll");

@@ -57,15 +57,23 @@ void CudaGen::plan_signal(const Op& waiter, const EventRef& r) {
 // Whether Y is a leaf call that writes only registers (private to each processor) and, unless
 // shared_reads_ok, reads no shared memory.
 bool CudaGen::leaf_touches_only(const Op& y, bool shared_reads_ok) const {
+  // A copy between register residents (rows.cpp: row vectors, forwarded A operands) writes only
+  // the thread's registers too.
+  if (y.kind == OpKind::Copy && y.operands.size() == 2) {
+    if (mem_of(y.operands[1]) != MemKind::Register) return false;
+    const MemKind src = mem_of(y.operands[0]);
+    return src == MemKind::Register || (shared_reads_ok && src == MemKind::Shared);
+  }
   if (y.kind != OpKind::Call) return false;
   const LeafOp* lo = find_leaf_op(y.name);
   if (!lo) return false;
   for (size_t i = 0; i < y.operands.size(); ++i) {
     const ir::ValueInfo& vi = f_.info(y.operands[i]);
     if (vi.type != ir::Type::Tensor) continue;
+    const MemKind mem = mem_of(y.operands[i]);
     bool writes = i >= lo->args.size() || lo->args[i].access != Access::Read;
-    if (writes && vi.mem != MemKind::Register) return false;
-    if (!writes && !shared_reads_ok && vi.mem == MemKind::Shared) return false;
+    if (writes && mem != MemKind::Register) return false;
+    if (!writes && !shared_reads_ok && mem == MemKind::Shared) return false;
   }
   return true;
 }
@@ -171,10 +179,50 @@ int64_t CudaGen::wgmma_groups(const Op& loop) {
 bool CudaGen::yield_is_wgmma(const Op& loop) {
   std::vector<const Op*> leaves;
   collect_producers(loop.regions[0].yield.value, leaves);
-  if (leaves.empty()) return false;
-  for (const Op* p : leaves)
-    if (!is_wgmma(*p)) return false;
-  return true;
+  // Besides wgmmas, only ops on the threads' registers, which are done (in program order) when
+  // the deferred arrival comes.
+  bool any = false;
+  for (const Op* p : leaves) {
+    if (is_wgmma(*p)) any = true;
+    else if (!leaf_touches_only(*p, /*shared_reads_ok=*/true)) return false;
+  }
+  return any;
+}
+
+// A shared buffer that a TMA copy outside every loop fills once per tile (attention's Q tile) is
+// read by the compute role until its last op that touches it; the next tile's copy must wait for
+// that (the kernel is persistent: the IR's tiles are independent, the buffer is not). One barrier
+// per such copy: the compute warps arrive after that op (its wgmmas drained), the DMA role waits
+// for the previous tile's phase before reloading.
+void CudaGen::plan_releases() {
+  if (!ws_) return;
+  auto touches_root = [&](const Op& op, ValueId root, auto&& self) -> bool {
+    if (op.role == ir::Role::Dma) return false;
+    for (ValueId o : op.operands)
+      if (f_.info(o).type == ir::Type::Tensor && root_of(o) == root) return true;
+    for (const ir::Block& r : op.regions)
+      for (const Op& i : r.ops)
+        if (self(i, root, self)) return true;
+    return false;
+  };
+  for (const Op& c : kernel_->ops) {
+    if (!is_tma_copy(c) || c.role != ir::Role::Dma) continue;
+    const ValueId root = root_of(c.operands[1]);
+    const Op* last = nullptr;
+    for (const Op& op : kernel_->ops)
+      if (&op != &c && touches_root(op, root, touches_root)) last = &op;
+    if (!last) continue;
+    barriers_.push_back(Barrier{"bar_free_" + var(c.result), 1, std::to_string(compute_wgs_ * 4),
+                                "compute warps done with " + names_[static_cast<size_t>(root)] + " for this tile"});
+    const int b = static_cast<int>(barriers_.size() - 1);
+    if (release_after_.count(last)) {
+      release_wait_[&c] = release_after_[last];  // one release covers both
+      barriers_.pop_back();
+      continue;
+    }
+    release_after_[last] = b;
+    release_wait_[&c] = b;
+  }
 }
 
 void CudaGen::collect_producers(ValueId v, std::vector<const Op*>& out) {
@@ -257,7 +305,8 @@ void CudaGen::wait_compute(Stream& s, const Op& x, const Op& y, bool same_iterat
     if (!same_iteration) cannot(&x, "a wait on a TMA copy of an earlier iteration");
     const std::string& bar = tma_bar_.at(&y);
     const Op* L = enclosing_loop(&y);
-    std::string slot = "0", parity = "0";
+    // Outside loops: a buffer loaded once per tile, its barrier's phase flips every tile.
+    std::string slot = "0", parity = "tile_iter & 1";
     if (L) {
       const std::string k = iter(L), R = std::to_string(std::max<int64_t>(1, L->pipeline_depth));
       slot = k + " % " + R;
@@ -309,7 +358,7 @@ bool CudaGen::touches(const Op& x, ValueId v) const {
 // Whether every SHARED operand of x comes from a TMA copy x waits for directly.
 bool CudaGen::shared_operands_covered(const Op& x) {
   for (ValueId o : x.operands) {
-    if (f_.info(o).type != ir::Type::Tensor || f_.info(o).mem != MemKind::Shared) continue;
+    if (f_.info(o).type != ir::Type::Tensor || mem_of(o) != MemKind::Shared) continue;
     ValueId tile = view(o).frag ? view(o).frag->tile : o;
     bool covered = false;
     for (const EventRef& r : x.after) {

@@ -25,7 +25,7 @@ std::optional<Frag> CudaGen::register_frag(ValueId reg) {
   }
   if (src == kNone) return std::nullopt;
   const View& v = view(src);
-  if (!v.frag || v.frag->level != 2) return std::nullopt;
+  if (!v.frag || v.frag->level != 2 || v.rows) return std::nullopt;
   return v.frag;
 }
 
@@ -77,9 +77,54 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
       !offset_multiple_of(b.frag->tile, 0, 16) || !offset_multiple_of(b.frag->tile, 1, 64))
     cannot(&op, "an mma on a tile that may not start on an 8-row / 16-column boundary of its shared buffer",
            "split tiles between warpgroups in whole 64-row steps, e.g. blocks(C, [64 * cdiv(M, 64 * G), *])");
-  auto [adesc, a_major] = tile_desc(at, MmaRole::Lhs, &op);
   auto [bdesc, b_major] = tile_desc(bt, MmaRole::Rhs, &op);
   const std::string T = cpp_type(a.dtype);
+  auto acc_of = [&](int64_t nb) {
+    return nt == n ? var(c) : "*reinterpret_cast<float(*)[" + std::to_string(n / 2) + "]>(&" + var(c) + "[" +
+                                  std::to_string(nb * n / 2) + "])";
+  };
+  auto b_of = [&](int64_t nb, const std::string& ks) {
+    std::string bd = bdesc;
+    bd.replace(bd.find("NOFF"), 4, std::to_string(nb * n));
+    size_t k = bd.find("16 * ks");
+    if (k != std::string::npos) bd.replace(k, 7, "16 * " + ks);
+    return bd;
+  };
+  if (auto fw = forwarded_.find(root_of(a.frag->tile)); fw != forwarded_.end()) {
+    // A from registers (rows.cpp): the thread's accumulator-ordered 16-bit registers of the tile,
+    // packed per k step; columns past the tile's run-time extent are zeroed (the B rows there are
+    // TMA's zero fill, but 0 * inf would not be 0).
+    const std::string P = var(fw->second);
+    auto pf = register_frag(fw->second);
+    if (!pf || tile_static(*pf, &op) != ast) cannot(&op, "an mma whose A operand comes from registers of another tile shape");
+    const bool full = static_full(a.frag->tile, 1, kt);
+    // Every k step's A fragment is packed before the fence, so the wgmmas issue back to back.
+    auto steps = [&](const std::string& ind, bool masked) {
+      for (int64_t ks = 0; ks < kt / 16; ++ks) s.line(ind + forwarded_a_fragment(P, ks, masked));
+      s.line(ind + "loom::rt::wgmma_fence();  // accumulator " + var(c) + ", A registers " + P + " and B's smem are ready");
+      for (int64_t ks = 0; ks < kt / 16; ++ks)
+        for (int64_t nb = 0; nb < nt / n; ++nb)
+          s.line(ind + "loom::rt::wgmma_m64nNk16_rs<" + std::to_string(n) + ", " + T + ", " + b_major + ">(" + acc_of(nb) +
+                 ", a" + std::to_string(ks) + ", " + b_of(nb, std::to_string(ks)) + ", 1);");
+    };
+    if (full) {
+      steps("", false);
+    } else {
+      s.line("{");
+      s.line("  const int tid = loom::rt::thread_in_warpgroup();");
+      s.line("  const int64_t ncols = " + at.ext[1] + ";  // the A tile's columns (K) inside the tensor");
+      s.line("  if (ncols >= " + std::to_string(kt) + ") {");
+      steps("    ", false);
+      s.line("  } else {");
+      steps("    ", true);
+      s.line("  }");
+      s.line("}");
+    }
+    s.line("loom::rt::wgmma_commit();");
+    s.wgmma_pending = true;
+    return;
+  }
+  auto [adesc, a_major] = tile_desc(at, MmaRole::Lhs, &op);
   s.line("loom::rt::wgmma_fence();  // accumulator " + var(c) + " and the operands' smem are ready");
   s.line("#pragma unroll");
   s.line("for (int ks = 0; ks < " + std::to_string(kt / 16) + "; ++ks) {");

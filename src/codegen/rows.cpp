@@ -1,0 +1,288 @@
+// Row statistics on accumulator fragments (the online softmax of attention, row sums of GEMM +
+// reduction): row vectors in registers, their reductions across lanes, and register operands that
+// the IR stages through shared memory but the tensor cores can take from registers.
+//
+//   * A row vector is a rank-1 tensor cut by `mma(acc, ...)` partitions like the rows of an
+//     accumulator tile. A thread's piece is its 2 rows of the warpgroup's 64, acc_row(t, 0) and
+//     acc_row(t, 2) (F1): register i of the piece is row half i, and register r of a thread's
+//     64 x N accumulator fragment lies in row half (r >> 1) & 1, which is how a row operand is
+//     broadcast along a fragment's rows.
+//   * Promotion: a SHARED row vector (one per warp) that is only read and written through its
+//     lanes' pieces, and by whole copies to other such vectors, lives in registers: every lane
+//     keeps a replica of its rows (the lanes that share rows compute the same values, as the IR's
+//     replicated pieces say). Nothing is stored to shared memory.
+//   * A reducing copy (copy.max / copy.sum) of a thread's partial into a row piece first combines
+//     the partials of the lanes that hold the same rows (the lane bits acc_row does not depend on:
+//     1 and 2, a quad) with __shfl_xor_sync, then folds the result into every replica.
+//   * A row reduction (rowmax / rowsum) folds the thread's columns of each row into its partial,
+//     leaving out the columns past the tile's run-time extent (a clipped K/V tile: TMA fills them
+//     with zeros, which must not enter a maximum or a sum).
+//   * A-operand forwarding: a shared tile written only by one copy of a register fragment (the
+//     accumulator layout, 16-bit) and read only as the A operand of its warpgroup's wgmma is never
+//     stored: the wgmma takes A from those registers (a packed accumulator is an A fragment, F1),
+//     with the columns past the tile's extent zeroed.
+#include <sstream>
+
+#include "codegen/cuda_gen.h"
+
+namespace loom::codegen::detail {
+
+namespace {
+
+// The accumulator row of thread t's register i (runtime/loom/runtime.cuh acc_row, F1).
+int acc_row_host(int t, int i) { return 16 * (t / 32) + (t % 32) / 4 + 8 * ((i >> 1) & 1); }
+
+// The lane masks m for which lane ^ m holds the same accumulator rows as lane, for every lane and
+// register: the __shfl_xor_sync steps of a row reduction.
+std::vector<int> row_sharing_lane_masks() {
+  std::vector<int> out;
+  for (int b = 1; b < 32; b <<= 1) {
+    bool same = true;
+    for (int t = 0; t < 128 && same; ++t)
+      for (int i = 0; i < 4; ++i)
+        if (acc_row_host(t, i) != acc_row_host((t & ~31) | ((t & 31) ^ b), i)) same = false;
+    if (same) out.push_back(b);
+  }
+  return out;
+}
+
+std::string fold_expr(const std::string& kind, const std::string& a, const std::string& b) {
+  return kind == "max" ? "fmaxf(" + a + ", " + b + ")" : "(" + a + " + " + b + ")";
+}
+
+}  // namespace
+
+// The root tensor (alloc or parameter) a view is cut from.
+ValueId CudaGen::root_of(ValueId v) const {
+  for (;;) {
+    auto d = def_.find(v);
+    if (d == def_.end() || d->second->kind != OpKind::Piece) return v;
+    v = d->second->operands[0];
+  }
+}
+
+MemKind CudaGen::mem_of(ValueId v) const {
+  const ValueId r = root_of(v);
+  if (row_regs_.count(r) || forwarded_.count(r)) return MemKind::Register;
+  return f_.info(v).mem;
+}
+
+// Every (op, operand index) use of each value in block b and below.
+static void collect_uses(const ir::Block& b, std::map<ValueId, std::vector<std::pair<const Op*, size_t>>>& uses,
+                         std::vector<const Op*>& allocs) {
+  for (const Op& op : b.ops) {
+    for (size_t i = 0; i < op.operands.size(); ++i) uses[op.operands[i]].push_back({&op, i});
+    if (op.kind == OpKind::Alloc) allocs.push_back(&op);
+    for (const ir::Block& r : op.regions) collect_uses(r, uses, allocs);
+  }
+}
+
+void CudaGen::find_register_residents() {
+  std::map<ValueId, std::vector<std::pair<const Op*, size_t>>> uses;
+  std::vector<const Op*> allocs;
+  collect_uses(*kernel_, uses, allocs);
+  auto is_mma_piece = [&](const Op& op, MmaRole role, ProcKind holder) {
+    return op.kind == OpKind::Piece && op.part.kind == PartitionSpec::Kind::Mma && op.part.role == role &&
+           op.part.holder == holder;
+  };
+  // Row vectors: SHARED rank-1 allocs used only by Dim, by lanes' acc pieces (which only leaf calls,
+  // copies and Dim use), and by whole copies with other candidates.
+  std::set<ValueId> cand;
+  std::map<ValueId, std::vector<ValueId>> partners;
+  for (const Op* a : allocs) {
+    if (a->mem != MemKind::Shared || f_.info(a->result).rank != 1) continue;
+    bool ok = true;
+    for (auto& [u, i] : uses[a->result]) {
+      if (u->kind == OpKind::Dim) continue;
+      if (is_mma_piece(*u, MmaRole::Acc, ProcKind::Warp) && i == 0) {
+        for (auto& [w, j] : uses[u->result])
+          if (w->kind != OpKind::Dim && w->kind != OpKind::Copy && w->kind != OpKind::Call) ok = false;
+        continue;
+      }
+      if (u->kind == OpKind::Copy && u->name.empty() && u->operands.size() == 2) {
+        partners[a->result].push_back(u->operands[1 - i]);
+        continue;
+      }
+      ok = false;
+    }
+    if (ok) cand.insert(a->result);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = cand.begin(); it != cand.end();) {
+      bool ok = true;
+      for (ValueId p : partners[*it])
+        if (!cand.count(p)) ok = false;
+      if (ok) {
+        ++it;
+      } else {
+        it = cand.erase(it);
+        changed = true;
+      }
+    }
+  }
+  row_regs_ = cand;
+
+  // A-operand forwarding: one writer (a copy from a thread's 16-bit accumulator fragment into the
+  // same tile's lane piece) and only wgmma A readers of that warpgroup tile.
+  for (const Op* a : allocs) {
+    if (a->mem != MemKind::Shared || f_.info(a->result).rank != 2) continue;
+    const DType dt = f_.info(a->result).dtype;
+    if (dt != DType::BF16 && dt != DType::F16) continue;
+    std::vector<const Op*> writers, readers;
+    bool ok = true;
+    // Follow pieces down from the alloc: every use of the alloc or a piece of it.
+    std::vector<ValueId> work{a->result};
+    while (!work.empty() && ok) {
+      ValueId v = work.back();
+      work.pop_back();
+      for (auto& [u, i] : uses[v]) {
+        if (u->kind == OpKind::Dim) continue;
+        if (u->kind == OpKind::Piece && i == 0) {
+          work.push_back(u->result);
+          continue;
+        }
+        if (u->kind == OpKind::Copy && u->name.empty() && i == 1) writers.push_back(u);
+        else if (u->kind == OpKind::Call && u->name == "mma" && i == 1) readers.push_back(u);
+        else ok = false;
+      }
+    }
+    if (!ok || writers.size() != 1 || readers.empty()) continue;
+    // The warpgroup tile of a lane's piece (Piece mma WARP of Piece mma WARPGROUP), or kNone.
+    auto wg_tile = [&](ValueId lane_piece, MmaRole role) -> ValueId {
+      auto d = def_.find(lane_piece);
+      if (d == def_.end() || !is_mma_piece(*d->second, role, ProcKind::Warp)) return kNone;
+      auto w = def_.find(d->second->operands[0]);
+      if (w == def_.end() || !is_mma_piece(*w->second, role, ProcKind::Warpgroup)) return kNone;
+      return w->second->operands[0];
+    };
+    const Op* wr = writers[0];
+    const ValueId src = wr->operands[0];
+    auto sd = def_.find(src);
+    if (sd == def_.end() || sd->second->kind != OpKind::Alloc || sd->second->mem != MemKind::Register ||
+        f_.info(src).dtype != dt)
+      continue;
+    const ValueId tile = wg_tile(wr->operands[1], MmaRole::Acc);
+    if (tile == kNone) continue;
+    for (const Op* r : readers)
+      if (wg_tile(r->operands[1], MmaRole::Lhs) != tile) ok = false;
+    if (!ok) continue;
+    forwarded_[a->result] = src;
+  }
+}
+
+// A rank-1 row operand in registers: the array expression whose element i is row half i, or
+// nullopt. Lanes' pieces and whole copies of promoted row vectors, and REGISTER arrays sized by a
+// lane's row piece.
+std::optional<std::string> CudaGen::row_array(ValueId v) {
+  if (f_.info(v).type != ir::Type::Tensor || f_.info(v).rank != 1) return std::nullopt;
+  const ValueId r = root_of(v);
+  if (row_regs_.count(r)) {
+    if (r == v) return var(r);
+    const View& w = view(v);
+    if (w.rows) return var(r);
+    return std::nullopt;
+  }
+  auto d = def_.find(v);
+  if (d == def_.end() || d->second->kind != OpKind::Alloc || d->second->mem != MemKind::Register) return std::nullopt;
+  auto e = def_.find(d->second->operands[0]);
+  if (e == def_.end() || e->second->kind != OpKind::Dim) return std::nullopt;
+  if (!view(e->second->operands[0]).rows) return std::nullopt;
+  return var(v);
+}
+
+// Whether view dimension `dim` of a (tile) view is statically `width`: its extent is a constant
+// (an alloc dimension that is a `const`), so no column can lie past it.
+bool CudaGen::static_full(ValueId tile, int dim, int64_t width) {
+  auto d = def_.find(tile);
+  if (d == def_.end()) return false;
+  if (d->second->kind == OpKind::Alloc) {
+    auto c = def_.find(d->second->operands.at(static_cast<size_t>(dim)));
+    return c != def_.end() && c->second->kind == OpKind::Const && c->second->ival == width;
+  }
+  if (d->second->kind != OpKind::Piece) return false;
+  const Op& p = *d->second;
+  if (p.part.kind == PartitionSpec::Kind::Blocks && p.part.block.at(static_cast<size_t>(dim)) == kNone)
+    return static_full(p.operands[0], dim, width);  // `*`: the whole dimension
+  return false;
+}
+
+void CudaGen::emit_row_reduce(Stream& s, const Op& op) {
+  auto d = row_array(op.operands[0]);
+  auto fr = register_frag(op.operands[1]);
+  if (!d || !fr) cannot(&op, "`" + op.name + "` other than from a thread's accumulator fragment into its row vector in registers");
+  const std::string kind = op.name == "rowmax" ? "max" : "sum";
+  const auto t = tile_static(*fr, &op);
+  const int64_t n = t[1] / 2;
+  const std::string S = var(op.operands[1]);
+  auto loop = [&](const std::string& ind, bool masked) {
+    s.line(ind + "#pragma unroll");
+    s.line(ind + "for (int r = 0; r < " + std::to_string(n) + "; ++r) " +
+           (masked ? "if (loom::rt::acc_col(tid, r) < ncols) " : "") + *d + "[(r >> 1) & 1] = " +
+           fold_expr(kind, *d + "[(r >> 1) & 1]", S + "[r]") + ";");
+  };
+  if (static_full(fr->tile, 1, t[1])) {
+    s.line("// " + op.name + ": this thread's columns of its 2 rows (the lanes sharing a row combine theirs when it is folded in)");
+    loop("", false);
+    return;
+  }
+  const View& tile = view(fr->tile);
+  s.line("{  // " + op.name + ": this thread's columns of its 2 rows, none past the tile's " + tile.ext[1] + " columns");
+  s.line("  const int tid = loom::rt::thread_in_warpgroup();");
+  s.line("  const int64_t ncols = " + tile.ext[1] + ";");
+  s.line("  if (ncols >= " + std::to_string(t[1]) + ") {");
+  loop("    ", false);
+  s.line("  } else {");
+  loop("    ", true);
+  s.line("  }");
+  s.line("}");
+}
+
+// A copy between register residents: row vectors (plain or reducing), or the write of a forwarded
+// A operand (no code: the wgmma reads the registers).
+void CudaGen::emit_register_copy(Stream& s, const Op& op) {
+  const ValueId src = op.operands[0], dst = op.operands[1];
+  if (forwarded_.count(root_of(dst))) {
+    s.line("// " + names_[static_cast<size_t>(src)] + " stays in registers: the wgmma reads it as its A operand");
+    return;
+  }
+  auto sr = row_array(src), dr = row_array(dst);
+  if (!sr || !dr)
+    cannot(&op, std::string("a ") + (op.name.empty() ? "" : op.name + " ") + "copy from " + mem_name(mem_of(src)) + " to " +
+                    mem_name(mem_of(dst)));
+  if (op.name.empty()) {
+    s.line("#pragma unroll");
+    s.line("for (int r = 0; r < 2; ++r) " + *dr + "[r] = " + *sr + "[r];");
+    return;
+  }
+  if (op.name != "max" && op.name != "sum") cannot(&op, "a copy." + op.name + " into a row vector");
+  if (row_regs_.count(root_of(src)))
+    cannot(&op, "a reducing copy from a replicated row vector (each lane would fold the same value)");
+  std::string masks;
+  for (int m : row_sharing_lane_masks()) masks += (masks.empty() ? "" : ", ") + std::to_string(m);
+  s.line("#pragma unroll");
+  s.line("for (int r = 0; r < 2; ++r) {  // copy." + op.name + ": the partials of the lanes holding the same rows (lane ^ " +
+         masks + "), then into every replica");
+  s.line("  float x = " + *sr + "[r];");
+  for (int m : row_sharing_lane_masks())
+    s.line("  x = " + fold_expr(op.name, "x", "__shfl_xor_sync(0xffffffffu, x, " + std::to_string(m) + ")") + ";");
+  s.line("  " + *dr + "[r] = " + fold_expr(op.name, *dr + "[r]", "x") + ";");
+  s.line("}");
+}
+
+// The A fragment of k-step `ks` from the forwarded registers P (accumulator order, 16-bit): four
+// packed pairs, the columns at or past `ncols` zeroed when `masked`.
+std::string CudaGen::forwarded_a_fragment(const std::string& P, int64_t ks, bool masked) {
+  std::ostringstream o;
+  o << "const uint32_t a" << ks << "[4] = {";
+  for (int j = 0; j < 4; ++j) {
+    const int64_t r = 8 * ks + 2 * j;
+    std::string pair = "loom::rt::pack_pair(" + P + "[" + std::to_string(r) + "], " + P + "[" + std::to_string(r + 1) + "])";
+    if (masked) pair += " & loom::rt::pair_mask(loom::rt::acc_col(tid, " + std::to_string(r) + "), ncols)";
+    o << (j ? ", " : "") << pair;
+  }
+  o << "};";
+  return o.str();
+}
+
+}  // namespace loom::codegen::detail
