@@ -254,6 +254,7 @@ class CudaGen {
 
   // ---- launcher.cpp: host launcher and C ABI functions ----------------------------------------------
   std::string host_launcher(const std::string& kname);
+  std::vector<std::tuple<ValueId, int, int64_t>> first_block_only() const;
   std::string abi_signature();
   std::string abi_functions(int64_t smem_bytes, int64_t threads);
   // A scalar parameter's C type (docs/artifact.md): f32 -> float, integers -> int64_t.

@@ -2,6 +2,7 @@
 // launch) and the C ABI functions loom_<entry> and loom_<entry>_info (docs/artifact.md).
 #include "codegen/cuda_gen.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace loom::codegen::detail {
@@ -65,6 +66,17 @@ std::string CudaGen::host_launcher(const std::string& kname) {
       auto [it, fresh] = dim_first.emplace(prm.dims[d].name, here);
       if (!fresh) o << "  if (" << here << " != " << it->second << ") return LOOM_ERR_SHAPE;  // " << prm.dims[d].name << "\n";
     }
+  }
+  // A written tensor that the program cuts into blocks along a dimension but only ever takes
+  // block 0 of (attention's O along D, with the head dimension a compile-time tile): elements past
+  // that block would be left unwritten, so larger extents are refused.
+  for (auto& [param, dim, size] : first_block_only()) {
+    const Param* prm = nullptr;
+    for (const Param& q : task_.params)
+      if (q.name.name == pname(param)) prm = &q;
+    if (!prm || prm->priv == Privilege::Read) continue;
+    o << "  if (" << pname(param) << ".shape[" << dim << "] > " << size << ") return LOOM_ERR_SHAPE;  // the kernel writes only the first "
+      << size << " of " << prm->dims[static_cast<size_t>(dim)].name << "\n";
   }
   // Grid.
   std::vector<std::string> pre;
@@ -179,6 +191,51 @@ std::string CudaGen::abi_functions(int64_t smem_bytes, int64_t threads) {
     << ", " << threads << "};\n"
     << "  return &info;\n}\n";
   return o.str();
+}
+
+}  // namespace loom::codegen::detail
+
+namespace loom::codegen::detail {
+
+// (parameter, dimension, block size) for every `blocks` piece of a tensor parameter (through
+// slices) whose index along a dimension is the constant 0 and whose block size there is a
+// constant: the program touches only the first block of that dimension.
+std::vector<std::tuple<ValueId, int, int64_t>> CudaGen::first_block_only() const {
+  std::vector<std::tuple<ValueId, int, int64_t>> out;
+  auto konst = [&](ValueId v) -> std::optional<int64_t> {
+    auto d = def_.find(v);
+    if (d == def_.end() || d->second->kind != OpKind::Const) return std::nullopt;
+    return d->second->ival;
+  };
+  std::set<std::pair<ValueId, int>> seen;
+  auto visit = [&](const ir::Block& b, auto&& self) -> void {
+    for (const Op& op : b.ops) {
+      for (const ir::Block& r : op.regions) self(r, self);
+      if (op.kind != OpKind::Piece || op.part.kind != PartitionSpec::Kind::Blocks) continue;
+      for (size_t d = 0; d < op.part.block.size(); ++d) {
+        auto idx = konst(op.operands[d + 1]);
+        auto size = op.part.block[d] == kNone ? std::nullopt : konst(op.part.block[d]);
+        if (!idx || *idx != 0 || !size) continue;
+        // Walk to the root through slices; stop at anything else (an alloc, a clipped block).
+        ValueId v = op.operands[0];
+        int dim = static_cast<int>(d);
+        bool param = false;
+        for (;;) {
+          auto p = def_.find(v);
+          if (p == def_.end()) {
+            param = std::find(f_.params.begin(), f_.params.end(), v) != f_.params.end();
+            break;
+          }
+          if (p->second->kind != OpKind::Piece || p->second->part.kind != PartitionSpec::Kind::Slices) break;
+          if (dim >= p->second->part.dim) ++dim;
+          v = p->second->operands[0];
+        }
+        if (param && seen.insert({v, dim}).second) out.emplace_back(v, dim, *size);
+      }
+    }
+  };
+  visit(f_.body, visit);
+  return out;
 }
 
 }  // namespace loom::codegen::detail

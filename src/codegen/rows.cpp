@@ -274,7 +274,7 @@ void CudaGen::emit_register_copy(Stream& s, const Op& op) {
 // packed pairs, the columns at or past `ncols` zeroed when `masked`.
 std::string CudaGen::forwarded_a_fragment(const std::string& P, int64_t ks, bool masked) {
   std::ostringstream o;
-  o << "const uint32_t a" << ks << "[4] = {";
+  o << "uint32_t a" << ks << "[4] = {";
   for (int j = 0; j < 4; ++j) {
     const int64_t r = 8 * ks + 2 * j;
     std::string pair = "loom::rt::pack_pair(" + P + "[" + std::to_string(r) + "], " + P + "[" + std::to_string(r + 1) + "])";

@@ -101,6 +101,10 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
     // Every k step's A fragment is packed before the fence, so the wgmmas issue back to back.
     auto steps = [&](const std::string& ind, bool masked) {
       for (int64_t ks = 0; ks < kt / 16; ++ks) s.line(ind + forwarded_a_fragment(P, ks, masked));
+      // Pinned before the fence: the compiler must not sink the packing (or the accumulator's last
+      // update) past it, or ptxas serializes the wgmmas.
+      for (int64_t ks = 0; ks < kt / 16; ++ks) s.line(ind + "loom::rt::wgmma_fence_operand(a" + std::to_string(ks) + ");");
+      s.line(ind + "loom::rt::wgmma_fence_operand(" + var(c) + ");");
       s.line(ind + "loom::rt::wgmma_fence();  // accumulator " + var(c) + ", A registers " + P + " and B's smem are ready");
       for (int64_t ks = 0; ks < kt / 16; ++ks)
         for (int64_t nb = 0; nb < nt / n; ++nb)
