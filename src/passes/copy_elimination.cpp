@@ -72,6 +72,7 @@ class CopyEliminator {
       changed |= coalesce();
       changed |= forward_none();
       if (!changed) changed |= sink_locals();        // only once nothing simpler applies
+      if (!changed) changed |= narrow_to_leading_pieces();
       if (!changed) changed |= register_conduits();
       if (!changed) changed |= hoist_invariant_copies();
       if (!changed) changed |= forward_reductions();
@@ -237,10 +238,12 @@ class CopyEliminator {
   bool canonicalize() {
     bool changed = false;
     std::unordered_map<ValueId, std::vector<ValueId>> extents;  // alloc -> extents
+    std::unordered_set<ValueId> none_allocs;
     // Blocks pieces: a whole (`*`) dimension of the piece is the parent's (parent, whole dims).
     std::unordered_map<ValueId, std::pair<ValueId, std::vector<bool>>> blocks_pieces;
     for_each_op(f_.body, [&](Op& op) {
       if (op.kind == OpKind::Alloc) extents[op.result] = op.operands;
+      if (op.kind == OpKind::Alloc && op.mem == MemKind::None) none_allocs.insert(op.result);
       if (op.kind == OpKind::Piece && op.part.kind == ir::PartitionSpec::Kind::Blocks && op.result != kNone) {
         std::vector<bool> whole;
         for (ValueId b : op.part.block) whole.push_back(b == kNone);
@@ -280,6 +283,18 @@ class CopyEliminator {
             keyed = op;
             for (ValueId p = whole_parent(keyed.operands[0], keyed.ival); p != kNone; p = whole_parent(p, keyed.ival))
               keyed.operands[0] = p = get(p);
+            // ... and when P is a NONE allocation, its extent operand (as a dim of P itself folds):
+            // a leading piece blocks(P, [*, n])[0, 0] and P are then partitioned alike along the
+            // whole dimensions (FA3: the clipped score tile and the whole one, cut between the
+            // warpgroups by rows).
+            auto ext = extents.find(keyed.operands[0]);
+            if (keyed.operands[0] != op.operands[0] && ext != extents.end() && none_allocs.count(keyed.operands[0]) &&
+                static_cast<size_t>(op.ival) < ext->second.size()) {
+              repl[op.result] = get(ext->second[static_cast<size_t>(op.ival)]);
+              b.ops.erase(b.ops.begin() + static_cast<std::ptrdiff_t>(i));
+              changed = true;
+              continue;
+            }
           }
           std::string key = cse_key(op.kind == OpKind::Dim ? keyed : op);
           auto it = scope.find(key);
@@ -611,6 +626,16 @@ class CopyEliminator {
   //     element type. The data only ever moves between registers of the processor that owns P, so
   //     P becomes a REGISTER allocation of its own, defined where P is (FA3: the scores S that the
   //     K loop carries from one iteration's GEMM to the next iteration's softmax).
+  //     Leading pieces: the copies may also reach P through leading cuts — `blocks` pieces at index
+  //     0 in every dimension (`blocks(S, [*, n])[0, 0]`, possibly clipped) anywhere in the chain of
+  //     pieces from S, which is otherwise the same partitions with the same block sizes and
+  //     indices. Every partition maps a leading box of its tensor to a leading box of the piece, in
+  //     the same compact coordinates (blocks and mma pieces are products of increasing index lists,
+  //     clipped to a prefix, src/layout/partition.h), so such a piece V is the leading box of P with
+  //     V's extents: the same registers, only fewer of them. V's copies use
+  //     `piece R blocks[dim(V, 0), ...] [0, ...]` of P's register allocation R. (FA3 with N not a
+  //     multiple of the tile: the first GEMM writes, and the last softmax reads, the first
+  //     cols(Kp[0, j]) columns of the carried scores.)
   bool register_conduits() {
     Index ix = index();
     std::vector<Op*> allocs;
@@ -618,7 +643,9 @@ class CopyEliminator {
       if (op.kind == OpKind::Alloc && op.mem == MemKind::None && !op.distinct) allocs.push_back(&op);
     });
     for (Op* sa : allocs) {
-      ValueId p = kNone;
+      ValueId p = kNone;             // the uncut piece
+      std::set<ValueId> cut;         // pieces reached through leading cuts
+      std::string key;               // the chain of partitions without the cuts, the same for all
       bool ok = true;
       int copies = 0;
       for (ValueId v : family(ix, sa->result)) {
@@ -631,16 +658,26 @@ class CopyEliminator {
             continue;
           }
           ValueId other = op->operands[0] == v ? op->operands[1] : op->operands[0];
-          if ((p != kNone && p != v) || f_.info(other).mem != MemKind::Register || !same_type_but_mem(other, v)) ok = false;
-          p = v;
+          if (f_.info(other).mem != MemKind::Register || !same_type_but_mem(other, v)) ok = false;
+          bool has_cut = false;
+          std::string k = chain_key(ix, v, sa->result, has_cut);
+          if (!key.empty() && k != key) ok = false;
+          key = k;
+          if (has_cut) {
+            cut.insert(v);
+          } else {
+            if (p != kNone && p != v) ok = false;
+            p = v;
+          }
           ++copies;
         }
       }
       if (!ok || p == kNone || copies == 0 || p == sa->result || replicated(ix, p)) continue;
+      // R goes right after P; each cut piece's view of R right after that piece, which R must reach.
+      for (ValueId v : cut)
+        if (replicated(ix, v) || !dominates(ix.where.at(p), ix.where.at(v))) ok = false;
+      if (!ok) continue;
       // P is defined by a piece op; the new allocation goes right after it, with P's extents.
-      const Path& pp = ix.where.at(p);
-      Block* blk = block_at(pp);
-      size_t at = static_cast<size_t>(pp.back()) + 1;
       std::vector<Op> ops;
       Op r;
       r.kind = OpKind::Alloc;
@@ -652,25 +689,170 @@ class CopyEliminator {
       r.name = sa->name;
       r.loc = sa->loc;
       r.origin = sa->origin + " [register conduit]";
-      for (int d = 0; d < vi.rank; ++d) {
-        Op dm;
-        dm.kind = OpKind::Dim;
-        dm.result = f_.add_value(ir::ValueInfo{Type::Index, ""});
-        dm.operands = {p};
-        dm.ival = d;
-        r.operands.push_back(dm.result);
-        ops.push_back(std::move(dm));
-      }
+      r.operands = dims_of(p, vi.rank, ops);
       ValueId rv = r.result;
       ops.push_back(std::move(r));
+      std::unordered_map<ValueId, ValueId> redirect{{p, rv}};
+      insert_after_def(p, std::move(ops));
+      // A cut piece V: its leading box of R, `piece R blocks[dim(V, 0), ...] [0, ...]`.
+      for (ValueId v : cut) {
+        std::vector<Op> vops;
+        Op pc;
+        pc.kind = OpKind::Piece;
+        pc.part.kind = ir::PartitionSpec::Kind::Blocks;
+        pc.part.block = dims_of(v, f_.info(v).rank, vops);
+        Op zero;
+        zero.kind = OpKind::Const;
+        zero.ival = 0;
+        zero.result = f_.add_value(ir::ValueInfo{Type::Index, "c0"});
+        pc.operands.push_back(rv);
+        for (int d = 0; d < f_.info(v).rank; ++d) pc.operands.push_back(zero.result);
+        vops.push_back(std::move(zero));
+        ir::ValueInfo pv = f_.info(v);
+        pv.mem = MemKind::Register;
+        pc.result = f_.add_value(pv);
+        redirect[v] = pc.result;
+        vops.push_back(std::move(pc));
+        insert_after_def(v, std::move(vops));
+      }
       // Redirect the copies (not the piece/dim ops that define P's extents).
       for_each_op(f_.body, [&](Op& op) {
         if (op.kind != OpKind::Copy) return;
-        for (ValueId& v : op.operands)
-          if (v == p) v = rv;
+        for (ValueId& v : op.operands) {
+          auto it = redirect.find(v);
+          if (it != redirect.end()) v = it->second;
+        }
       });
-      blk->ops.insert(blk->ops.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(ops.begin()),
-                      std::make_move_iterator(ops.end()));
+      return true;
+    }
+    return false;
+  }
+
+  // `dim v, d` ops for d < rank, appended to `ops`; returns their results.
+  std::vector<ValueId> dims_of(ValueId v, int rank, std::vector<Op>& ops) {
+    std::vector<ValueId> out;
+    for (int d = 0; d < rank; ++d) {
+      Op dm;
+      dm.kind = OpKind::Dim;
+      dm.result = f_.add_value(ir::ValueInfo{Type::Index, ""});
+      dm.operands = {v};
+      dm.ival = d;
+      out.push_back(dm.result);
+      ops.push_back(std::move(dm));
+    }
+    return out;
+  }
+
+  // Inserts `ops` right after the op that defines `v`.
+  void insert_after_def(ValueId v, std::vector<Op> ops) {
+    std::function<bool(Block&)> walk = [&](Block& b) -> bool {
+      for (size_t i = 0; i < b.ops.size(); ++i) {
+        if (b.ops[i].result == v) {
+          b.ops.insert(b.ops.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::make_move_iterator(ops.begin()),
+                       std::make_move_iterator(ops.end()));
+          return true;
+        }
+        for (Block& r : b.ops[i].regions)
+          if (walk(r)) return true;
+      }
+      return false;
+    };
+    walk(f_.body);
+  }
+
+  // Whether `op` cuts the leading box of its tensor: a `blocks` piece at index 0 in every dimension
+  // (each block size, or the extent when smaller, from the origin: `blocks(X, [*, n])[0, 0]`).
+  static bool leading_cut(const Index& ix, const Op& op) {
+    if (op.kind != OpKind::Piece || op.part.kind != ir::PartitionSpec::Kind::Blocks || op.operands.size() < 2) return false;
+    for (size_t i = 1; i < op.operands.size(); ++i) {
+      const Op* d = find_def(ix, op.operands[i]);
+      if (!d || d->kind != OpKind::Const || d->ival != 0) return false;
+    }
+    return true;
+  }
+
+  // The chain of piece ops from `root` to `v`, leading cuts left out, as a key: two pieces with the
+  // same key are the same partitions (kinds, block sizes, indices) of `root`. `has_cut`: whether the
+  // chain has a leading cut.
+  std::string chain_key(const Index& ix, ValueId v, ValueId root, bool& has_cut) const {
+    std::vector<std::string> parts;
+    has_cut = false;
+    while (v != root) {
+      const Op* d = find_def(ix, v);
+      if (!d || d->kind != OpKind::Piece) return "?";
+      if (leading_cut(ix, *d)) {
+        has_cut = true;
+      } else {
+        Op k = *d;
+        k.operands[0] = kNone;
+        k.result = kNone;
+        parts.push_back(cse_key(k));
+      }
+      v = d->operands[0];
+    }
+    std::string key = "root";
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) key += ";" + *it;
+    return key;
+  }
+
+  // 4h. leading pieces: a NONE allocation S all of whose accesses go through one leading cut
+  //     W = blocks(S, [...])[0, ...] of it, cut in S's own block: no element of S outside W is ever
+  //     touched, so W becomes a NONE allocation of its own with W's extents, where W is defined,
+  //     and the rewrites above treat it as they treat any NONE tensor (FA3: the probabilities of
+  //     the last, possibly narrower, K/V tile go straight into the shared tile the last P*V GEMM
+  //     reads, as forward_none places a whole tile).
+  bool narrow_to_leading_pieces() {
+    Index ix = index();
+    std::vector<Op*> allocs;
+    for_each_op(f_.body, [&](Op& op) {
+      if (op.kind == OpKind::Alloc && op.mem == MemKind::None && !op.distinct) allocs.push_back(&op);
+    });
+    for (Op* sa : allocs) {
+      const ValueId sv = sa->result;
+      ValueId w = kNone;
+      bool ok = true;
+      auto us = ix.users.find(sv);
+      if (us == ix.users.end()) continue;
+      for (const Op* op : us->second) {
+        if (op->kind == OpKind::Dim) continue;
+        if (op->kind != OpKind::Piece || op->operands[0] != sv || !leading_cut(ix, *op) || (w != kNone && w != op->result)) {
+          ok = false;
+          break;
+        }
+        w = op->result;
+      }
+      if (!ok || w == kNone) continue;
+      const Path &ps = ix.path.at(sa), &pw = ix.where.at(w);
+      if (ps.size() != pw.size() || !std::equal(ps.begin(), ps.end() - 1, pw.begin())) continue;
+      std::set<ValueId> wfam = family(ix, w);
+      bool accessed = false;
+      for (ValueId v : family(ix, sv)) {
+        auto u = ix.users.find(v);
+        if (u == ix.users.end()) continue;
+        for (const Op* op : u->second)
+          if (accesses(*op, v)) {
+            accessed = true;
+            if (!wfam.count(v)) ok = false;
+          }
+      }
+      if (!ok || !accessed) continue;
+      std::vector<Op> ops;
+      Op n;
+      n.kind = OpKind::Alloc;
+      ir::ValueInfo vi = f_.info(w);
+      vi.mem = MemKind::None;
+      vi.name = f_.info(sv).name;  // the tensor the program declared (diagnostics name it)
+      n.result = f_.add_value(vi);
+      n.mem = MemKind::None;
+      n.dtype = vi.dtype;
+      n.name = sa->name;
+      n.loc = sa->loc;
+      n.origin = sa->origin + " [leading piece]";
+      n.operands = dims_of(w, vi.rank, ops);
+      const ValueId nv = n.result;
+      ops.push_back(std::move(n));
+      replace_values({{w, nv}});
+      insert_after_def(w, std::move(ops));
       return true;
     }
     return false;

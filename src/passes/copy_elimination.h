@@ -9,8 +9,10 @@
 //     immediate ops of a `for` body whose operands are defined outside it are hoisted before the
 //     loop (LICM). This makes two pieces cut the same way from the same tensor the same SSA value,
 //     which the patterns below compare (GEMM + row sums: the copy-out's pieces of the accumulator,
-//     sized from the output tile's rows, and the K loop's, sized from the accumulator's). A piece's
-//     memory is its tensor's (updated when a rewrite places a NONE tensor in a real buffer).
+//     sized from the output tile's rows, and the K loop's, sized from the accumulator's). A `dim`
+//     along a whole dimension of a `blocks` piece of a NONE allocation folds to the allocation's
+//     extent, so a leading piece `blocks(X, [*, n])[0, 0]` and X are cut alike along their rows. A
+//     piece's memory is its tensor's (updated when a rewrite places a NONE tensor in a real buffer).
 //  2. spill elimination (Fig. 10a) — `copy X1 -> P` followed in the same block by `copy P -> X2`,
 //     X2 a fresh allocation in X1's memory written only by that copy, P not touched in between,
 //     X1 not written afterwards: X2 becomes X1 and the second copy goes. (GEMM: the accumulator
@@ -27,6 +29,19 @@
 //     the callee reads the caller's tensor in place. X may not be replaced by a replicated row
 //     piece that it updates (each lane's update must stay private) unless X is only overwritten
 //     (no copy-in, no op that reads what it writes: the lanes write equal values).
+//  4c. register conduits (only once nothing above applies) — a NONE allocation X accessed only by
+//     plain copies between one piece P of it (one processor's) and REGISTER allocations: P becomes
+//     a REGISTER allocation R of its own. The copies may also reach P through leading cuts (a
+//     `blocks` piece at index 0 in every dimension, `blocks(X, [*, n])[0, 0]`, possibly clipped) in
+//     a chain of pieces otherwise the same partitions with the same block sizes and indices: such
+//     a piece is a leading box of P in P's compact coordinates (partitions map leading boxes to
+//     leading boxes), so its copies use `piece R blocks[dim(V, 0), ...] [0, ...]` — the same
+//     registers, fewer of them. (FA3: the scores carried across the K loop, its first GEMMs writing
+//     and its last softmax reading the clipped view of the last, narrower key tile.)
+//  4h. leading pieces (only once nothing above applies) — a NONE allocation X all of whose accesses
+//     go through one leading cut W of it, cut in X's block: W becomes a NONE allocation of its own
+//     (W's extents, where W is defined), which the rewrites above then place (FA3: the last tile's
+//     probabilities, a clipped view of Pl, go straight into the shared tile of the last P*V GEMM).
 //  4e. loop-invariant copies (only once nothing above applies) — in a `for` body, a copy S -> X
 //     into an allocation X of the body (not NONE), S defined before the loop and its root written
 //     nowhere in the loop, X written by nothing else, the copy waiting for nothing the loop
