@@ -304,9 +304,7 @@ void CudaGen::emit_block(const ir::Block& b, const Op* loop) {
     // next tile's load (events.cpp, plan_releases).
     if (auto it = release_after_.find(&op); it != release_after_.end()) {
       wgmma_drain(compute_, op);
-      const Barrier& bar = barriers_[static_cast<size_t>(it->second)];
-      compute_.line("__syncwarp();");
-      compute_.line("if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + bar.name + "[0]);  // " + bar.comment);
+      arrive(compute_, Signal{it->second, nullptr, 1}, "0");
     }
   }
 }
