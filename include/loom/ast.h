@@ -186,6 +186,8 @@ struct Instance {
   SourceLoc ws_loc;
   std::optional<int64_t> pipeline;
   SourceLoc pipeline_loc;
+  bool pingpong = false;  // `pingpong`: the compute warpgroups take turns issuing tensor-core work
+  SourceLoc pingpong_loc;
   std::optional<int64_t> smem_bytes;
   std::string smem_spelling;  // as written, e.g. "227KB"
   SourceLoc smem_loc;

@@ -125,7 +125,12 @@ std::string CudaGen::assemble() {
       << "    // ---- consumer: the compute role, " << compute_wgs_ << " warpgroups\n";
     if (f_.warp_roles->compute_regs) o << "    loom::rt::setmaxnreg_inc<" << f_.warp_roles->compute_regs << ">();\n";
     o << "    const int64_t consumer_wg = loom::rt::warpgroup_index() - " << dma_wgs_ << ";\n";
+    if (pingpong_)
+      o << "    // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)\n"
+        << "    if (consumer_wg == " << compute_wgs_ - 1 << ") loom::rt::named_barrier_arrive(" << turn_barrier0() << ", 256);\n";
     tile_loop(compute_, "    ");
+    if (pingpong_)
+      o << "    if (consumer_wg == 0) loom::rt::named_barrier_sync(" << turn_barrier0() << ", 256);  // pingpong: the last hand-over\n";
     if (stage_bytes_) o << "    if (loom::rt::thread_in_warpgroup() == 0) loom::rt::tma_store_wait<0>();  // the last stores have read the staging tile\n";
     o << "  }\n";
   } else {

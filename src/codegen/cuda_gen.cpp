@@ -316,7 +316,13 @@ void CudaGen::emit_immediate(const Op& op) {
     for (ValueId o : op.operands)
       if (!s->defined.count(o)) ok = false;
     if (op.kind == OpKind::ProcIndex && s == &dma_) ok = false;
+    // The compute threads' registers (row vectors, forwarded A fragments): not the DMA role's.
+    if (op.kind == OpKind::Alloc && s == &dma_ && (row_regs_.count(op.result) || forwarded_.count(op.result))) ok = false;
     if (!ok) continue;
+    if (s == &compute_ && hoisted_.count(op.result)) {  // declared before its loop (pingpong.cpp)
+      s->defined.insert(op.result);
+      continue;
+    }
     std::vector<std::string> lines = immediate_lines(op);
     if (!op.origin.empty() && (op.kind == OpKind::Alloc)) s->line("// " + op.origin);
     for (auto& l : lines) s->line(l);
@@ -394,8 +400,9 @@ std::vector<std::string> CudaGen::alloc_lines(const Op& op) {
       if (row_regs_.count(op.result))
         return {"float " + r + "[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)"};
       if (forwarded_.count(op.result))
-        return {"// " + names_[static_cast<size_t>(op.result)] + ": not stored; the wgmma reads " +
-                names_[static_cast<size_t>(forwarded_.at(op.result))] + " from registers (@smem slot unused)"};
+        return {"uint32_t " + r + "[" + std::to_string(forwarded_words(op.result, &op)) + "];  // " +
+                names_[static_cast<size_t>(op.result)] + " in registers: this thread's A fragments, packed pairs of " +
+                names_[static_cast<size_t>(forwarded_.at(op.result))] + " (@smem slot unused)"};
       if (s->second.copies != 1) cannot(&op, "a shared tensor with one copy per processor");
       return {cpp_type(op.dtype) + "* const " + r + " = reinterpret_cast<" + cpp_type(op.dtype) + "*>(smem + " +
               std::to_string(s->second.offset) + ");  // @smem[" + std::to_string(s->second.offset) + ", " +
@@ -433,11 +440,27 @@ void CudaGen::emit_op(const Op& op, const Op* loop) {
     case OpKind::Copy:
     case OpKind::Call: {
       Stream& s = stream_of(op);
+      const bool rotated = rotation_ && loop == rotation_->loop && &s == &compute_;
+      if (rotated && &op == rotation_->deferred) {  // issued in the next iteration's first turn
+        s.defined.insert(op.result);
+        return;
+      }
+      // A write to a hoisted register array waits for the wgmmas in flight (the deferred mma of
+      // the previous iteration reads it).
+      if (rotated)
+        for (const Op* h : rotation_->hoisted)
+          if (writes_root(op, h->result)) wgmma_drain(s, op);
       for (const EventRef& r : op.after) wait(s, op, r, loop);
       if (!op.origin.empty()) s.line("// " + op.origin + "  [" + source_ + ":" + std::to_string(op.loc.line) + "]");
+      const bool turn = turn_loop_ && loop == turn_loop_ && &s == &compute_ && is_wgmma(op);
+      if (turn) turn_begin(s);
+      if (rotated && &op == rotation_->first)
+        emit_deferred(s, *rotation_, var(loop->regions[0].args[0]) + " - 1", var(loop->regions[0].args[0]) + " > 0");
       if (op.kind == OpKind::Copy && !is_tma_copy(op)) emit_register_copy(s, op);
       else if (op.kind == OpKind::Copy) emit_copy(s, op, loop);
       else emit_call(s, op);
+      if (turn) turn_end(s);
+      if (rotated && &op == rotation_->first) arm_release(s, *loop);
       s.defined.insert(op.result);
       if (auto it = signal_of_op_.find(&op); it != signal_of_op_.end()) {
         if (is_wgmma(op)) wgmma_drain(s, op);
@@ -457,9 +480,33 @@ void CudaGen::emit_for(const Op& op) {
   for (Stream* s : streams())
     if (!ws_ || has_role(op, s == &dma_ ? ir::Role::Dma : ir::Role::Compute)) ss.push_back(s);
   const std::string n = var(op.operands[0]);
+  // pingpong (pingpong.cpp): the compute warpgroups take turns issuing this loop's wgmmas, and the
+  // body's last mma may be deferred into the next iteration's first turn.
+  std::optional<Rotation> rot;
+  const Op* outer_turn = turn_loop_;
+  const Rotation* outer_rotation = rotation_;
+  if (op.pingpong && ws_ && compute_wgs_ >= 2) {
+    pingpong_ = true;
+    turn_loop_ = &op;
+    rot = plan_rotation(op);
+    rotation_ = rot ? &*rot : nullptr;
+  }
   for (Stream* s : ss) {
     // The loop's preconditions, once before it.
     for (const EventRef& r : op.after) wait(*s, op, r, nullptr);
+    if (s == &compute_ && op.pingpong) {
+      if (!ws_ || compute_wgs_ < 2)
+        s->line("// pingpong: one compute warpgroup, no turns to take");
+      else if (!rot)
+        s->line("// pingpong: each wgmma issue below is a turn (the loop is not rotated: see pingpong.cpp)");
+      for (const Op* h : rot ? rot->hoisted : std::vector<const Op*>{}) {
+        s->line("// " + names_[static_cast<size_t>(h->result)] +
+                ": declared before the loop, the deferred mma reads it in the next iteration");
+        for (const std::string& l : alloc_lines(*h)) s->line(l);
+        hoisted_.insert(h->result);
+        s->defined.insert(h->result);
+      }
+    }
     s->line("// " + (op.origin.empty() ? std::string("loop") : op.origin) + "  [" + source_ + ":" + std::to_string(op.loc.line) + "]" +
             (op.pipeline_depth > 1 ? "  pipelined " + std::to_string(op.pipeline_depth) + " deep" : ""));
     s->line("for (int64_t " + var(k) + " = 0; " + var(k) + " < " + n + "; ++" + var(k) + ") {");
@@ -482,13 +529,25 @@ void CudaGen::emit_for(const Op& op) {
   auto sig = signal_of_loop_.find(&op);
   for (Stream* s : ss) {
     if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], true);
+    if (s == &compute_ && rot && !s->release_on_drain.empty()) wgmma_drain(*s, op);
     s->indent -= 2;
     s->line("}");
     s->waited.clear();
+    if (s == &compute_ && rot) {  // the last iteration's deferred mma
+      s->line("if (" + n + " > 0) {");
+      s->indent += 2;
+      turn_begin(*s);
+      emit_deferred(*s, *rot, n + " - 1", "");
+      turn_end(*s);
+      s->indent -= 2;
+      s->line("}");
+    }
     if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], false);
     s->line(base(&op) + " += " + n + ";  // the next tile's iterations continue the rings");
     s->defined.insert(op.result);
   }
+  turn_loop_ = outer_turn;
+  rotation_ = outer_rotation;
 }
 
 void CudaGen::emit_call(Stream& s, const Op& op) {

@@ -7,6 +7,7 @@
 //   elementwise.cpp — fill and element-wise leaves on register fragments (row vectors broadcast);
 //   rows.cpp        — row vectors in registers, row reductions, register copies, A operands
 //                     forwarded from registers (the attention softmax);
+//   pingpong.cpp    — compute warpgroups taking turns on the tensor cores, the deferred mma;
 //   epilogue.cpp    — stores of accumulator fragments to global memory (staged TMA or direct);
 //   assemble.cpp    — the kernel skeleton (setup / producer / consumer) and shared-memory layout;
 //   launcher.cpp    — the host launcher and the C ABI functions (loom_<entry>, loom_<entry>_info);
@@ -106,6 +107,9 @@ struct Stream {
   int indent = 2;
   bool wgmma_pending = false;     // wgmmas committed and not yet waited for
   std::set<std::string> waited;   // waits already emitted in the current iteration scope
+  // Lines to emit after the next wgmma wait (pingpong.cpp: a rotated loop releases the previous
+  // iteration's ring slots once its deferred mma has run).
+  std::vector<std::string> release_on_drain;
   void line(const std::string& s) { lines.push_back(std::string(static_cast<size_t>(indent), ' ') + s); }
 };
 
@@ -189,6 +193,7 @@ class CudaGen {
   const Op* enclosing_loop(const Op* op) const;
   void arrive(Stream& s, const Signal& sig, const std::string& slot);
   void wgmma_drain(Stream& s, const Op& /*why*/);
+  void arm_release(Stream& s, const Op& loop);
   void yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in_body);
   int64_t wgmma_groups(const Op& loop);
   bool yield_is_wgmma(const Op& loop);
@@ -240,7 +245,22 @@ class CudaGen {
   bool static_full(ValueId tile, int dim, int64_t width);
   void emit_row_reduce(Stream& s, const Op& op);
   void emit_register_copy(Stream& s, const Op& op);
-  std::string forwarded_a_fragment(const std::string& P, int64_t ks, bool masked);
+  int64_t forwarded_words(ValueId tile, const Op* at);
+
+  // ---- pingpong.cpp: turns on the tensor cores, the deferred mma of a rotated loop ----------------
+  struct Rotation {
+    const Op* loop = nullptr;
+    const Op* deferred = nullptr;       // W: the body's last op, an mma issued one iteration late
+    const Op* first = nullptr;          // Q: the body's first mma; W(k - 1) is issued just before it
+    std::vector<const Op*> immediates;  // the body's index/view ops W uses, in order
+    std::vector<const Op*> hoisted;     // register allocs of the body W reads: declared before the loop
+  };
+  std::optional<Rotation> plan_rotation(const Op& loop);
+  void emit_deferred(Stream& s, const Rotation& r, const std::string& k, const std::string& guard);
+  int64_t turn_barrier0() const;
+  void turn_begin(Stream& s);
+  void turn_end(Stream& s);
+  bool writes_root(const Op& op, ValueId root) const;
 
   // ---- epilogue.cpp: stores of accumulator fragments to global memory -------------------------------
   void emit_store(Stream& s, const Op& op, const Frag& xf, const std::function<std::string(const std::string&)>& value);
@@ -291,6 +311,10 @@ class CudaGen {
   std::map<const Op*, int> release_after_;  // compute op -> barrier: a once-per-tile TMA buffer is free
   std::map<const Op*, int> release_wait_;   // TMA copy -> that barrier (the DMA waits before reloading)
   std::vector<const Op*> loops_;  // every loop of the kernel block (their running counters)
+  bool pingpong_ = false;                   // some loop takes turns: the turn barriers' hand-overs
+  const Op* turn_loop_ = nullptr;           // the pingpong loop being emitted (its wgmmas are turns)
+  const Rotation* rotation_ = nullptr;      // its rotation, if any
+  std::set<ValueId> hoisted_;               // register allocs declared before their loop
   std::vector<std::string> prologue_;
   bool staging_allowed_ = true;
   int64_t stage_bytes_ = 0;    // per compute warpgroup: the largest staged epilogue tile

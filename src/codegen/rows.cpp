@@ -215,11 +215,26 @@ void CudaGen::emit_row_reduce(Stream& s, const Op& op) {
   const auto t = tile_static(*fr, &op);
   const int64_t n = t[1] / 2;
   const std::string S = var(op.operands[1]);
+  // Four independent chains per row half (register r goes to chain (r >> 2) & 3), combined at
+  // the end: a quarter of the dependent latency of one chain over the row's columns.
+  const int64_t chains = n >= 16 ? 4 : 1;
+  const std::string ident = kind == "max" ? "-INFINITY" : "0.0f";
   auto loop = [&](const std::string& ind, bool masked) {
+    const std::string cond = masked ? "if (loom::rt::acc_col(tid, r) < ncols) " : "";
+    if (chains == 1) {
+      s.line(ind + "#pragma unroll");
+      s.line(ind + "for (int r = 0; r < " + std::to_string(n) + "; ++r) " + cond + *d + "[(r >> 1) & 1] = " +
+             fold_expr(kind, *d + "[(r >> 1) & 1]", S + "[r]") + ";");
+      return;
+    }
+    s.line(ind + "float part[8] = {" + *d + "[0], " + *d + "[1], " + ident + ", " + ident + ", " + ident + ", " + ident +
+           ", " + ident + ", " + ident + "};  // [chain * 2 + row half]");
     s.line(ind + "#pragma unroll");
-    s.line(ind + "for (int r = 0; r < " + std::to_string(n) + "; ++r) " +
-           (masked ? "if (loom::rt::acc_col(tid, r) < ncols) " : "") + *d + "[(r >> 1) & 1] = " +
-           fold_expr(kind, *d + "[(r >> 1) & 1]", S + "[r]") + ";");
+    s.line(ind + "for (int r = 0; r < " + std::to_string(n) + "; ++r) " + cond + "part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = " +
+           fold_expr(kind, "part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)]", S + "[r]") + ";");
+    s.line(ind + "#pragma unroll");
+    s.line(ind + "for (int h = 0; h < 2; ++h) " + *d + "[h] = " +
+           fold_expr(kind, fold_expr(kind, "part[h]", "part[2 + h]"), fold_expr(kind, "part[4 + h]", "part[6 + h]")) + ";");
   };
   if (static_full(fr->tile, 1, t[1])) {
     s.line("// " + op.name + ": this thread's columns of its 2 rows (the lanes sharing a row combine theirs when it is folded in)");
@@ -243,7 +258,38 @@ void CudaGen::emit_row_reduce(Stream& s, const Op& op) {
 void CudaGen::emit_register_copy(Stream& s, const Op& op) {
   const ValueId src = op.operands[0], dst = op.operands[1];
   if (forwarded_.count(root_of(dst))) {
-    s.line("// " + names_[static_cast<size_t>(src)] + " stays in registers: the wgmma reads it as its A operand");
+    // The tile's A fragments: the thread's 16-bit values packed in pairs (F1). Columns past the
+    // tile's run-time extent are zeroed: the wgmma multiplies them with B's rows there, TMA's
+    // zero fill, and 0 * inf would not be 0.
+    const View& d = view(dst);
+    const ValueId A = root_of(dst);
+    auto pf = register_frag(src);
+    if (!d.frag || !pf || forwarded_.at(A) != src) cannot(&op, "a forwarded A operand that is not a thread's fragment");
+    const int64_t kt = tile_static(*pf, &op)[1], words = forwarded_words(A, &op);
+    const std::string P = var(src), a = var(A);
+    auto pack = [&](const std::string& ind, bool masked) {
+      s.line(ind + "#pragma unroll");
+      s.line(ind + "for (int i = 0; i < " + std::to_string(words) + "; ++i) " + a + "[i] = loom::rt::pack_pair(" + P +
+             "[2 * i], " + P + "[2 * i + 1])" + (masked ? " & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols)" : "") +
+             ";");
+    };
+    if (static_full(d.frag->tile, 1, kt)) {
+      s.line("// " + names_[static_cast<size_t>(src)] + " -> " + names_[static_cast<size_t>(A)] +
+             ": packed into the wgmma's A fragments, in registers");
+      pack("", false);
+      return;
+    }
+    s.line("{  // " + names_[static_cast<size_t>(src)] + " -> " + names_[static_cast<size_t>(A)] +
+           ": packed into the wgmma's A fragments, in registers; columns past the tile's " + view(d.frag->tile).ext[1] +
+           " are zeros");
+    s.line("  const int64_t ncols = " + view(d.frag->tile).ext[1] + ";");
+    s.line("  if (ncols >= " + std::to_string(kt) + ") {");
+    pack("    ", false);
+    s.line("  } else {");
+    s.line("    const int tid = loom::rt::thread_in_warpgroup();");
+    pack("    ", true);
+    s.line("  }");
+    s.line("}");
     return;
   }
   auto sr = row_array(src), dr = row_array(dst);
@@ -270,19 +316,12 @@ void CudaGen::emit_register_copy(Stream& s, const Op& op) {
   s.line("}");
 }
 
-// The A fragment of k-step `ks` from the forwarded registers P (accumulator order, 16-bit): four
-// packed pairs, the columns at or past `ncols` zeroed when `masked`.
-std::string CudaGen::forwarded_a_fragment(const std::string& P, int64_t ks, bool masked) {
-  std::ostringstream o;
-  o << "uint32_t a" << ks << "[4] = {";
-  for (int j = 0; j < 4; ++j) {
-    const int64_t r = 8 * ks + 2 * j;
-    std::string pair = "loom::rt::pack_pair(" + P + "[" + std::to_string(r) + "], " + P + "[" + std::to_string(r + 1) + "])";
-    if (masked) pair += " & loom::rt::pair_mask(loom::rt::acc_col(tid, " + std::to_string(r) + "), ncols)";
-    o << (j ? ", " : "") << pair;
-  }
-  o << "};";
-  return o.str();
+// The 32-bit words of a thread's part of forwarded A tile `tile` (an alloc in forwarded_): its
+// register array's 16-bit values in pairs, 4 per k16 step (F1).
+int64_t CudaGen::forwarded_words(ValueId tile, const Op* at) {
+  auto pf = register_frag(forwarded_.at(tile));
+  if (!pf) cannot(at, "a forwarded A operand that is not a thread's fragment");
+  return tile_static(*pf, at)[1] / 4;
 }
 
 }  // namespace loom::codegen::detail

@@ -91,39 +91,21 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
     return bd;
   };
   if (auto fw = forwarded_.find(root_of(a.frag->tile)); fw != forwarded_.end()) {
-    // A from registers (rows.cpp): the thread's accumulator-ordered 16-bit registers of the tile,
-    // packed per k step; columns past the tile's run-time extent are zeroed (the B rows there are
-    // TMA's zero fill, but 0 * inf would not be 0).
-    const std::string P = var(fw->second);
+    // A from registers (rows.cpp): the tile's packed A fragments, 4 words per k step, written
+    // where the tile was (emit_register_copy; columns past the tile's extent are zeros).
+    const std::string A = var(fw->first);
     auto pf = register_frag(fw->second);
     if (!pf || tile_static(*pf, &op) != ast) cannot(&op, "an mma whose A operand comes from registers of another tile shape");
-    const bool full = static_full(a.frag->tile, 1, kt);
-    // Every k step's A fragment is packed before the fence, so the wgmmas issue back to back.
-    auto steps = [&](const std::string& ind, bool masked) {
-      for (int64_t ks = 0; ks < kt / 16; ++ks) s.line(ind + forwarded_a_fragment(P, ks, masked));
-      // Pinned before the fence: the compiler must not sink the packing (or the accumulator's last
-      // update) past it, or ptxas serializes the wgmmas.
-      for (int64_t ks = 0; ks < kt / 16; ++ks) s.line(ind + "loom::rt::wgmma_fence_operand(a" + std::to_string(ks) + ");");
-      s.line(ind + "loom::rt::wgmma_fence_operand(" + var(c) + ");");
-      s.line(ind + "loom::rt::wgmma_fence();  // accumulator " + var(c) + ", A registers " + P + " and B's smem are ready");
-      for (int64_t ks = 0; ks < kt / 16; ++ks)
-        for (int64_t nb = 0; nb < nt / n; ++nb)
-          s.line(ind + "loom::rt::wgmma_m64nNk16_rs<" + std::to_string(n) + ", " + T + ", " + b_major + ">(" + acc_of(nb) +
-                 ", a" + std::to_string(ks) + ", " + b_of(nb, std::to_string(ks)) + ", 1);");
-    };
-    if (full) {
-      steps("", false);
-    } else {
-      s.line("{");
-      s.line("  const int tid = loom::rt::thread_in_warpgroup();");
-      s.line("  const int64_t ncols = " + at.ext[1] + ";  // the A tile's columns (K) inside the tensor");
-      s.line("  if (ncols >= " + std::to_string(kt) + ") {");
-      steps("    ", false);
-      s.line("  } else {");
-      steps("    ", true);
-      s.line("  }");
-      s.line("}");
-    }
+    // Pinned before the fence: the compiler must not sink the packing (or the accumulator's last
+    // update) past it, or ptxas serializes the wgmmas.
+    s.line("loom::rt::wgmma_fence_operand(" + A + ");");
+    s.line("loom::rt::wgmma_fence_operand(" + var(c) + ");");
+    s.line("loom::rt::wgmma_fence();  // accumulator " + var(c) + ", A fragments " + A + " and B's smem are ready");
+    for (int64_t ks = 0; ks < kt / 16; ++ks)
+      for (int64_t nb = 0; nb < nt / n; ++nb)
+        s.line("loom::rt::wgmma_m64nNk16_rs<" + std::to_string(n) + ", " + T + ", " + b_major + ">(" + acc_of(nb) +
+               ", *reinterpret_cast<const uint32_t(*)[4]>(&" + A + "[" + std::to_string(4 * ks) + "]), " +
+               b_of(nb, std::to_string(ks)) + ", 1);");
     s.line("loom::rt::wgmma_commit();");
     s.wgmma_pending = true;
     return;

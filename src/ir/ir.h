@@ -178,6 +178,8 @@ struct Op {
   std::vector<int64_t> distances; // For: one per carried event (body args 1..m); empty = all 1
   int64_t pipeline_depth = 1;     // For: the mapping's pipeline(D) (1 = not pipelined)
   bool warp_specialize = false;   // For: the mapping's warpspecialize
+  bool pingpong = false;          // For: the mapping's pingpong (compute warpgroups take turns on
+                                  // the tensor cores; src/codegen/pingpong.cpp)
   Role role = Role::Any;          // asynchronous ops: which warps run it (warp specialization)
   TileLayout layout;              // Alloc: the mapping's layout(...) (see TileLayout)
   bool distinct = false;          // Alloc: must keep storage of its own, never coalesced with the

@@ -179,6 +179,7 @@ class Printer {
             out += ")";
             if (op.pipeline_depth != 1) out += " pipeline(" + std::to_string(op.pipeline_depth) + ")";
             if (op.warp_specialize) out += " warpspecialize";
+            if (op.pingpong) out += " pingpong";
             out += after(op) + " {\n";
           } else {
             out += std::string("pfor ") + proc_name(op.proc) + " " + val(body.args.at(0)) + " in [0, " +

@@ -154,8 +154,8 @@ class Verifier {
               if (d < 1) problem(where + ": carried distance " + std::to_string(d) + " is not at least 1");
             if (op.pipeline_depth < 1) problem(where + ": pipeline depth " + std::to_string(op.pipeline_depth) + " is not at least 1");
           }
-          if (op.kind != OpKind::For && (!op.distances.empty() || op.pipeline_depth != 1 || op.warp_specialize))
-            problem(where + ": only a for loop has carried distances, a pipeline depth or warp specialization");
+          if (op.kind != OpKind::For && (!op.distances.empty() || op.pipeline_depth != 1 || op.warp_specialize || op.pingpong))
+            problem(where + ": only a for loop has carried distances, a pipeline depth, warp specialization or pingpong");
           block(body, scopes);
           if (body.yield.value != kNone) check_ref(body.yield, scopes, where + " yield");
           if (body.yield.cross) problem(where + ": a yield is not a wait and cannot cross roles");

@@ -236,6 +236,18 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         d.hint = "pipelining applies to the srange loop of a block-level variant";
       }
     }
+    if (in.pingpong) {
+      block_only(in.pingpong_loc, "pingpong");
+      if (!in.warp_specialize.value_or(false)) {
+        auto& d = r.error(in.pingpong_loc, "pingpong on instance '" + in.name.name +
+                                               "' without warpspecialize: the warpgroups that take turns are the compute role's");
+        d.hint = "add warpspecialize (and pipeline(2) or deeper) to the instance";
+      } else if (!vi.has_srange) {
+        auto& d = r.error(in.pingpong_loc, "pingpong on instance '" + in.name.name + "', but variant '" + v.name.name +
+                                               "' has no srange loop whose tensor-core work could take turns");
+        d.hint = "pingpong applies to the srange loop of a block-level variant";
+      }
+    }
     if (in.smem_bytes) {
       block_only(in.smem_loc, "smem(...)");
       int64_t limit = machine->limits.smem_per_block;

@@ -485,7 +485,7 @@ class Parser {
     in.processor = ident("a processor level (HOST, BLOCK, WARPGROUP, WARP, THREAD)");
     while (!at(Tok::Semi)) {
       if (!at(Tok::Ident)) error_here("expected an instance clause or ';'",
-                                      "clauses are mem, tune, call, entry, warpspecialize, pipeline, smem, layout");
+                                      "clauses are mem, tune, call, entry, warpspecialize, pipeline, pingpong, smem, layout");
       Ident c = ident("an instance clause");
       if (c.name == "mem") {
         in.mem_loc = c.loc;
@@ -523,6 +523,9 @@ class Parser {
       } else if (c.name == "warpspecialize" || c.name == "nowarpspecialize") {
         in.warp_specialize = c.name == "warpspecialize";
         in.ws_loc = c.loc;
+      } else if (c.name == "pingpong") {
+        in.pingpong = true;
+        in.pingpong_loc = c.loc;
       } else if (c.name == "pipeline") {
         in.pipeline_loc = c.loc;
         expect(Tok::LParen, "after 'pipeline'");

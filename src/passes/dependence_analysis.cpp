@@ -708,6 +708,7 @@ class Lowering {
     if (!s.parallel && !holds_for(op.regions[0])) {
       op.pipeline_depth = fr_->inst->pipeline.value_or(1);
       op.warp_specialize = fr_->inst->warp_specialize.value_or(false);
+      op.pingpong = fr_->inst->pingpong;
     }
     // States after the loop.
     for (const auto& [r, t] : touched) {

@@ -553,6 +553,39 @@ TEST(Codegen, UnsupportedExamplesAreUserErrors) {
   }
 }
 
+// FA2's `pingpong` (pingpong.cpp): the two compute warpgroups take turns; pv of key tile j - 1 is
+// deferred into the turn of qk of tile j (P's A fragments declared before the loop), the ring slot
+// of j - 1 released after the wait that follows that turn, the last pv after the loop.
+TEST(Codegen, FlashAttention2PingpongRotation) {
+  codegen::CudaArtifact a = artifact_of("flash_attention_2");
+  auto has = [&](const std::string& s) { return a.cu.find(s) != std::string::npos; };
+  EXPECT_EQ(count(a.cu, "loom::rt::named_barrier_sync(3 + consumer_wg, 256);"), 2);  // the loop's turn, the last pv's
+  EXPECT_EQ(count(a.cu, "loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);"), 2);
+  EXPECT_TRUE(has("if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);"));
+  EXPECT_TRUE(has("if (consumer_wg == 0) loom::rt::named_barrier_sync(3, 256);  // pingpong: the last hand-over"));
+  EXPECT_TRUE(has("if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)"));
+  EXPECT_TRUE(has("const int64_t v_j = v_j_deferred;"));
+  EXPECT_TRUE(has("{  // pv_thread: mma(C, A, B) of iteration v_6 - 1 (pingpong: deferred into this turn)"));
+  EXPECT_TRUE(has("if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it"));
+  EXPECT_FALSE(has("loom::rt::wgmma_wait<2>();")) << "a rotated loop releases after its first wait, not one iteration late";
+  // The A fragments live across the back edge: declared once, before the loop.
+  const size_t decl = a.cu.find("uint32_t v_A_1[32];"), loop = a.cu.find("for (int64_t v_j = 0;", a.cu.find("// ---- consumer"));
+  ASSERT_NE(decl, std::string::npos);
+  EXPECT_LT(decl, loop);
+  EXPECT_GT(decl, a.cu.find("// ---- consumer"));
+}
+
+// `pingpong` on a loop with one mma per iteration (examples/gemm): no rotation, every wgmma issue
+// is a turn of its own.
+TEST(Codegen, PingpongWithoutRotation) {
+  Generated g = generate("gemm", gemm_edited("warpspecialize pipeline(3)", "warpspecialize pipeline(3) pingpong"));
+  ASSERT_TRUE(g.artifact) << (g.error ? g.error->message : g.internal + g.diagnostics);
+  const std::string& cu = g.artifact->cu;
+  EXPECT_NE(cu.find("// pingpong: each wgmma issue below is a turn (the loop is not rotated"), std::string::npos);
+  EXPECT_EQ(cu.find("deferred into this turn"), std::string::npos);
+  EXPECT_GE(count(cu, "+ consumer_wg, 256);  // pingpong: wait for this warpgroup's turn"), 1);
+}
+
 // FA2's softmax (rows.cpp): row statistics in registers with quad shuffles, P fed to the second
 // wgmma from registers, masked reductions for a clipped key tile, the Q buffer released per tile.
 TEST(Codegen, FlashAttention2SoftmaxInRegisters) {
@@ -563,7 +596,8 @@ TEST(Codegen, FlashAttention2SoftmaxInRegisters) {
   EXPECT_TRUE(has("x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));"));
   EXPECT_TRUE(has("x = (x + __shfl_xor_sync(0xffffffffu, x, 2));"));
   EXPECT_TRUE(has("loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>"));
-  EXPECT_TRUE(has("not stored; the wgmma reads %P from registers"));
+  EXPECT_TRUE(has("uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P"));
+  EXPECT_TRUE(has("& loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);"));  // past a clipped key tile
   EXPECT_TRUE(has("if (loom::rt::acc_col(tid, r) < ncols)"));
   EXPECT_TRUE(has("loom::rt::ex2_approx("));
   EXPECT_TRUE(has("loom::rt::mbarrier::arrive(&bar_free_"));

@@ -295,7 +295,7 @@ std::vector<ExampleCase> all_cases() {
          concat(fa_small("16", "G=1", "BR=64", fa3), {{"pipeline(2)", "pipeline(3)"}}), {{"BH", 1}, {"M", 70}, {"N", n_small}, {"D", 32}}, "Acc"},
         {"two_warpgroups", "BR=128, G=2 (64 rows per warpgroup), BC=32",
          fa_small("32", "G=2", "BR=128", fa3), {{"BH", 1}, {"M", 130}, {"N", n_keys}, {"D", 32}}},
-        {"no_ws_no_pipeline", "small tiles, no warpspecialize, no pipeline", concat(small, {{" warpspecialize pipeline(2)", ""}}), s},
+        {"no_ws_no_pipeline", "small tiles, no warpspecialize, no pipeline", concat(small, {{fa3 ? " warpspecialize pipeline(2)" : " warpspecialize pipeline(2) pingpong", ""}}), s},
         {"p_in_registers", p_what,
          concat(small, {{"instance pv_tile = gemm_tile on BLOCK mem(NONE, SHARED, SHARED) tune(G=1) call(gemm: pv_wg)\n      layout(A: "
                          "row_major swizzle128, B: row_major swizzle128);",

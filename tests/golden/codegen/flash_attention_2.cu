@@ -128,8 +128,6 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
           const int64_t v_8 = v_Kp_1_e1;
           // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
-          // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-          // %A.1: not stored; the wgmma reads %P from registers (@smem slot unused)
           const int64_t v_K = v_Kp_e0;
           const int64_t v_B_o0 = 0 + (v_c0 * v_K);
           const int64_t v_B_e0 = loom_clip(v_BR, (v_c0 * v_K), v_K);
@@ -161,6 +159,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
+    // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
+    if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
     int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
@@ -268,6 +268,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
       __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
       loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
+      // %A.1: declared before the loop, the deferred mma reads it in the next iteration
+      uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
       // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:70]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_6; ++v_j) {
         const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
@@ -275,8 +277,6 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
         const int64_t v_8 = v_Kp_1_e1;
         // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
-        // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-        // %A.1: not stored; the wgmma reads %P from registers (@smem slot unused)
         const int64_t v_Cp_3_o0 = 0 + (v_g * v_3);
         const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
         const int64_t v_9 = 2;
@@ -294,6 +294,40 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
         loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: TMA copy landed
         // qk_thread: mma(C, A, B)  [flash_attention_2.loom:103]
+        loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+        if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:103]
+          const int64_t v_j_deferred = v_j - 1;
+          {
+            const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+            const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+            const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+            const int64_t v_8 = v_Kp_1_e1;
+            const int64_t v_Pp_o0 = 0 + (v_g * v_3);
+            const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+            const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+            const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+            const int64_t v_K_1 = v_Vp_1_e0;
+            const int64_t v_N_3 = v_Vp_e1;
+            const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+            const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
+            const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
+            const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0 * v_N_3), v_N_3);
+            loom::rt::mbarrier::wait(&bar_v_e_34[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.34: TMA copy landed
+            loom::rt::wgmma_fence_operand(v_A_1);
+            loom::rt::wgmma_fence_operand(v_C);
+            loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_commit();
+          }
+        }
         loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
         #pragma unroll
         for (int ks = 0; ks < 8; ++ks) {
@@ -301,6 +335,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
+        loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
         const int64_t v_Pp_o0 = 0 + (v_g * v_3);
         const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
         // softmax_warp: save_max(mop[t], mp[t])
@@ -314,7 +349,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
         loom::rt::wgmma_wait<0>();
+        loom::rt::wgmma_fence_operand(v_C);
         loom::rt::wgmma_fence_operand(v_Cp_6);
+        if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with iteration k of the loop at line 70 (%w, distance 2))
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_6_base + v_j) - 1) % 2]);
+        }
         // scale_scores_thread: scale(S, S, scale)  [flash_attention_2.loom:229]
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
@@ -328,11 +368,17 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int tid = loom::rt::thread_in_warpgroup();
           const int64_t ncols = v_8;
           if (ncols >= 128) {
+            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
             #pragma unroll
-            for (int r = 0; r < 64; ++r) v_m_4[(r >> 1) & 1] = fmaxf(v_m_4[(r >> 1) & 1], v_Cp_6[r]);
+            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
           } else {
+            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
             #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) v_m_4[(r >> 1) & 1] = fmaxf(v_m_4[(r >> 1) & 1], v_Cp_6[r]);
+            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
           }
         }
         // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:207]
@@ -397,7 +443,17 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_P[r] = v_Cp_6[r];
         // softmax_warp: exp_scores(Pp[t], Sp[t], mp[t])  [flash_attention_2.loom:213]
-        // %P stays in registers: the wgmma reads it as its A operand
+        {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_8 are zeros
+          const int64_t ncols = v_8;
+          if (ncols >= 128) {
+            #pragma unroll
+            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
+          } else {
+            const int tid = loom::rt::thread_in_warpgroup();
+            #pragma unroll
+            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+          }
+        }
         // softmax_warp: row_sum(lp[t], Sp[t])
         float v_l_4[2];
         // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:216]
@@ -408,11 +464,17 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int tid = loom::rt::thread_in_warpgroup();
           const int64_t ncols = v_8;
           if (ncols >= 128) {
+            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
             #pragma unroll
-            for (int r = 0; r < 64; ++r) v_l_4[(r >> 1) & 1] = (v_l_4[(r >> 1) & 1] + v_Cp_6[r]);
+            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
           } else {
+            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
             #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) v_l_4[(r >> 1) & 1] = (v_l_4[(r >> 1) & 1] + v_Cp_6[r]);
+            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
           }
         }
         // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:216]
@@ -434,74 +496,43 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
         const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
         const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0 * v_N_3), v_N_3);
-        loom::rt::mbarrier::wait(&bar_v_e_34[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.34: TMA copy landed
-        // pv_thread: mma(C, A, B)  [flash_attention_2.loom:103]
-        {
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_8;  // the A tile's columns (K) inside the tensor
-          if (ncols >= 128) {
-            uint32_t a0[4] = {loom::rt::pack_pair(v_P[0], v_P[1]), loom::rt::pack_pair(v_P[2], v_P[3]), loom::rt::pack_pair(v_P[4], v_P[5]), loom::rt::pack_pair(v_P[6], v_P[7])};
-            uint32_t a1[4] = {loom::rt::pack_pair(v_P[8], v_P[9]), loom::rt::pack_pair(v_P[10], v_P[11]), loom::rt::pack_pair(v_P[12], v_P[13]), loom::rt::pack_pair(v_P[14], v_P[15])};
-            uint32_t a2[4] = {loom::rt::pack_pair(v_P[16], v_P[17]), loom::rt::pack_pair(v_P[18], v_P[19]), loom::rt::pack_pair(v_P[20], v_P[21]), loom::rt::pack_pair(v_P[22], v_P[23])};
-            uint32_t a3[4] = {loom::rt::pack_pair(v_P[24], v_P[25]), loom::rt::pack_pair(v_P[26], v_P[27]), loom::rt::pack_pair(v_P[28], v_P[29]), loom::rt::pack_pair(v_P[30], v_P[31])};
-            uint32_t a4[4] = {loom::rt::pack_pair(v_P[32], v_P[33]), loom::rt::pack_pair(v_P[34], v_P[35]), loom::rt::pack_pair(v_P[36], v_P[37]), loom::rt::pack_pair(v_P[38], v_P[39])};
-            uint32_t a5[4] = {loom::rt::pack_pair(v_P[40], v_P[41]), loom::rt::pack_pair(v_P[42], v_P[43]), loom::rt::pack_pair(v_P[44], v_P[45]), loom::rt::pack_pair(v_P[46], v_P[47])};
-            uint32_t a6[4] = {loom::rt::pack_pair(v_P[48], v_P[49]), loom::rt::pack_pair(v_P[50], v_P[51]), loom::rt::pack_pair(v_P[52], v_P[53]), loom::rt::pack_pair(v_P[54], v_P[55])};
-            uint32_t a7[4] = {loom::rt::pack_pair(v_P[56], v_P[57]), loom::rt::pack_pair(v_P[58], v_P[59]), loom::rt::pack_pair(v_P[60], v_P[61]), loom::rt::pack_pair(v_P[62], v_P[63])};
-            loom::rt::wgmma_fence_operand(a0);
-            loom::rt::wgmma_fence_operand(a1);
-            loom::rt::wgmma_fence_operand(a2);
-            loom::rt::wgmma_fence_operand(a3);
-            loom::rt::wgmma_fence_operand(a4);
-            loom::rt::wgmma_fence_operand(a5);
-            loom::rt::wgmma_fence_operand(a6);
-            loom::rt::wgmma_fence_operand(a7);
+      }
+      if (v_6 > 0) {
+        loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+        {  // pv_thread: mma(C, A, B) of iteration v_6 - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:103]
+          const int64_t v_j_deferred = v_6 - 1;
+          {
+            const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+            const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+            const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+            const int64_t v_8 = v_Kp_1_e1;
+            const int64_t v_Pp_o0 = 0 + (v_g * v_3);
+            const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+            const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+            const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+            const int64_t v_K_1 = v_Vp_1_e0;
+            const int64_t v_N_3 = v_Vp_e1;
+            const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+            const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
+            const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
+            const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0 * v_N_3), v_N_3);
+            loom::rt::mbarrier::wait(&bar_v_e_34[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.34: TMA copy landed
+            loom::rt::wgmma_fence_operand(v_A_1);
             loom::rt::wgmma_fence_operand(v_C);
-            loom::rt::wgmma_fence();  // accumulator v_C, A registers v_P and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a0, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a1, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a2, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a3, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a4, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a5, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a6, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a7, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
-          } else {
-            uint32_t a0[4] = {loom::rt::pack_pair(v_P[0], v_P[1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 0), ncols), loom::rt::pack_pair(v_P[2], v_P[3]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2), ncols), loom::rt::pack_pair(v_P[4], v_P[5]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 4), ncols), loom::rt::pack_pair(v_P[6], v_P[7]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 6), ncols)};
-            uint32_t a1[4] = {loom::rt::pack_pair(v_P[8], v_P[9]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 8), ncols), loom::rt::pack_pair(v_P[10], v_P[11]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 10), ncols), loom::rt::pack_pair(v_P[12], v_P[13]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 12), ncols), loom::rt::pack_pair(v_P[14], v_P[15]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 14), ncols)};
-            uint32_t a2[4] = {loom::rt::pack_pair(v_P[16], v_P[17]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 16), ncols), loom::rt::pack_pair(v_P[18], v_P[19]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 18), ncols), loom::rt::pack_pair(v_P[20], v_P[21]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 20), ncols), loom::rt::pack_pair(v_P[22], v_P[23]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 22), ncols)};
-            uint32_t a3[4] = {loom::rt::pack_pair(v_P[24], v_P[25]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 24), ncols), loom::rt::pack_pair(v_P[26], v_P[27]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 26), ncols), loom::rt::pack_pair(v_P[28], v_P[29]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 28), ncols), loom::rt::pack_pair(v_P[30], v_P[31]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 30), ncols)};
-            uint32_t a4[4] = {loom::rt::pack_pair(v_P[32], v_P[33]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 32), ncols), loom::rt::pack_pair(v_P[34], v_P[35]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 34), ncols), loom::rt::pack_pair(v_P[36], v_P[37]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 36), ncols), loom::rt::pack_pair(v_P[38], v_P[39]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 38), ncols)};
-            uint32_t a5[4] = {loom::rt::pack_pair(v_P[40], v_P[41]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 40), ncols), loom::rt::pack_pair(v_P[42], v_P[43]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 42), ncols), loom::rt::pack_pair(v_P[44], v_P[45]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 44), ncols), loom::rt::pack_pair(v_P[46], v_P[47]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 46), ncols)};
-            uint32_t a6[4] = {loom::rt::pack_pair(v_P[48], v_P[49]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 48), ncols), loom::rt::pack_pair(v_P[50], v_P[51]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 50), ncols), loom::rt::pack_pair(v_P[52], v_P[53]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 52), ncols), loom::rt::pack_pair(v_P[54], v_P[55]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 54), ncols)};
-            uint32_t a7[4] = {loom::rt::pack_pair(v_P[56], v_P[57]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 56), ncols), loom::rt::pack_pair(v_P[58], v_P[59]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 58), ncols), loom::rt::pack_pair(v_P[60], v_P[61]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 60), ncols), loom::rt::pack_pair(v_P[62], v_P[63]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 62), ncols)};
-            loom::rt::wgmma_fence_operand(a0);
-            loom::rt::wgmma_fence_operand(a1);
-            loom::rt::wgmma_fence_operand(a2);
-            loom::rt::wgmma_fence_operand(a3);
-            loom::rt::wgmma_fence_operand(a4);
-            loom::rt::wgmma_fence_operand(a5);
-            loom::rt::wgmma_fence_operand(a6);
-            loom::rt::wgmma_fence_operand(a7);
-            loom::rt::wgmma_fence_operand(v_C);
-            loom::rt::wgmma_fence();  // accumulator v_C, A registers v_P and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a0, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a1, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a2, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a3, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a4, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a5, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a6, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, a7, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_commit();
           }
         }
-        loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_j - 1: release it (compute warps done with iteration k of the loop at line 70 (%w, distance 2))
-        loom::rt::wgmma_wait<2>();  // this iteration's groups may still run
-        if (v_j > 0) {
-          __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_6_base + v_j) - 1) % 2]);
-        }
+        loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C);
@@ -555,6 +586,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       }
       ++tile_iter;
     }
+    if (consumer_wg == 0) loom::rt::named_barrier_sync(3, 256);  // pingpong: the last hand-over
   }
 }
 

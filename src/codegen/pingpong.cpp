@@ -1,0 +1,160 @@
+// Turns on the tensor cores (the mapping's `pingpong` on a warp-specialized loop): the compute
+// warpgroups issue their wgmmas one warpgroup at a time, in a fixed round (warpgroup 0, 1, ...,
+// G - 1, 0, ...), so that while one warpgroup's wgmmas run the others do their element-wise work
+// (FlashAttention-3's inter-warpgroup ping-pong). Two mechanisms:
+//
+//   * Turns. Every wgmma issue of the loop is a turn: `bar.sync` on the warpgroup's turn barrier
+//     (named barrier T + g, 256 threads: its own 128 and the 128 of the warpgroup before it, which
+//     `bar.arrive`d when its turn ended), the issue, `bar.arrive` on the next warpgroup's barrier.
+//     Warpgroup G - 1 arrives on warpgroup 0's barrier once before the tile loop (warpgroup 0 goes
+//     first) and warpgroup 0 takes the last hand-over after it. Every warpgroup runs the same
+//     loops with the same trip counts (block-level loops), so the turns pair up.
+//   * The deferred mma (loop rotation). When the body's last compute op is an mma W that nothing
+//     later in the iteration reads, and an earlier mma Q starts the iteration's tensor-core work,
+//     W of iteration k is issued in iteration k + 1 in Q's turn, just before Q (and W of the last
+//     iteration after the loop). Each iteration then hands the tensor cores one batch (W(k - 1)
+//     and Q(k): attention's P V of the previous key tile with the next Q K^T) and its element-wise
+//     work overlaps the other warpgroups' batches. What this needs:
+//       - W's operands stay valid one iteration longer: register arrays the body allocates that W
+//         reads (P, the forwarded A operand) are declared before the loop (hoisted), and a write
+//         to them later in the iteration first waits for the wgmmas in flight (W(k - 1) reads
+//         them); shared tiles from the loop's TMA ring keep their slot until the release below,
+//         so the ring must be at least 2 deep;
+//       - no compute op of the body before Q touches W's operands (they would see W(k - 1) not yet
+//         issued);
+//       - the loop's yield (the ring slots' release to the DMA role) of iteration k - 1 is
+//         signaled after the first wgmma wait that follows the batch (W(k - 1) has then run), not
+//         one iteration late as without rotation;
+//       - W is emitted in a nested C++ scope that rebinds the loop index to k - 1 (n - 1 after the
+//         loop) and recomputes the body's index and view values W uses, so every offset, ring slot
+//         and barrier phase is the previous iteration's.
+//     If a condition fails the loop is not rotated (each wgmma is then a turn of its own).
+#include "codegen/cuda_gen.h"
+
+namespace loom::codegen::detail {
+
+// The first named barrier of the turns: 0 is __syncthreads, 1..G the epilogue's per-warpgroup
+// barriers (epilogue.cpp).
+int64_t CudaGen::turn_barrier0() const { return 1 + compute_wgs_; }
+
+void CudaGen::turn_begin(Stream& s) {
+  s.line("loom::rt::named_barrier_sync(" + std::to_string(turn_barrier0()) +
+         " + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores");
+}
+
+void CudaGen::turn_end(Stream& s) {
+  s.line("loom::rt::named_barrier_arrive(" + std::to_string(turn_barrier0()) + " + (consumer_wg + 1) % " +
+         std::to_string(compute_wgs_) + ", 256);  // pingpong: the next warpgroup's turn");
+}
+
+// Whether op writes (a piece of) root: a leaf call's written arguments, a copy's destination.
+bool CudaGen::writes_root(const Op& op, ValueId root) const {
+  if (op.kind == OpKind::Copy) return op.operands.size() == 2 && root_of(op.operands[1]) == root;
+  if (op.kind != OpKind::Call) return false;
+  const LeafOp* lo = find_leaf_op(op.name);
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    if (f_.info(op.operands[i]).type != ir::Type::Tensor || root_of(op.operands[i]) != root) continue;
+    if (!lo || i >= lo->args.size() || lo->args[i].access != Access::Read) return true;
+  }
+  return false;
+}
+
+std::optional<CudaGen::Rotation> CudaGen::plan_rotation(const Op& loop) {
+  if (!ws_ || compute_wgs_ < 2 || loop.pipeline_depth < 2) return std::nullopt;
+  const ir::Block& body = loop.regions[0];
+  std::vector<const Op*> compute;
+  for (const Op& o : body.ops) {
+    if (o.kind == OpKind::For || o.kind == OpKind::PFor) return std::nullopt;  // flat bodies only
+    if (ir::is_async(o.kind) && o.kind != OpKind::Join && o.role != ir::Role::Dma) compute.push_back(&o);
+  }
+  if (compute.size() < 2 || !is_wgmma(*compute.back())) return std::nullopt;
+  Rotation r;
+  r.deferred = compute.back();
+  for (const Op* o : compute)
+    if (is_wgmma(*o)) {
+      r.first = o;
+      break;
+    }
+  if (r.first == r.deferred) return std::nullopt;
+  const Op& W = *r.deferred;
+  // W's operand roots: defined outside the body, TMA ring tiles, or register arrays of the body
+  // (hoisted; a forwarded A tile stands for its register array).
+  std::set<const Op*> in_body;
+  for (const Op& o : body.ops) in_body.insert(&o);
+  std::vector<ValueId> roots;
+  for (ValueId v : W.operands) {
+    if (f_.info(v).type != ir::Type::Tensor) continue;
+    ValueId root = root_of(v);
+    if (const View& w = view(v); w.frag) root = root_of(w.frag->tile);
+    roots.push_back(root);
+    auto d = def_.find(root);
+    if (d == def_.end() || !in_body.count(d->second)) continue;  // outside the loop
+    // A register array, or a forwarded A tile (its packed fragments, rows.cpp).
+    if (d->second->kind == OpKind::Alloc && (d->second->mem == MemKind::Register || forwarded_.count(root))) {
+      r.hoisted.push_back(d->second);
+      continue;
+    }
+    bool from_tma = false;
+    for (const Op& o : body.ops)
+      if (is_tma_copy(o) && root_of(o.operands[1]) == root) from_tma = true;
+    if (!from_tma) return std::nullopt;
+  }
+  // Nothing before Q touches W's operands.
+  for (const Op* o : compute) {
+    if (o == r.first) break;
+    for (ValueId root : roots)
+      if (touches(*o, root) || writes_root(*o, root)) return std::nullopt;
+  }
+  // The body's index and view values W uses, in body order (allocs hoisted instead).
+  std::set<ValueId> need;
+  std::vector<ValueId> work(W.operands.begin(), W.operands.end());
+  std::map<ValueId, const Op*> def_in_body;
+  for (const Op& o : body.ops)
+    if (!ir::is_async(o.kind) && o.result != kNone) def_in_body[o.result] = &o;
+  while (!work.empty()) {
+    ValueId v = work.back();
+    work.pop_back();
+    if (need.count(v) || !def_in_body.count(v)) continue;
+    need.insert(v);
+    const Op* o = def_in_body[v];
+    for (ValueId u : o->operands) work.push_back(u);
+    for (ValueId u : o->part.block)  // a piece's block sizes
+      if (u != kNone) work.push_back(u);
+  }
+  for (const Op& o : body.ops) {
+    if (ir::is_async(o.kind) || !need.count(o.result)) continue;
+    bool hoisted = false;
+    for (const Op* h : r.hoisted)
+      if (h == &o) hoisted = true;
+    if (!hoisted) r.immediates.push_back(&o);
+  }
+  r.loop = &loop;
+  return r;
+}
+
+// W of iteration `k` (a C++ expression) in a scope where the loop index is rebound to it; only
+// if `guard` holds, when one is given.
+void CudaGen::emit_deferred(Stream& s, const Rotation& r, const std::string& k, const std::string& guard) {
+  const Op& W = *r.deferred;
+  const std::string kv = var(r.loop->regions[0].args[0]);
+  s.line((guard.empty() ? "{" : "if (" + guard + ") {") + "  // " + W.origin + " of iteration " + k +
+         " (pingpong: deferred into this turn)  [" + source_ + ":" + std::to_string(W.loc.line) + "]");
+  s.indent += 2;
+  s.line("const int64_t " + kv + "_deferred = " + k + ";");
+  s.line("{");
+  s.indent += 2;
+  s.line("const int64_t " + kv + " = " + kv + "_deferred;  // the index values below are that iteration's");
+  for (const Op* o : r.immediates)
+    for (const std::string& l : immediate_lines(*o)) s.line(l);
+  const std::set<std::string> saved = s.waited;
+  s.waited.clear();
+  for (const EventRef& e : W.after) wait(s, W, e, r.loop);
+  s.waited = saved;
+  emit_call(s, W);
+  s.indent -= 2;
+  s.line("}");
+  s.indent -= 2;
+  s.line("}");
+}
+
+}  // namespace loom::codegen::detail
