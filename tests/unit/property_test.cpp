@@ -327,8 +327,8 @@ std::vector<ExampleCase> all_cases() {
                              {"qk_warp = gemm_mma on WARP mem(NONE, SHARED, SHARED)", "qk_warp = gemm_mma on WARP mem(NONE, SHARED, GLOBAL)"},
                              {"qk_thread = gemm_thread on THREAD mem(REGISTER, SHARED, SHARED)",
                               "qk_thread = gemm_thread on THREAD mem(REGISTER, SHARED, GLOBAL)"},
-                             {"instance softmax_tile = softmax_tile on BLOCK mem(NONE, NONE, NONE, NONE, NONE, NONE, NONE)",
-                              "instance softmax_tile = softmax_tile on BLOCK mem(NONE, NONE, NONE, SHARED, SHARED, SHARED, SHARED)"}}),
+                             {"instance softmax_tile = softmax_tile on BLOCK mem(NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE)",
+                              "instance softmax_tile = softmax_tile on BLOCK mem(NONE, NONE, NONE, SHARED, SHARED, SHARED, SHARED, SHARED)"}}),
               s, "m"},
          })});
   }
