@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile-only check of the CUDA that loom generates, for CI (no GPU needed). Run by CTest as
-# `codegen_nvcc_compile`. For examples/gemm and examples/batched_gemm it
+# `codegen_nvcc_compile`. For examples/gemm, batched_gemm and dual_gemm (and flash_attention_2 in step 2c) it
 #   1. runs `loom compile FILE -o DIR` (the artifact: DIR/<entry>.cu and DIR/<entry>.h),
 #   2. compiles each .cu with nvcc for sm_90a, exactly as docs/artifact.md tells users to
 #      (-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I runtime -I DIR -c); the output must
@@ -94,6 +94,15 @@ if "$LOOM" compile "$WORK/gemm_colmajor_b/gemm_colmajor_b.loom" -o "$WORK/gemm_c
   echo "ok   gemm with layout(B: col_major): loom compile + nvcc -c (sm_90a)"
 else
   fail "gemm with layout(B: col_major): loom compile + nvcc -c" "$WORK/colmajor.log"
+fi
+
+# 2c. Attention: examples/flash_attention_2 (entry `mha`; two kernels, D = 128 and D <= 64).
+if "$LOOM" compile examples/flash_attention_2/flash_attention_2.loom -o "$WORK/fa2" >"$WORK/fa2.log" 2>&1 &&
+    "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/fa2" -c "$WORK/fa2/mha.cu" -o "$WORK/fa2/mha.o" >>"$WORK/fa2.log" 2>&1 &&
+    ! grep -Eq "warning|C75[0-9][0-9]" "$WORK/fa2.log"; then
+  echo "ok   flash_attention_2 (mha): loom compile + nvcc -c (sm_90a)"
+else
+  fail "flash_attention_2 (mha): loom compile + nvcc -c" "$WORK/fa2.log"
 fi
 
 # 3. Both kernels in one C program.
