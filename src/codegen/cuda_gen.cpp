@@ -529,7 +529,7 @@ void CudaGen::emit_for(const Op& op) {
   auto sig = signal_of_loop_.find(&op);
   for (Stream* s : ss) {
     if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], true);
-    if (s == &compute_ && rot && !s->release_on_drain.empty()) wgmma_drain(*s, op);
+    if (s == &compute_ && rot && s->release_on_drain.signal >= 0) wgmma_drain(*s, op);
     s->indent -= 2;
     s->line("}");
     s->waited.clear();

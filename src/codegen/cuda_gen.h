@@ -107,9 +107,13 @@ struct Stream {
   int indent = 2;
   bool wgmma_pending = false;     // wgmmas committed and not yet waited for
   std::set<std::string> waited;   // waits already emitted in the current iteration scope
-  // Lines to emit after the next wgmma wait (pingpong.cpp: a rotated loop releases the previous
-  // iteration's ring slots once its deferred mma has run).
-  std::vector<std::string> release_on_drain;
+  // An arrival to make after the next wgmma wait, for iteration k - 1 if k > 0 (pingpong.cpp: a
+  // rotated loop releases the previous iteration's ring slots once its deferred mma has run);
+  // signal -1: none.
+  struct DrainRelease {
+    int signal = -1;
+    std::string slot, k;
+  } release_on_drain;
   void line(const std::string& s) { lines.push_back(std::string(static_cast<size_t>(indent), ' ') + s); }
 };
 
@@ -214,6 +218,8 @@ class CudaGen {
 
   // ---- dma.cpp: TMA copies --------------------------------------------------------------------------
   bool is_tma_copy(const Op& op);
+  // The mbarrier (ring) a TMA copy completes on.
+  std::string tma_barrier(const Op& copy) const { return "bar_" + var(copy.result); }
   void emit_copy(Stream& s, const Op& op, const Op* loop);
   void check_tile_layout(const ir::TileLayout& layout, int64_t row_bytes, const Op* at);
   std::tuple<std::string, int64_t, int64_t, ir::TileLayout> smem_tile(const View& v, const Op* at);
@@ -243,6 +249,8 @@ class CudaGen {
   void find_register_residents();
   std::optional<std::string> row_array(ValueId v);
   bool static_full(ValueId tile, int dim, int64_t width);
+  void emit_by_columns(Stream& s, ValueId tile, int64_t width, const std::string& full_comment,
+                       const std::string& clipped_comment, const std::function<void(const std::string&, bool)>& body);
   void emit_row_reduce(Stream& s, const Op& op);
   void emit_register_copy(Stream& s, const Op& op);
   int64_t forwarded_words(ValueId tile, const Op* at);
@@ -303,7 +311,6 @@ class CudaGen {
   std::vector<Signal> signals_;
   std::map<const Op*, int> signal_of_op_;
   std::map<const Op*, int> signal_of_loop_;
-  std::map<const Op*, std::string> tma_bar_;
   std::vector<TensorMap> maps_;
   std::set<ValueId> accumulators_;
   std::set<ValueId> row_regs_;              // SHARED row vectors kept in registers (rows.cpp)

@@ -57,10 +57,9 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
   const std::string tm = tensor_map(src.root, box, layout.swizzle, src.dtype);
   // The barrier: one per copy op, a ring of the loop's pipeline depth.
   const int64_t R = loop ? std::max<int64_t>(1, loop->pipeline_depth) : 1;
-  std::string bar = "bar_" + var(op.result);
+  const std::string bar = tma_barrier(op);
   barriers_.push_back(Barrier{bar, R, "1", "TMA " + names_[static_cast<size_t>(op.operands[0])] + " -> " +
                                               names_[static_cast<size_t>(op.operands[1])] + " landed"});
-  tma_bar_[&op] = bar;
   const std::string slot = loop ? iter(loop) + " % " + std::to_string(R) : "0";
   const int64_t bytes = rows * cols * eb;
   s.line("loom::rt::mbarrier::arrive_expect_tx(&" + bar + "[" + slot + "], " + std::to_string(bytes) + ");");

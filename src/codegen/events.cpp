@@ -132,8 +132,16 @@ void CudaGen::wgmma_drain(Stream& s, const Op& /*why*/) {
   s.line("loom::rt::wgmma_wait<0>();");
   for (ValueId acc : accumulators_) s.line("loom::rt::wgmma_fence_operand(" + var(acc) + ");");
   s.wgmma_pending = false;
-  for (const std::string& l : s.release_on_drain) s.line(l);
-  s.release_on_drain.clear();
+  if (s.release_on_drain.signal < 0) return;
+  const Stream::DrainRelease r = s.release_on_drain;
+  s.release_on_drain = {};
+  const Signal& sig = signals_[static_cast<size_t>(r.signal)];
+  s.line("if (" + r.k + " > 0) {  // iteration " + r.k + " - 1's deferred mma has run: release it (" +
+         barriers_[static_cast<size_t>(sig.barrier)].comment + ")");
+  s.indent += 2;
+  arrive(s, sig, r.slot);
+  s.indent -= 2;
+  s.line("}");
 }
 
 // A rotated loop (pingpong.cpp) releases iteration k - 1's ring slots after the first wgmma wait
@@ -141,26 +149,20 @@ void CudaGen::wgmma_drain(Stream& s, const Op& /*why*/) {
 void CudaGen::arm_release(Stream& s, const Op& loop) {
   auto it = signal_of_loop_.find(&loop);
   if (it == signal_of_loop_.end()) return;
-  const Barrier& b = barriers_[static_cast<size_t>(signals_[static_cast<size_t>(it->second)].barrier)];
-  const std::string k = var(loop.regions[0].args[0]);
-  s.release_on_drain = {
-      "if (" + k + " > 0) {  // iteration " + k + " - 1's deferred mma has run: release it (" + b.comment + ")",
-      "  __syncwarp();",
-      "  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + iter(&loop) + " - 1) % " +
-          std::to_string(b.ring) + "]);",
-      "}"};
+  const int64_t ring = barriers_[static_cast<size_t>(signals_[static_cast<size_t>(it->second)].barrier)].ring;
+  s.release_on_drain = {it->second, "(" + iter(&loop) + " - 1) % " + std::to_string(ring), var(loop.regions[0].args[0])};
 }
 
 // The compute role's arrival for a loop's yield the DMA role waits for. A yield made of wgmmas
 // is signaled one iteration late (wgmma_wait<1> after this iteration's commit), the last one after
 // the loop; any other yield at the end of its iteration.
 void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in_body) {
+  if (in_body && rotation_ && rotation_->loop == &loop) return;  // arm_release, at the first wait
   const ir::Block& body = loop.regions[0];
   const std::string k = var(body.args[0]), g = iter(&loop);
   const Barrier& b = barriers_[static_cast<size_t>(sig.barrier)];
   const std::string R = std::to_string(b.ring);
   bool wg = yield_is_wgmma(loop);
-  if (in_body && rotation_ && rotation_->loop == &loop) return;  // arm_release, at the first wait
   if (in_body) {
     if (wg) {
       s.line("// the tensor cores finished iteration " + k + " - 1: release it (" + b.comment + ")");
@@ -321,10 +323,9 @@ void CudaGen::dma_wait_signal(Stream& s, const Op& x, const Op& producer, const 
 void CudaGen::wait_compute(Stream& s, const Op& x, const Op& y, bool same_iteration, const EventRef& r) {
   if (is_tma_copy(y)) {
     if (!same_iteration) cannot(&x, "a wait on a TMA copy of an earlier iteration");
-    // (A deferred mma, pingpong.cpp, may wait for a copy emitted later in the body: its barrier
-    // is named after the copy's event all the same.)
-    auto tb = tma_bar_.find(&y);
-    const std::string bar = tb != tma_bar_.end() ? tb->second : "bar_" + var(y.result);
+    // (Named after the copy's event: a deferred mma, pingpong.cpp, may wait for a copy emitted
+    // later in the body.)
+    const std::string bar = tma_barrier(y);
     const Op* L = enclosing_loop(&y);
     // Outside loops: a buffer loaded once per tile, its barrier's phase flips every tile.
     std::string slot = "0", parity = "tile_iter & 1";

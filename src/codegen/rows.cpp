@@ -21,8 +21,6 @@
 //     accumulator layout, 16-bit) and read only as the A operand of its warpgroup's wgmma is never
 //     stored: the wgmma takes A from those registers (a packed accumulator is an A fragment, F1),
 //     with the columns past the tile's extent zeroed.
-#include <sstream>
-
 #include "codegen/cuda_gen.h"
 
 namespace loom::codegen::detail {
@@ -236,19 +234,30 @@ void CudaGen::emit_row_reduce(Stream& s, const Op& op) {
     s.line(ind + "for (int h = 0; h < 2; ++h) " + *d + "[h] = " +
            fold_expr(kind, fold_expr(kind, "part[h]", "part[2 + h]"), fold_expr(kind, "part[4 + h]", "part[6 + h]")) + ";");
   };
-  if (static_full(fr->tile, 1, t[1])) {
-    s.line("// " + op.name + ": this thread's columns of its 2 rows (the lanes sharing a row combine theirs when it is folded in)");
-    loop("", false);
+  emit_by_columns(s, fr->tile, t[1],
+                  op.name + ": this thread's columns of its 2 rows (the lanes sharing a row combine theirs when it is folded in)",
+                  op.name + ": this thread's columns of its 2 rows, none past the tile's " + view(fr->tile).ext[1] + " columns",
+                  loop);
+}
+
+// body(indent, masked) over the columns of `tile` (`width` static columns): unmasked when the
+// tile's extent is statically full; otherwise a uniform branch on the run-time extent `ncols`
+// (with `tid`, the thread in its warpgroup, in scope) between the unmasked and the masked body,
+// so that only a clipped tile pays for the mask.
+void CudaGen::emit_by_columns(Stream& s, ValueId tile, int64_t width, const std::string& full_comment,
+                              const std::string& clipped_comment, const std::function<void(const std::string&, bool)>& body) {
+  if (static_full(tile, 1, width)) {
+    s.line("// " + full_comment);
+    body("", false);
     return;
   }
-  const View& tile = view(fr->tile);
-  s.line("{  // " + op.name + ": this thread's columns of its 2 rows, none past the tile's " + tile.ext[1] + " columns");
+  s.line("{  // " + clipped_comment);
   s.line("  const int tid = loom::rt::thread_in_warpgroup();");
-  s.line("  const int64_t ncols = " + tile.ext[1] + ";");
-  s.line("  if (ncols >= " + std::to_string(t[1]) + ") {");
-  loop("    ", false);
+  s.line("  const int64_t ncols = " + view(tile).ext[1] + ";");
+  s.line("  if (ncols >= " + std::to_string(width) + ") {");
+  body("    ", false);
   s.line("  } else {");
-  loop("    ", true);
+  body("    ", true);
   s.line("  }");
   s.line("}");
 }
@@ -273,23 +282,10 @@ void CudaGen::emit_register_copy(Stream& s, const Op& op) {
              "[2 * i], " + P + "[2 * i + 1])" + (masked ? " & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols)" : "") +
              ";");
     };
-    if (static_full(d.frag->tile, 1, kt)) {
-      s.line("// " + names_[static_cast<size_t>(src)] + " -> " + names_[static_cast<size_t>(A)] +
-             ": packed into the wgmma's A fragments, in registers");
-      pack("", false);
-      return;
-    }
-    s.line("{  // " + names_[static_cast<size_t>(src)] + " -> " + names_[static_cast<size_t>(A)] +
-           ": packed into the wgmma's A fragments, in registers; columns past the tile's " + view(d.frag->tile).ext[1] +
-           " are zeros");
-    s.line("  const int64_t ncols = " + view(d.frag->tile).ext[1] + ";");
-    s.line("  if (ncols >= " + std::to_string(kt) + ") {");
-    pack("    ", false);
-    s.line("  } else {");
-    s.line("    const int tid = loom::rt::thread_in_warpgroup();");
-    pack("    ", true);
-    s.line("  }");
-    s.line("}");
+    const std::string what = names_[static_cast<size_t>(src)] + " -> " + names_[static_cast<size_t>(A)] +
+                             ": packed into the wgmma's A fragments, in registers";
+    emit_by_columns(s, d.frag->tile, kt, what, what + "; columns past the tile's " + view(d.frag->tile).ext[1] + " are zeros",
+                    pack);
     return;
   }
   auto sr = row_array(src), dr = row_array(dst);

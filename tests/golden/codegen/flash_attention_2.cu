@@ -370,7 +370,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         loom::rt::wgmma_fence_operand(v_Cp_6);
         if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with iteration k of the loop at line 72 (%w, distance 2))
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_6_base + v_j) - 1) % 2]);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with iteration k of the loop at line 72 (%w, distance 2)
         }
         // row_max_thread: rowmax(m, S)  [flash_attention_2.loom:233]
         {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_8 columns
@@ -464,12 +464,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         for (int r = 0; r < 64; ++r) v_P[r] = v_Cp_6[r];
         // softmax_warp: exp_scores(Pp[t], Sp[t], msp[t], scale)  [flash_attention_2.loom:215]
         {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_8 are zeros
+          const int tid = loom::rt::thread_in_warpgroup();
           const int64_t ncols = v_8;
           if (ncols >= 128) {
             #pragma unroll
             for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
           } else {
-            const int tid = loom::rt::thread_in_warpgroup();
             #pragma unroll
             for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
           }
@@ -1112,7 +1112,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         loom::rt::wgmma_fence_operand(v_Cp_6);
         if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with iteration k of the loop at line 72 (%w, distance 3))
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_6_base + v_j) - 1) % 3]);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_6_base + v_j) - 1) % 3]);  // compute warps done with iteration k of the loop at line 72 (%w, distance 3)
         }
         // row_max_thread: rowmax(m, S)  [flash_attention_2.loom:233]
         {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_8 columns
@@ -1206,12 +1206,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         for (int r = 0; r < 64; ++r) v_P[r] = v_Cp_6[r];
         // softmax_warp: exp_scores(Pp[t], Sp[t], msp[t], scale)  [flash_attention_2.loom:215]
         {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_8 are zeros
+          const int tid = loom::rt::thread_in_warpgroup();
           const int64_t ncols = v_8;
           if (ncols >= 128) {
             #pragma unroll
             for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
           } else {
-            const int tid = loom::rt::thread_in_warpgroup();
             #pragma unroll
             for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
           }
