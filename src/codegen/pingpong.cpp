@@ -31,6 +31,8 @@
 //     If a condition fails the loop is not rotated (each wgmma is then a turn of its own).
 #include "codegen/cuda_gen.h"
 
+#include <algorithm>
+
 namespace loom::codegen::detail {
 
 // The first named barrier of the turns: 0 is __syncthreads, 1..G the epilogue's per-warpgroup
@@ -103,7 +105,7 @@ std::optional<CudaGen::Rotation> CudaGen::plan_rotation(const Op& loop) {
   for (const Op* o : compute) {
     if (o == r.first) break;
     for (ValueId root : roots)
-      if (touches(*o, root) || writes_root(*o, root)) return std::nullopt;
+      if (touches(*o, root)) return std::nullopt;  // reads or writes it
   }
   // The body's index and view values W uses, in body order (allocs hoisted instead).
   std::set<ValueId> need;
@@ -123,10 +125,7 @@ std::optional<CudaGen::Rotation> CudaGen::plan_rotation(const Op& loop) {
   }
   for (const Op& o : body.ops) {
     if (ir::is_async(o.kind) || !need.count(o.result)) continue;
-    bool hoisted = false;
-    for (const Op* h : r.hoisted)
-      if (h == &o) hoisted = true;
-    if (!hoisted) r.immediates.push_back(&o);
+    if (std::find(r.hoisted.begin(), r.hoisted.end(), &o) == r.hoisted.end()) r.immediates.push_back(&o);
   }
   r.loop = &loop;
   return r;
