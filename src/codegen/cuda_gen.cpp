@@ -445,22 +445,25 @@ void CudaGen::emit_op(const Op& op, const Op* loop) {
         s.defined.insert(op.result);
         return;
       }
-      // A write to a hoisted register array waits for the wgmmas in flight (the deferred mma of
-      // the previous iteration reads it).
+      // A write to a hoisted register array waits for the deferred mma of the previous
+      // iteration (it reads it).
       if (rotated)
         for (const Op* h : rotation_->hoisted)
-          if (writes_root(op, h->result)) wgmma_drain(s, op);
+          if (writes_root(op, h->result)) wgmma_wait_for(s, *rotation_->deferred);
       for (const EventRef& r : op.after) wait(s, op, r, loop);
       if (!op.origin.empty()) s.line("// " + op.origin + "  [" + source_ + ":" + std::to_string(op.loc.line) + "]");
       const bool turn = turn_loop_ && loop == turn_loop_ && &s == &compute_ && is_wgmma(op);
       if (turn) turn_begin(s);
-      if (rotated && &op == rotation_->first)
-        emit_deferred(s, *rotation_, var(loop->regions[0].args[0]) + " - 1", var(loop->regions[0].args[0]) + " > 0");
       if (op.kind == OpKind::Copy && !is_tma_copy(op)) emit_register_copy(s, op);
       else if (op.kind == OpKind::Copy) emit_copy(s, op, loop);
       else emit_call(s, op);
+      if (rotated) rotated_release_early(s, *rotation_, op);
+      if (rotated && &op == rotation_->first) {
+        const std::string k = var(loop->regions[0].args[0]);
+        emit_deferred(s, *rotation_, k + " - 1", k + " > 0");
+        arm_release(*rotation_, s.groups.back(), /*late=*/true);
+      }
       if (turn) turn_end(s);
-      if (rotated && &op == rotation_->first) arm_release(s, *loop);
       s.defined.insert(op.result);
       if (auto it = signal_of_op_.find(&op); it != signal_of_op_.end()) {
         if (is_wgmma(op)) wgmma_drain(s, op);
@@ -491,6 +494,7 @@ void CudaGen::emit_for(const Op& op) {
     rot = plan_rotation(op);
     rotation_ = rot ? &*rot : nullptr;
   }
+  std::vector<int> outer_scopes;  // per stream of ss
   for (Stream* s : ss) {
     // The loop's preconditions, once before it.
     for (const EventRef& r : op.after) wait(*s, op, r, nullptr);
@@ -514,6 +518,8 @@ void CudaGen::emit_for(const Op& op) {
     s->defined.insert(k);
     for (size_t j = 1; j < body.args.size(); ++j) s->defined.insert(body.args[j]);
     s->waited.clear();
+    outer_scopes.push_back(s->scope);
+    s->scope = s->next_scope++;  // a new straight-line scope: wgmma wait counts start over
   }
   // The body, op by op, each into its stream(s).
   loops_.push_back(&op);
@@ -527,17 +533,25 @@ void CudaGen::emit_for(const Op& op) {
     it = inside ? accumulators_.erase(it) : std::next(it);
   }
   auto sig = signal_of_loop_.find(&op);
-  for (Stream* s : ss) {
+  for (size_t si = 0; si < ss.size(); ++si) {
+    Stream* s = ss[si];
     if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], true);
-    if (s == &compute_ && rot && s->release_on_drain.signal >= 0) wgmma_drain(*s, op);
+    if (s == &compute_ && rot)  // the deferred mma's release must not wait for the next iteration
+      for (const Stream::Group& g : s->groups)
+        if (g.release_signal >= 0) {
+          wgmma_drain(*s, op);
+          break;
+        }
     s->indent -= 2;
     s->line("}");
     s->waited.clear();
+    s->scope = outer_scopes[si];
     if (s == &compute_ && rot) {  // the last iteration's deferred mma
       s->line("if (" + n + " > 0) {");
       s->indent += 2;
       turn_begin(*s);
       emit_deferred(*s, *rot, n + " - 1", "");
+      s->groups.back().conditional = true;  // none if n == 0
       turn_end(*s);
       s->indent -= 2;
       s->line("}");

@@ -105,15 +105,24 @@ struct Stream {
   std::vector<std::string> lines;
   std::set<ValueId> defined;
   int indent = 2;
-  bool wgmma_pending = false;     // wgmmas committed and not yet waited for
   std::set<std::string> waited;   // waits already emitted in the current iteration scope
-  // An arrival to make after the next wgmma wait, for iteration k - 1 if k > 0 (pingpong.cpp: a
-  // rotated loop releases the previous iteration's ring slots once its deferred mma has run);
-  // signal -1: none.
-  struct DrainRelease {
-    int signal = -1;
-    std::string slot, k;
-  } release_on_drain;
+  // The wgmma groups committed and not yet waited for, oldest first (events.cpp: wgmma_wait_for
+  // waits for one of them with wgmma_wait<N>, N the groups committed after it).
+  struct Group {
+    const Op* mma = nullptr;  // the mma call; nullptr: groups of unknown ops (a yield's wait leaves them)
+    std::string acc;          // its accumulator's variable, fenced once the group is done
+    int scope = 0;            // the straight-line scope (loop body) it was committed in
+    bool conditional = false; // committed only if a run-time condition holds (counts may not hold)
+    // An arrival to make once the group is done, for iteration k - 1 if k > 0 (pingpong.cpp: a
+    // rotated loop releases the previous iteration's ring slots once its deferred mma has run);
+    // signal -1: none.
+    int release_signal = -1;
+    std::string release_slot, release_k;
+  };
+  std::vector<Group> groups;
+  int scope = 0;                  // the current straight-line scope: each loop body opens a new one
+  int next_scope = 1;
+  bool wgmma_pending() const { return !groups.empty(); }
   void line(const std::string& s) { lines.push_back(std::string(static_cast<size_t>(indent), ' ') + s); }
 };
 
@@ -197,7 +206,8 @@ class CudaGen {
   const Op* enclosing_loop(const Op* op) const;
   void arrive(Stream& s, const Signal& sig, const std::string& slot);
   void wgmma_drain(Stream& s, const Op& /*why*/);
-  void arm_release(Stream& s, const Op& loop);
+  void wgmma_wait_for(Stream& s, const Op& y);
+  void group_done(Stream& s, const Stream::Group& g);
   void yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in_body);
   int64_t wgmma_groups(const Op& loop);
   bool yield_is_wgmma(const Op& loop);
@@ -259,11 +269,20 @@ class CudaGen {
   struct Rotation {
     const Op* loop = nullptr;
     const Op* deferred = nullptr;       // W: the body's last op, an mma issued one iteration late
-    const Op* first = nullptr;          // Q: the body's first mma; W(k - 1) is issued just before it
+    const Op* first = nullptr;          // Q: the body's first mma; W(k - 1) is issued just after it
     std::vector<const Op*> immediates;  // the body's index/view ops W uses, in order
     std::vector<const Op*> hoisted;     // register allocs of the body W reads: declared before the loop
+    // The ring slots' release to the DMA role, split: the buffers W reads (late: once W(k) has
+    // run, in iteration k + 1) on a barrier of their own, the others (early: once their last
+    // reader of iteration k has run) on the loop's yield barrier. -1: the loop has no signal.
+    int late_signal = -1;
+    std::set<ValueId> late_roots;
+    const Op* early_last = nullptr;     // the body's last compute op reading an early buffer
   };
   std::optional<Rotation> plan_rotation(const Op& loop);
+  void plan_split_release(Rotation& r);
+  void arm_release(const Rotation& r, Stream::Group& g, bool late);
+  void rotated_release_early(Stream& s, const Rotation& r, const Op& op);
   void emit_deferred(Stream& s, const Rotation& r, const std::string& k, const std::string& guard);
   int64_t turn_barrier0() const;
   void turn_begin(Stream& s);

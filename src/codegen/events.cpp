@@ -128,36 +128,94 @@ void CudaGen::arrive(Stream& s, const Signal& sig, const std::string& slot) {
 }
 
 void CudaGen::wgmma_drain(Stream& s, const Op& /*why*/) {
-  if (!s.wgmma_pending) return;
+  if (!s.wgmma_pending()) return;
   s.line("loom::rt::wgmma_wait<0>();");
   for (ValueId acc : accumulators_) s.line("loom::rt::wgmma_fence_operand(" + var(acc) + ");");
-  s.wgmma_pending = false;
-  if (s.release_on_drain.signal < 0) return;
-  const Stream::DrainRelease r = s.release_on_drain;
-  s.release_on_drain = {};
-  const Signal& sig = signals_[static_cast<size_t>(r.signal)];
-  s.line("if (" + r.k + " > 0) {  // iteration " + r.k + " - 1's deferred mma has run: release it (" +
-         barriers_[static_cast<size_t>(sig.barrier)].comment + ")");
+  const std::vector<Stream::Group> done = std::move(s.groups);
+  s.groups.clear();
+  for (const Stream::Group& g : done) group_done(s, g);
+}
+
+// Wait for the last committed group of mma Y, not for the groups committed after it: wgmma
+// groups complete in order, so wgmma_wait<N> with N the groups after Y suffices. The count is
+// only trusted when Y and every later group were committed unconditionally in the current
+// straight-line scope (a loop body runs its groups once per iteration; a group committed under
+// a run-time condition may not exist). Older groups still in flight at run time only make the
+// wait stricter. Otherwise, and when Y is the last group, a full drain.
+void CudaGen::wgmma_wait_for(Stream& s, const Op& y) {
+  int64_t i = static_cast<int64_t>(s.groups.size()) - 1;
+  while (i >= 0 && s.groups[static_cast<size_t>(i)].mma != &y) --i;
+  const int64_t later = static_cast<int64_t>(s.groups.size()) - 1 - i;
+  bool counted = i >= 0 && later > 0;
+  for (int64_t j = std::max<int64_t>(i, 0); counted && j < static_cast<int64_t>(s.groups.size()); ++j) {
+    const Stream::Group& g = s.groups[static_cast<size_t>(j)];
+    if (g.scope != s.scope || g.conditional) counted = false;
+  }
+  if (!counted) return wgmma_drain(s, y);
+  std::string still;
+  for (size_t j = static_cast<size_t>(i) + 1; j < s.groups.size(); ++j)
+    still += (still.empty() ? "" : ", ") + (s.groups[j].mma ? s.groups[j].mma->origin : std::string("?"));
+  s.line("loom::rt::wgmma_wait<" + std::to_string(later) + ">();  // " + y.origin + " done; still running: " + still);
+  std::vector<Stream::Group> done(s.groups.begin(), s.groups.begin() + i + 1);
+  s.groups.erase(s.groups.begin(), s.groups.begin() + i + 1);
+  std::set<std::string> fenced;
+  for (const Stream::Group& g : done)
+    if (!g.acc.empty() && fenced.insert(g.acc).second) s.line("loom::rt::wgmma_fence_operand(" + g.acc + ");");
+  for (const Stream::Group& g : done) group_done(s, g);
+}
+
+// What waits on a group's completion: a rotated loop's release of ring slots (pingpong.cpp).
+void CudaGen::group_done(Stream& s, const Stream::Group& g) {
+  if (g.release_signal < 0) return;
+  const Signal& sig = signals_[static_cast<size_t>(g.release_signal)];
+  const std::string& comment = barriers_[static_cast<size_t>(sig.barrier)].comment;
+  if (g.release_k.empty()) {
+    s.line("// " + g.mma->origin + " has run: release its ring slot (" + comment + ")");
+    arrive(s, sig, g.release_slot);
+    return;
+  }
+  s.line("if (" + g.release_k + " > 0) {  // iteration " + g.release_k + " - 1's deferred mma has run: release it (" +
+         comment + ")");
   s.indent += 2;
-  arrive(s, sig, r.slot);
+  arrive(s, sig, g.release_slot);
   s.indent -= 2;
   s.line("}");
 }
 
-// A rotated loop (pingpong.cpp) releases iteration k - 1's ring slots after the first wgmma wait
-// that follows iteration k's first turn: the deferred mma of k - 1, the last reader, has run.
-void CudaGen::arm_release(Stream& s, const Op& loop) {
-  auto it = signal_of_loop_.find(&loop);
+// A rotated loop (pingpong.cpp) releases ring slots when their last reader's group is done: the
+// late buffers of iteration k - 1 with the deferred mma W(k - 1) (issued in iteration k), the
+// early ones of iteration k with their last reader in iteration k.
+void CudaGen::arm_release(const Rotation& r, Stream::Group& g, bool late) {
+  auto it = signal_of_loop_.find(r.loop);
   if (it == signal_of_loop_.end()) return;
-  const int64_t ring = barriers_[static_cast<size_t>(signals_[static_cast<size_t>(it->second)].barrier)].ring;
-  s.release_on_drain = {it->second, "(" + iter(&loop) + " - 1) % " + std::to_string(ring), var(loop.regions[0].args[0])};
+  const int sig = late && r.late_signal >= 0 ? r.late_signal : it->second;
+  const int64_t ring = barriers_[static_cast<size_t>(signals_[static_cast<size_t>(sig)].barrier)].ring;
+  g.release_signal = sig;
+  if (late) {
+    g.release_slot = "(" + iter(r.loop) + " - 1) % " + std::to_string(ring);
+    g.release_k = var(r.loop->regions[0].args[0]);
+  } else {
+    g.release_slot = iter(r.loop) + " % " + std::to_string(ring);
+    g.release_k.clear();
+  }
+}
+
+// After op, the early release of a rotated loop when op is the last reader of its early buffers:
+// with its group when op is an mma, now otherwise (a register op has read shared memory in
+// program order).
+void CudaGen::rotated_release_early(Stream& s, const Rotation& r, const Op& op) {
+  if (&op != r.early_last || r.late_signal < 0) return;
+  if (is_wgmma(op)) return arm_release(r, s.groups.back(), /*late=*/false);
+  Stream::Group g{&op};
+  arm_release(r, g, /*late=*/false);
+  group_done(s, g);
 }
 
 // The compute role's arrival for a loop's yield the DMA role waits for. A yield made of wgmmas
 // is signaled one iteration late (wgmma_wait<1> after this iteration's commit), the last one after
 // the loop; any other yield at the end of its iteration.
 void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in_body) {
-  if (in_body && rotation_ && rotation_->loop == &loop) return;  // arm_release, at the first wait
+  if (in_body && rotation_ && rotation_->loop == &loop) return;  // arm_release: when the deferred mma is done
   const ir::Block& body = loop.regions[0];
   const std::string k = var(body.args[0]), g = iter(&loop);
   const Barrier& b = barriers_[static_cast<size_t>(sig.barrier)];
@@ -171,16 +229,21 @@ void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in
       s.line("  __syncwarp();");
       s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + g + " - 1) % " + R + "]);");
       s.line("}");
-      s.wgmma_pending = true;  // this iteration's group
+      if (s.groups.empty()) s.groups.push_back({});  // this iteration's groups
     } else {
       arrive(s, sig, g + " % " + R);
     }
   } else if (wg) {
     const std::string n = var(loop.operands[0]);
     wgmma_drain(s, loop);
+    // A rotated loop released every iteration's early buffers in its body; the deferred mma of the
+    // last iteration ran after it: its late buffers.
+    const Barrier& last = rotation_ && rotation_->loop == &loop && rotation_->late_signal >= 0
+                              ? barriers_[static_cast<size_t>(signals_[static_cast<size_t>(rotation_->late_signal)].barrier)]
+                              : b;
     s.line("if (" + n + " > 0) {");
     s.line("  __syncwarp();");
-    s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + base(&loop) + " + " + n + " - 1) % " + R + "]);");
+    s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + last.name + "[(" + base(&loop) + " + " + n + " - 1) % " + R + "]);");
     s.line("}");
   }
 }
@@ -266,7 +329,12 @@ void CudaGen::wait(Stream& s, const Op& x, const EventRef& r, const Op* loop) {
     if (&s == &dma_) {
       auto it = signal_of_loop_.find(carried_loop);
       if (it == signal_of_loop_.end()) cannot(&x, "a DMA-role wait on a carried event without a signal");
-      const Barrier& b = barriers_[static_cast<size_t>(signals_[static_cast<size_t>(it->second)].barrier)];
+      int sig = it->second;
+      // A rotated loop's buffers that the deferred mma reads are released on a barrier of their own.
+      if (rotation_ && rotation_->loop == carried_loop && rotation_->late_signal >= 0 && is_tma_copy(x) &&
+          rotation_->late_roots.count(root_of(x.operands[1])))
+        sig = rotation_->late_signal;
+      const Barrier& b = barriers_[static_cast<size_t>(signals_[static_cast<size_t>(sig)].barrier)];
       const std::string D = std::to_string(distance), R = std::to_string(b.ring);
       const std::string key = b.name + "@" + D;
       if (s.waited.count(key)) return;
@@ -357,7 +425,7 @@ void CudaGen::wait_compute(Stream& s, const Op& x, const Op& y, bool same_iterat
     // An mma into another accumulator: X neither reads nor writes Y's registers, and what Y read
     // X waits for itself.
     if (!touches(x, y.operands[0]) && shared_operands_covered(x)) return;
-    wgmma_drain(s, x);
+    wgmma_wait_for(s, y);
     return;
   }
   // a per-thread op of this thread: program order.

@@ -11,20 +11,24 @@
 //     loops with the same trip counts (block-level loops), so the turns pair up.
 //   * The deferred mma (loop rotation). When the body's last compute op is an mma W that nothing
 //     later in the iteration reads, and an earlier mma Q starts the iteration's tensor-core work,
-//     W of iteration k is issued in iteration k + 1 in Q's turn, just before Q (and W of the last
-//     iteration after the loop). Each iteration then hands the tensor cores one batch (W(k - 1)
-//     and Q(k): attention's P V of the previous key tile with the next Q K^T) and its element-wise
-//     work overlaps the other warpgroups' batches. What this needs:
+//     W of iteration k is issued in iteration k + 1 in Q's turn, just after Q (and W of the last
+//     iteration after the loop). Each iteration then hands the tensor cores one batch (Q(k) and
+//     W(k - 1): attention's Q K^T of the next key tile with the P V of the previous one); the
+//     first use of Q's result waits for Q's group only (wgmma_wait<1>, events.cpp), so the
+//     element-wise work after it overlaps W(k - 1) (intra-warpgroup) and the other warpgroups'
+//     batches (inter-warpgroup). What this needs:
 //       - W's operands stay valid one iteration longer: register arrays the body allocates that W
 //         reads (P, the forwarded A operand) are declared before the loop (hoisted), and a write
-//         to them later in the iteration first waits for the wgmmas in flight (W(k - 1) reads
-//         them); shared tiles from the loop's TMA ring keep their slot until the release below,
-//         so the ring must be at least 2 deep;
+//         to them later in the iteration first waits for W(k - 1); shared tiles from the loop's
+//         TMA ring keep their slot until W has run, so the ring must be at least 2 deep;
 //       - no compute op of the body before Q touches W's operands (they would see W(k - 1) not yet
 //         issued);
-//       - the loop's yield (the ring slots' release to the DMA role) of iteration k - 1 is
-//         signaled after the first wgmma wait that follows the batch (W(k - 1) has then run), not
-//         one iteration late as without rotation;
+//       - the same number of wgmma groups in every iteration: in iteration 0 an empty group
+//         stands in W(-1)'s place;
+//       - the ring slots' release to the DMA role is split (plan_split_release): the tiles W reads
+//         on a barrier of their own, once W(k - 1) has run; the others (K) on the loop's barrier
+//         as soon as their last reader of iteration k has run, so that the next K tile loads
+//         while the softmax runs;
 //       - W is emitted in a nested C++ scope that rebinds the loop index to k - 1 (n - 1 after the
 //         loop) and recomputes the body's index and view values W uses, so every offset, ring slot
 //         and barrier phase is the previous iteration's.
@@ -101,6 +105,10 @@ std::optional<CudaGen::Rotation> CudaGen::plan_rotation(const Op& loop) {
       if (is_tma_copy(o) && root_of(o.operands[1]) == root) from_tma = true;
     if (!from_tma) return std::nullopt;
   }
+  // The ring tiles W reads (wherever they are allocated): released once W has run.
+  for (ValueId root : roots)
+    for (const Op& o : body.ops)
+      if (is_tma_copy(o) && root_of(o.operands[1]) == root) r.late_roots.insert(root);
   // Nothing before Q touches W's operands.
   for (const Op* o : compute) {
     if (o == r.first) break;
@@ -128,7 +136,39 @@ std::optional<CudaGen::Rotation> CudaGen::plan_rotation(const Op& loop) {
     if (std::find(r.hoisted.begin(), r.hoisted.end(), &o) == r.hoisted.end()) r.immediates.push_back(&o);
   }
   r.loop = &loop;
+  plan_split_release(r);
   return r;
+}
+
+// The early buffers (ring tiles W does not read) are released by their last reader in the body;
+// the late ones (W's) once W has run, one iteration later, on a barrier of their own. Without a
+// reader of the early buffers (or without a signal to the DMA role) the release is not split.
+void CudaGen::plan_split_release(Rotation& r) {
+  auto it = signal_of_loop_.find(r.loop);
+  if (it == signal_of_loop_.end()) return;
+  const ir::Block& body = r.loop->regions[0];
+  std::vector<ValueId> early;
+  for (const Op& o : body.ops)
+    if (is_tma_copy(o) && !r.late_roots.count(root_of(o.operands[1]))) early.push_back(root_of(o.operands[1]));
+  if (early.empty()) return;
+  for (const Op& o : body.ops) {
+    if (&o == r.deferred || o.role == ir::Role::Dma || !ir::is_async(o.kind)) continue;
+    for (ValueId root : early)
+      if (touches(o, root)) r.early_last = &o;
+  }
+  if (!r.early_last) return;
+  const Barrier& yb = barriers_[static_cast<size_t>(signals_[static_cast<size_t>(it->second)].barrier)];
+  Barrier late = yb;
+  late.name += "_late";
+  std::string names;
+  for (const Op& o : body.ops)
+    if (is_tma_copy(o) && r.late_roots.count(root_of(o.operands[1])))
+      names += (names.empty() ? "" : ", ") + names_[static_cast<size_t>(o.operands[1])];
+  late.comment = "compute warps done with " + names + " of iteration k of the loop at line " +
+                 std::to_string(r.loop->loc.line) + " (pingpong: read by the deferred mma)";
+  barriers_.push_back(late);
+  signals_.push_back(Signal{static_cast<int>(barriers_.size() - 1), r.loop, signals_[static_cast<size_t>(it->second)].ring});
+  r.late_signal = static_cast<int>(signals_.size() - 1);
 }
 
 // W of iteration `k` (a C++ expression) in a scope where the loop index is rebound to it; only
@@ -153,7 +193,14 @@ void CudaGen::emit_deferred(Stream& s, const Rotation& r, const std::string& k, 
   s.indent -= 2;
   s.line("}");
   s.indent -= 2;
-  s.line("}");
+  if (guard.empty()) {
+    s.line("}");
+  } else {  // the wgmma wait counts after it hold in every iteration
+    s.line("} else {");
+    s.line("  loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)");
+    s.line("  loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn");
+    s.line("}");
+  }
 }
 
 }  // namespace loom::codegen::detail

@@ -107,7 +107,7 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
                ", *reinterpret_cast<const uint32_t(*)[4]>(&" + A + "[" + std::to_string(4 * ks) + "]), " +
                b_of(nb, std::to_string(ks)) + ", 1);");
     s.line("loom::rt::wgmma_commit();");
-    s.wgmma_pending = true;
+    s.groups.push_back({&op, var(c), s.scope});
     return;
   }
   auto [adesc, a_major] = tile_desc(at, MmaRole::Lhs, &op);
@@ -126,7 +126,7 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
   }
   s.line("}");
   s.line("loom::rt::wgmma_commit();");
-  s.wgmma_pending = true;
+  s.groups.push_back({&op, var(c), s.scope});
 }
 
 // Whether index value v is provably a multiple of m (constants, products with a multiple, sums
