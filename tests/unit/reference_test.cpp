@@ -160,17 +160,17 @@ TEST(Reference, GemmReduce) {
   expect_gemm_reduce(r, 3, 9, 17);
 }
 
-// FlashAttention-2's leaf normalize_thread made extern: the reference cannot run CUDA C++.
+// FlashAttention-2's leaf scale_rows_thread made extern: the reference cannot run CUDA C++.
 std::string fa2_with_extern_epilogue() {
   std::string text = read_file(source_dir() + "/examples/flash_attention_2/flash_attention_2.loom");
-  size_t b = text.find("variant normalize_thread");
+  size_t b = text.find("variant scale_rows_thread");
   size_t e = text.find("\n}\n", b);
   EXPECT_NE(b, std::string::npos);
   EXPECT_NE(e, std::string::npos);
   text.replace(b, e + 2 - b,
-               "variant normalize_thread of normalize(Y, O, l): leaf on(THREAD) extern %{\n"
+               "variant scale_rows_thread of scale_rows(Y, O, inv): leaf on(THREAD) extern %{\n"
                "  for (int i = 0; i < cute::size<0>(O); ++i)\n"
-               "    for (int j = 0; j < cute::size<1>(O); ++j) Y(i, j) = O(i, j) / l(i);\n%}");
+               "    for (int j = 0; j < cute::size<1>(O); ++j) Y(i, j) = O(i, j) * inv(i);\n%}");
   return text;
 }
 
@@ -183,7 +183,7 @@ TEST(Reference, ExternLeafIsAClearError) {
     FAIL() << "an extern leaf ran on the CPU";
   } catch (const std::runtime_error& e) {
     std::string msg = e.what();
-    EXPECT_NE(msg.find("normalize_thread"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("scale_rows_thread"), std::string::npos) << msg;
     EXPECT_NE(msg.find("extern"), std::string::npos) << msg;
   }
 }

@@ -27,11 +27,11 @@ __host__ __device__ __forceinline__ int64_t loom_clip(int64_t extent, int64_t st
 }
 
 // ==== mapping 0: the default
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 201296 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 201808 bytes of dynamic shared memory.
 namespace mapping0 {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 201296;
+constexpr int kSmemBytes = 201808;
 
 __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor Q,
@@ -47,12 +47,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 200192);  // [2] compute warps done with iteration k of the loop at line 73 (%w, distance 2)
-  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 200208);  // [1] compute warps done with %A for this tile
-  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 200216);  // [1] TMA %Qp -> %A landed
-  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 200224);  // [2] compute warps done with %B.1 of iteration k of the loop at line 73 (pingpong: read by the deferred mma)
-  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 200240);  // [2] TMA %Kp.1 -> %B landed
-  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 200256);  // [2] TMA %Vp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 200704);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
+  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 200720);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 200728);  // [1] TMA %Qp -> %A landed
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 200736);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 200752);  // [2] TMA %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 200768);  // [2] TMA %Vp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     loom::rt::prefetch_tensormap(&tm_Q_0);
     loom::rt::prefetch_tensormap(&tm_Kt_1);
@@ -107,6 +107,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         // attn_block: mo = tensor(f32, [M])
         // attn_block: a = tensor(f32, [M])
         // attn_block: ms = tensor(f32, [M])
+        // attn_block: inv = tensor(f32, [M])
         const int64_t v_c64 = 64;
         const int64_t v_G = 2;
         const int64_t v_1 = v_c64 * v_G;
@@ -118,7 +119,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const float v_7 = -INFINITY;
         // attn_block: qk: gemm(S, Q, Kp[0, j])
         __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 163840) row_major swizzle128
-        // attn_block: qk: gemm(S, Q, Kp[0, j]) [hoisted before the loop]  [flash_attention_2.loom:78]
+        // attn_block: qk: gemm(S, Q, Kp[0, j]) [hoisted before the loop]  [flash_attention_2.loom:81]
         if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_5[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
         loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_5[0], 32768);
         loom::rt::tma_load_3d(v_A + (0) * 16384, &tm_Q_0, &bar_v_e_5[0], static_cast<int32_t>(v_Qp_o1), static_cast<int32_t>(v_Qp_o0), static_cast<int32_t>((0 + v_b)));
@@ -128,7 +129,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) col_major swizzle128
         // attn_block: pv: gemm(Acc, P, Vp[j, 0])
         __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
-        // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:73]  pipelined 2 deep
+        // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 2 deep
         for (int64_t v_j = 0; v_j < v_6; ++v_j) {
           const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
           const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
@@ -140,8 +141,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_B_e0 = loom_clip(v_BR, (v_c0 * v_K), v_K);
           const int64_t v_B_o1 = 0 + (v_c0 * v_8);
           const int64_t v_B_e1 = loom_clip(v_BR, (v_c0 * v_8), v_8);
-          if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with iteration k of the loop at line 73 (%w, distance 2)
-          // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_2.loom:78]
+          if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with iteration k of the loop at line 76 (%w, distance 2)
+          // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_2.loom:81]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_8[(v_e_6_base + v_j) % 2], 32768);
           loom::rt::tma_load_3d(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384, &tm_Kt_1, &bar_v_e_8[(v_e_6_base + v_j) % 2], static_cast<int32_t>(v_Kp_o0), static_cast<int32_t>(v_Kp_1_o1), static_cast<int32_t>((0 + v_b)));
           loom::rt::tma_load_3d(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + 8192, &tm_Kt_1, &bar_v_e_8[(v_e_6_base + v_j) % 2], static_cast<int32_t>((v_Kp_o0 + 64)), static_cast<int32_t>(v_Kp_1_o1), static_cast<int32_t>((0 + v_b)));
@@ -153,13 +154,14 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
           const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
           const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0 * v_N_3), v_N_3);
-          if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 73 (pingpong: read by the deferred mma)
-          // attn_block: pv: gemm(Acc, P, Vp[j, 0])  [flash_attention_2.loom:80]
+          if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+          // attn_block: pv: gemm(Acc, P, Vp[j, 0])  [flash_attention_2.loom:83]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_36[(v_e_6_base + v_j) % 2], 32768);
           loom::rt::tma_load_3d(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384, &tm_V_2, &bar_v_e_36[(v_e_6_base + v_j) % 2], static_cast<int32_t>(v_Vp_o1), static_cast<int32_t>(v_Vp_1_o0), static_cast<int32_t>((0 + v_b)));
           loom::rt::tma_load_3d(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + 8192, &tm_V_2, &bar_v_e_36[(v_e_6_base + v_j) % 2], static_cast<int32_t>((v_Vp_o1 + 64)), static_cast<int32_t>(v_Vp_1_o0), static_cast<int32_t>((0 + v_b)));
         }
         v_e_6_base += v_6;  // the next tile's iterations continue the rings
+        const float v_11 = 1.0f;
         ++tile_iter;
       }
     }
@@ -206,6 +208,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // attn_block: mo = tensor(f32, [M])
       // attn_block: a = tensor(f32, [M])
       // attn_block: ms = tensor(f32, [M])
+      // attn_block: inv = tensor(f32, [M])
       const int64_t v_c64 = 64;
       const int64_t v_G = 2;
       const int64_t v_1 = v_c64 * v_G;
@@ -221,7 +224,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // clear_warp: clear(Cp[t])
       float v_C[64];
       const float v_4 = 0.0f;
-      // clear_thread: fill(C, 0)  [flash_attention_2.loom:125]
+      // clear_thread: fill(C, 0)  [flash_attention_2.loom:128]
       #pragma unroll
       for (int r = 0; r < 64; ++r) v_C[r] = v_4;
       const int64_t v_mp_o0 = 0 + (v_g * v_3);
@@ -241,16 +244,16 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // init_warp: init_stats(mp[t], lp[t])
       float v_l_2[2];
       const float v_5 = -1e+30f;
-      // init_thread: fill(m, -1e30)  [flash_attention_2.loom:152]
+      // init_thread: fill(m, -1e30)  [flash_attention_2.loom:155]
       #pragma unroll
       for (int r = 0; r < 2; ++r) v_m_2[r] = v_5;
-      // init_thread: fill(l, 0)  [flash_attention_2.loom:153]
+      // init_thread: fill(l, 0)  [flash_attention_2.loom:156]
       #pragma unroll
       for (int r = 0; r < 2; ++r) v_l_2[r] = v_4;
-      // init_warp: init_stats(mp[t], lp[t])  [flash_attention_2.loom:146]
+      // init_warp: init_stats(mp[t], lp[t])  [flash_attention_2.loom:149]
       #pragma unroll
       for (int r = 0; r < 2; ++r) v_m_1[r] = v_m_2[r];
-      // init_warp: init_stats(mp[t], lp[t])  [flash_attention_2.loom:146]
+      // init_warp: init_stats(mp[t], lp[t])  [flash_attention_2.loom:149]
       #pragma unroll
       for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_2[r];
       const int64_t v_6 = loom_cdiv(v_N, v_BR);
@@ -285,7 +288,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
       // %A.1: declared before the loop, the deferred mma reads it in the next iteration
       uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
-      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:73]  pipelined 2 deep
+      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_6; ++v_j) {
         const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
         const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
@@ -298,7 +301,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_10 = 32;
         // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
         float v_Cp_6[64];
-        // clear_thread: fill(C, 0)  [flash_attention_2.loom:125]
+        // clear_thread: fill(C, 0)  [flash_attention_2.loom:128]
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_Cp_6[r] = v_4;
         const int64_t v_K = v_Kp_e0;
@@ -308,7 +311,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0 * v_8), v_8);
         loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
         loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: TMA copy landed
-        // qk_thread: mma(C, A, B)  [flash_attention_2.loom:106]
+        // qk_thread: mma(C, A, B)  [flash_attention_2.loom:109]
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
         loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
         #pragma unroll
@@ -317,7 +320,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:106]
+        if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:109]
           const int64_t v_j_deferred = v_j - 1;
           {
             const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
@@ -360,23 +363,23 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         float v_mo_2[2];
         // softmax_warp: save_max(mop[t], mp[t])
         float v_m_3[2];
-        // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_2.loom:207]
+        // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_2.loom:210]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
-        // save_max_thread: copy(mo, m)  [flash_attention_2.loom:231]
+        // save_max_thread: copy(mo, m)  [flash_attention_2.loom:234]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
         // softmax_warp: row_max(mp[t], Sp[t])
         float v_m_4[2];
-        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:210]
+        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:213]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_m_4[r] = v_7;
         loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
         loom::rt::wgmma_fence_operand(v_Cp_6);
-        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 73 (%w, distance 2))
+        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 76 (%w, distance 2))
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 73 (%w, distance 2)
-        // row_max_thread: rowmax(m, S)  [flash_attention_2.loom:237]
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 76 (%w, distance 2)
+        // row_max_thread: rowmax(m, S)  [flash_attention_2.loom:240]
         {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_8 columns
           const int tid = loom::rt::thread_in_warpgroup();
           const int64_t ncols = v_8;
@@ -394,7 +397,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
           }
         }
-        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:210]
+        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:213]
         #pragma unroll
         for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
           float x = v_m_4[r];
@@ -404,12 +407,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         }
         // softmax_warp: prange t in pieces(Sp) (snapshot of a)
         float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
-        // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_2.loom:212]
+        // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_2.loom:215]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
         // softmax_warp: prange t in pieces(Sp) (snapshot of l)
         float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
-        // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_2.loom:212]
+        // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_2.loom:215]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
         // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
@@ -420,51 +423,51 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         float v_ms_2[2];
         // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
         float v_m_5[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:213]
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:213]
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:213]
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
-        // rescale_sum_thread: sub(a, mo, m)  [flash_attention_2.loom:243]
+        // rescale_sum_thread: sub(a, mo, m)  [flash_attention_2.loom:246]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
-        // rescale_sum_thread: scale(a, a, scale)  [flash_attention_2.loom:244]
+        // rescale_sum_thread: scale(a, a, scale)  [flash_attention_2.loom:247]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
-        // rescale_sum_thread: exp2(a, a)  [flash_attention_2.loom:245]
+        // rescale_sum_thread: exp2(a, a)  [flash_attention_2.loom:248]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
-        // rescale_sum_thread: mul(l, l, a)  [flash_attention_2.loom:246]
+        // rescale_sum_thread: mul(l, l, a)  [flash_attention_2.loom:249]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
-        // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_2.loom:247]
+        // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_2.loom:250]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:213]
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:213]
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
-        // exp_scores_thread: scale(S, S, scale)  [flash_attention_2.loom:253]
+        // exp_scores_thread: scale(S, S, scale)  [flash_attention_2.loom:256]
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
-        // exp_scores_thread: sub(S, S, ms)  [flash_attention_2.loom:254]
+        // exp_scores_thread: sub(S, S, ms)  [flash_attention_2.loom:257]
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
-        // exp_scores_thread: exp2(S, S)  [flash_attention_2.loom:255]
+        // exp_scores_thread: exp2(S, S)  [flash_attention_2.loom:258]
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
         // softmax_warp: row_sum(lp[t], Sp[t])
         float v_l_4[2];
-        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:219]
+        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:222]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_l_4[r] = v_4;
-        // row_sum_thread: rowsum(l, S)  [flash_attention_2.loom:266]
+        // row_sum_thread: rowsum(l, S)  [flash_attention_2.loom:269]
         {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_8 columns
           const int tid = loom::rt::thread_in_warpgroup();
           const int64_t ncols = v_8;
@@ -482,7 +485,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
           }
         }
-        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:219]
+        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:222]
         #pragma unroll
         for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
           float x = v_l_4[r];
@@ -494,17 +497,17 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_N_2 = 32;
         // softmax_warp: probs(Pp[t], Sp[t])
         __nv_bfloat16 v_P[64];
-        // probs_thread: convert(P, S)  [flash_attention_2.loom:262]
+        // probs_thread: convert(P, S)  [flash_attention_2.loom:265]
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_P[r] = v_Cp_6[r];
         loom::rt::wgmma_wait<0>();
         loom::rt::wgmma_fence_operand(v_C);
         loom::rt::wgmma_fence_operand(v_Cp_6);
-        if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 73 (pingpong: read by the deferred mma))
+        if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma))
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 73 (pingpong: read by the deferred mma)
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
         }
-        // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_2.loom:222]
+        // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_2.loom:225]
         {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_8 are zeros
           const int tid = loom::rt::thread_in_warpgroup();
           const int64_t ncols = v_8;
@@ -516,7 +519,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
           }
         }
-        // rescale_thread: mul(O, O, a)  [flash_attention_2.loom:270]
+        // rescale_thread: mul(O, O, a)  [flash_attention_2.loom:273]
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
         const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
@@ -530,7 +533,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       }
       if (v_6 > 0) {
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
-        {  // pv_thread: mma(C, A, B) of iteration v_6 - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:106]
+        {  // pv_thread: mma(C, A, B) of iteration v_6 - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:109]
           const int64_t v_j_deferred = v_6 - 1;
           {
             const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
@@ -576,12 +579,27 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_free_v_e_5[0]);  // compute warps done with %A for this tile
       const int64_t v_Yp_o0 = v_Op_o0 + (v_g * v_3);
       const int64_t v_Yp_e0 = loom_clip(v_Op_e0, (v_g * v_3), v_3);
-      // norm_warp: normalize(Yp[t], Op[t], lp[t])
+      const int64_t v_ip_o0 = 0 + (v_g * v_3);
+      const int64_t v_ip_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_M_15 = 16;
+      // norm_wg: normalize(Yp[t], Op[t], lp[t], ip[t])
+      float v_inv_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      const int64_t v_M_16 = 2;
+      // norm_warp: recip(ip[t], lp[t])
+      float v_inv_2[2];
+      // norm_warp: recip(ip[t], lp[t])
       float v_l_5[2];
-      // norm_warp: normalize(Yp[t], Op[t], lp[t])  [flash_attention_2.loom:289]
+      // norm_warp: recip(ip[t], lp[t])  [flash_attention_2.loom:308]
       #pragma unroll
       for (int r = 0; r < 2; ++r) v_l_5[r] = v_l_1[r];
-      // norm_thread: div(Y, O, l)  [flash_attention_2.loom:295]
+      const float v_11 = 1.0f;
+      // recip_thread: fill(inv, 1)  [flash_attention_2.loom:316]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_inv_2[r] = v_11;
+      // recip_thread: div(inv, inv, l)  [flash_attention_2.loom:317]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_inv_2[r] = (v_inv_2[r] / v_l_5[r]);  // row vector
+      // scale_rows_thread: mul(Y, O, inv)  [flash_attention_2.loom:321]
       {  // the warpgroup's 64 x 128 accumulator tile -> O, clipped to v_Yp_e0 x v_Op_e1
         const int tid = loom::rt::thread_in_warpgroup();
         __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(O.data) + ((0 + v_b)) * O.stride[0] + (v_Yp_o0) * O.stride[1] + (v_Op_o1) * O.stride[2];
@@ -593,7 +611,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           for (int h = 0; h < 2; ++h) {
             uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
-            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>((v_C[(4 * jj + t) * 4 + 2 * h] / v_l_5[(((4 * jj + t) * 4 + 2 * h) >> 1) & 1]), (v_C[(4 * jj + t) * 4 + 2 * h + 1] / v_l_5[(((4 * jj + t) * 4 + 2 * h + 1) >> 1) & 1]));
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>((v_C[(4 * jj + t) * 4 + 2 * h] * v_inv_2[(((4 * jj + t) * 4 + 2 * h) >> 1) & 1]), (v_C[(4 * jj + t) * 4 + 2 * h + 1] * v_inv_2[(((4 * jj + t) * 4 + 2 * h + 1) >> 1) & 1]));
             #pragma unroll
             for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
               const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
@@ -778,7 +796,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 
 }  // namespace mapping0
 
-// ==== mapping 1: when(D <= 64) [flash_attention_2.loom:363]
+// ==== mapping 1: when(D <= 64) [flash_attention_2.loom:390]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 169072 bytes of dynamic shared memory.
 namespace mapping1 {
 
@@ -800,10 +818,10 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 167936);  // [3] compute warps done with iteration k of the loop at line 73 (%w, distance 3)
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 167936);  // [3] compute warps done with iteration k of the loop at line 76 (%w, distance 3)
   uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 167960);  // [1] compute warps done with %A for this tile
   uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 167968);  // [1] TMA %Qp -> %A landed
-  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 167976);  // [3] compute warps done with %B.1 of iteration k of the loop at line 73 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 167976);  // [3] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
   uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 168000);  // [3] TMA %Kp.1 -> %B landed
   uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 168024);  // [3] TMA %Vp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 8192 bytes)
@@ -864,6 +882,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         // attn_block: mo = tensor(f32, [M])
         // attn_block: a = tensor(f32, [M])
         // attn_block: ms = tensor(f32, [M])
+        // attn_block: inv = tensor(f32, [M])
         const int64_t v_G = 2;
         const int64_t v_1 = v_HD * v_G;
         const int64_t v_2 = loom_cdiv(v_M_1, v_1);
@@ -874,7 +893,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const float v_7 = -INFINITY;
         // attn_block: qk: gemm(S, Q, Kp[0, j])
         __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
-        // attn_block: qk: gemm(S, Q, Kp[0, j]) [hoisted before the loop]  [flash_attention_2.loom:78]
+        // attn_block: qk: gemm(S, Q, Kp[0, j]) [hoisted before the loop]  [flash_attention_2.loom:81]
         if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_5[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
         loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_5[0], 16384);
         loom::rt::tma_load_3d(v_A + (0) * 8192, &tm_Q_0, &bar_v_e_5[0], static_cast<int32_t>(v_Qp_o1), static_cast<int32_t>(v_Qp_o0), static_cast<int32_t>((0 + v_b)));
@@ -883,7 +902,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 49152) col_major swizzle128
         // attn_block: pv: gemm(Acc, P, Vp[j, 0])
         __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 49152);  // @smem[49152, 98304) row_major swizzle128
-        // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:73]  pipelined 3 deep
+        // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 3 deep
         for (int64_t v_j = 0; v_j < v_6; ++v_j) {
           const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
           const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
@@ -895,8 +914,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_B_e0 = loom_clip(v_HD, (v_c0 * v_K), v_K);
           const int64_t v_B_o1 = 0 + (v_c0 * v_8);
           const int64_t v_B_e1 = loom_clip(v_BR, (v_c0 * v_8), v_8);
-          if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 73 (%w, distance 3)
-          // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_2.loom:78]
+          if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 76 (%w, distance 3)
+          // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_2.loom:81]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_8[(v_e_6_base + v_j) % 3], 16384);
           loom::rt::tma_load_3d(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192, &tm_Kt_1, &bar_v_e_8[(v_e_6_base + v_j) % 3], static_cast<int32_t>(v_Kp_o0), static_cast<int32_t>(v_Kp_1_o1), static_cast<int32_t>((0 + v_b)));
           const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
@@ -907,12 +926,13 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
           const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
           const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0 * v_N_3), v_N_3);
-          if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 73 (pingpong: read by the deferred mma)
-          // attn_block: pv: gemm(Acc, P, Vp[j, 0])  [flash_attention_2.loom:80]
+          if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+          // attn_block: pv: gemm(Acc, P, Vp[j, 0])  [flash_attention_2.loom:83]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_36[(v_e_6_base + v_j) % 3], 16384);
           loom::rt::tma_load_3d(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192, &tm_V_2, &bar_v_e_36[(v_e_6_base + v_j) % 3], static_cast<int32_t>(v_Vp_o1), static_cast<int32_t>(v_Vp_1_o0), static_cast<int32_t>((0 + v_b)));
         }
         v_e_6_base += v_6;  // the next tile's iterations continue the rings
+        const float v_11 = 1.0f;
         ++tile_iter;
       }
     }
@@ -960,6 +980,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // attn_block: mo = tensor(f32, [M])
       // attn_block: a = tensor(f32, [M])
       // attn_block: ms = tensor(f32, [M])
+      // attn_block: inv = tensor(f32, [M])
       const int64_t v_G = 2;
       const int64_t v_1 = v_HD * v_G;
       const int64_t v_2 = loom_cdiv(v_M_1, v_1);
@@ -974,7 +995,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // acc_warp: clear(Cp[t])
       float v_C[32];
       const float v_4 = 0.0f;
-      // clear_thread: fill(C, 0)  [flash_attention_2.loom:125]
+      // clear_thread: fill(C, 0)  [flash_attention_2.loom:128]
       #pragma unroll
       for (int r = 0; r < 32; ++r) v_C[r] = v_4;
       const int64_t v_mp_o0 = 0 + (v_g * v_3);
@@ -994,16 +1015,16 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // init_warp: init_stats(mp[t], lp[t])
       float v_l_2[2];
       const float v_5 = -1e+30f;
-      // init_thread: fill(m, -1e30)  [flash_attention_2.loom:152]
+      // init_thread: fill(m, -1e30)  [flash_attention_2.loom:155]
       #pragma unroll
       for (int r = 0; r < 2; ++r) v_m_2[r] = v_5;
-      // init_thread: fill(l, 0)  [flash_attention_2.loom:153]
+      // init_thread: fill(l, 0)  [flash_attention_2.loom:156]
       #pragma unroll
       for (int r = 0; r < 2; ++r) v_l_2[r] = v_4;
-      // init_warp: init_stats(mp[t], lp[t])  [flash_attention_2.loom:146]
+      // init_warp: init_stats(mp[t], lp[t])  [flash_attention_2.loom:149]
       #pragma unroll
       for (int r = 0; r < 2; ++r) v_m_1[r] = v_m_2[r];
-      // init_warp: init_stats(mp[t], lp[t])  [flash_attention_2.loom:146]
+      // init_warp: init_stats(mp[t], lp[t])  [flash_attention_2.loom:149]
       #pragma unroll
       for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_2[r];
       const int64_t v_6 = loom_cdiv(v_N, v_BR);
@@ -1038,7 +1059,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
       // %A.1: declared before the loop, the deferred mma reads it in the next iteration
       uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
-      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:73]  pipelined 3 deep
+      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 3 deep
       for (int64_t v_j = 0; v_j < v_6; ++v_j) {
         const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
         const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
@@ -1051,7 +1072,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_10 = 32;
         // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
         float v_Cp_6[64];
-        // clear_thread: fill(C, 0)  [flash_attention_2.loom:125]
+        // clear_thread: fill(C, 0)  [flash_attention_2.loom:128]
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_Cp_6[r] = v_4;
         const int64_t v_K = v_Kp_e0;
@@ -1061,7 +1082,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0 * v_8), v_8);
         loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
         loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.8: TMA copy landed
-        // qk_thread: mma(C, A, B)  [flash_attention_2.loom:106]
+        // qk_thread: mma(C, A, B)  [flash_attention_2.loom:109]
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
         loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
         #pragma unroll
@@ -1070,7 +1091,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:106]
+        if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:109]
           const int64_t v_j_deferred = v_j - 1;
           {
             const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
@@ -1113,23 +1134,23 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         float v_mo_2[2];
         // softmax_warp: save_max(mop[t], mp[t])
         float v_m_3[2];
-        // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_2.loom:207]
+        // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_2.loom:210]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
-        // save_max_thread: copy(mo, m)  [flash_attention_2.loom:231]
+        // save_max_thread: copy(mo, m)  [flash_attention_2.loom:234]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
         // softmax_warp: row_max(mp[t], Sp[t])
         float v_m_4[2];
-        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:210]
+        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:213]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_m_4[r] = v_7;
         loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
         loom::rt::wgmma_fence_operand(v_Cp_6);
-        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 73 (%w, distance 3))
+        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 76 (%w, distance 3))
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 3]);  // compute warps done with iteration k of the loop at line 73 (%w, distance 3)
-        // row_max_thread: rowmax(m, S)  [flash_attention_2.loom:237]
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 3]);  // compute warps done with iteration k of the loop at line 76 (%w, distance 3)
+        // row_max_thread: rowmax(m, S)  [flash_attention_2.loom:240]
         {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_8 columns
           const int tid = loom::rt::thread_in_warpgroup();
           const int64_t ncols = v_8;
@@ -1147,7 +1168,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
           }
         }
-        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:210]
+        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:213]
         #pragma unroll
         for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
           float x = v_m_4[r];
@@ -1157,12 +1178,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         }
         // softmax_warp: prange t in pieces(Sp) (snapshot of a)
         float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
-        // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_2.loom:212]
+        // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_2.loom:215]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
         // softmax_warp: prange t in pieces(Sp) (snapshot of l)
         float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
-        // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_2.loom:212]
+        // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_2.loom:215]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
         // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
@@ -1173,51 +1194,51 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         float v_ms_2[2];
         // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
         float v_m_5[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:213]
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:213]
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:213]
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
-        // rescale_sum_thread: sub(a, mo, m)  [flash_attention_2.loom:243]
+        // rescale_sum_thread: sub(a, mo, m)  [flash_attention_2.loom:246]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
-        // rescale_sum_thread: scale(a, a, scale)  [flash_attention_2.loom:244]
+        // rescale_sum_thread: scale(a, a, scale)  [flash_attention_2.loom:247]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
-        // rescale_sum_thread: exp2(a, a)  [flash_attention_2.loom:245]
+        // rescale_sum_thread: exp2(a, a)  [flash_attention_2.loom:248]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
-        // rescale_sum_thread: mul(l, l, a)  [flash_attention_2.loom:246]
+        // rescale_sum_thread: mul(l, l, a)  [flash_attention_2.loom:249]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
-        // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_2.loom:247]
+        // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_2.loom:250]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:213]
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:213]
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
-        // exp_scores_thread: scale(S, S, scale)  [flash_attention_2.loom:253]
+        // exp_scores_thread: scale(S, S, scale)  [flash_attention_2.loom:256]
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
-        // exp_scores_thread: sub(S, S, ms)  [flash_attention_2.loom:254]
+        // exp_scores_thread: sub(S, S, ms)  [flash_attention_2.loom:257]
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
-        // exp_scores_thread: exp2(S, S)  [flash_attention_2.loom:255]
+        // exp_scores_thread: exp2(S, S)  [flash_attention_2.loom:258]
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
         // softmax_warp: row_sum(lp[t], Sp[t])
         float v_l_4[2];
-        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:219]
+        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:222]
         #pragma unroll
         for (int r = 0; r < 2; ++r) v_l_4[r] = v_4;
-        // row_sum_thread: rowsum(l, S)  [flash_attention_2.loom:266]
+        // row_sum_thread: rowsum(l, S)  [flash_attention_2.loom:269]
         {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_8 columns
           const int tid = loom::rt::thread_in_warpgroup();
           const int64_t ncols = v_8;
@@ -1235,7 +1256,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
           }
         }
-        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:219]
+        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:222]
         #pragma unroll
         for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
           float x = v_l_4[r];
@@ -1247,17 +1268,17 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_N_2 = 32;
         // softmax_warp: probs(Pp[t], Sp[t])
         __nv_bfloat16 v_P[64];
-        // probs_thread: convert(P, S)  [flash_attention_2.loom:262]
+        // probs_thread: convert(P, S)  [flash_attention_2.loom:265]
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_P[r] = v_Cp_6[r];
         loom::rt::wgmma_wait<0>();
         loom::rt::wgmma_fence_operand(v_C);
         loom::rt::wgmma_fence_operand(v_Cp_6);
-        if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 73 (pingpong: read by the deferred mma))
+        if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma))
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 3]);  // compute warps done with %B.1 of iteration k of the loop at line 73 (pingpong: read by the deferred mma)
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 3]);  // compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
         }
-        // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_2.loom:222]
+        // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_2.loom:225]
         {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_8 are zeros
           const int tid = loom::rt::thread_in_warpgroup();
           const int64_t ncols = v_8;
@@ -1269,7 +1290,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
           }
         }
-        // rescale_thread: mul(O, O, a)  [flash_attention_2.loom:270]
+        // rescale_thread: mul(O, O, a)  [flash_attention_2.loom:273]
         #pragma unroll
         for (int r = 0; r < 32; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
         const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
@@ -1283,7 +1304,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       }
       if (v_6 > 0) {
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
-        {  // pv_thread: mma(C, A, B) of iteration v_6 - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:106]
+        {  // pv_thread: mma(C, A, B) of iteration v_6 - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:109]
           const int64_t v_j_deferred = v_6 - 1;
           {
             const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
@@ -1329,12 +1350,27 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_free_v_e_5[0]);  // compute warps done with %A for this tile
       const int64_t v_Yp_o0 = v_Op_o0 + (v_g * v_3);
       const int64_t v_Yp_e0 = loom_clip(v_Op_e0, (v_g * v_3), v_3);
-      // norm_warp: normalize(Yp[t], Op[t], lp[t])
+      const int64_t v_ip_o0 = 0 + (v_g * v_3);
+      const int64_t v_ip_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_M_15 = 16;
+      // norm_wg: normalize(Yp[t], Op[t], lp[t], ip[t])
+      float v_inv_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      const int64_t v_M_16 = 2;
+      // norm_warp: recip(ip[t], lp[t])
+      float v_inv_2[2];
+      // norm_warp: recip(ip[t], lp[t])
       float v_l_5[2];
-      // norm_warp: normalize(Yp[t], Op[t], lp[t])  [flash_attention_2.loom:289]
+      // norm_warp: recip(ip[t], lp[t])  [flash_attention_2.loom:308]
       #pragma unroll
       for (int r = 0; r < 2; ++r) v_l_5[r] = v_l_1[r];
-      // norm_thread: div(Y, O, l)  [flash_attention_2.loom:295]
+      const float v_11 = 1.0f;
+      // recip_thread: fill(inv, 1)  [flash_attention_2.loom:316]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_inv_2[r] = v_11;
+      // recip_thread: div(inv, inv, l)  [flash_attention_2.loom:317]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_inv_2[r] = (v_inv_2[r] / v_l_5[r]);  // row vector
+      // scale_rows_thread: mul(Y, O, inv)  [flash_attention_2.loom:321]
       {  // the warpgroup's 64 x 64 accumulator tile -> O, clipped to v_Yp_e0 x v_Op_e1
         const int tid = loom::rt::thread_in_warpgroup();
         // staged when the box is clipped only by O's edges (TMA skips what lies past them)
@@ -1348,8 +1384,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           for (int c = 0; c < 8; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1
             const int cg = c + (lane >> 4);
             uint8_t* const row = stage + (cg / 8) * 8192 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);
-            loom::rt::stmatrix_x4(row, loom::rt::pack2<__nv_bfloat16>((v_C[4 * c] / v_l_5[((4 * c) >> 1) & 1]), (v_C[4 * c + 1] / v_l_5[((4 * c + 1) >> 1) & 1])), loom::rt::pack2<__nv_bfloat16>((v_C[4 * c + 2] / v_l_5[((4 * c + 2) >> 1) & 1]), (v_C[4 * c + 3] / v_l_5[((4 * c + 3) >> 1) & 1])),
-                                  loom::rt::pack2<__nv_bfloat16>((v_C[4 * c + 4] / v_l_5[((4 * c + 4) >> 1) & 1]), (v_C[4 * c + 5] / v_l_5[((4 * c + 5) >> 1) & 1])), loom::rt::pack2<__nv_bfloat16>((v_C[4 * c + 6] / v_l_5[((4 * c + 6) >> 1) & 1]), (v_C[4 * c + 7] / v_l_5[((4 * c + 7) >> 1) & 1])));
+            loom::rt::stmatrix_x4(row, loom::rt::pack2<__nv_bfloat16>((v_C[4 * c] * v_inv_2[((4 * c) >> 1) & 1]), (v_C[4 * c + 1] * v_inv_2[((4 * c + 1) >> 1) & 1])), loom::rt::pack2<__nv_bfloat16>((v_C[4 * c + 2] * v_inv_2[((4 * c + 2) >> 1) & 1]), (v_C[4 * c + 3] * v_inv_2[((4 * c + 3) >> 1) & 1])),
+                                  loom::rt::pack2<__nv_bfloat16>((v_C[4 * c + 4] * v_inv_2[((4 * c + 4) >> 1) & 1]), (v_C[4 * c + 5] * v_inv_2[((4 * c + 5) >> 1) & 1])), loom::rt::pack2<__nv_bfloat16>((v_C[4 * c + 6] * v_inv_2[((4 * c + 6) >> 1) & 1]), (v_C[4 * c + 7] * v_inv_2[((4 * c + 7) >> 1) & 1])));
           }
           loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them
           loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written
@@ -1367,7 +1403,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             for (int h = 0; h < 2; ++h) {
               uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
-              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>((v_C[(4 * jj + t) * 4 + 2 * h] / v_l_5[(((4 * jj + t) * 4 + 2 * h) >> 1) & 1]), (v_C[(4 * jj + t) * 4 + 2 * h + 1] / v_l_5[(((4 * jj + t) * 4 + 2 * h + 1) >> 1) & 1]));
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>((v_C[(4 * jj + t) * 4 + 2 * h] * v_inv_2[(((4 * jj + t) * 4 + 2 * h) >> 1) & 1]), (v_C[(4 * jj + t) * 4 + 2 * h + 1] * v_inv_2[(((4 * jj + t) * 4 + 2 * h + 1) >> 1) & 1]));
               #pragma unroll
               for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
                 const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
@@ -1578,7 +1614,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 // when(...) holds, else the default. Each mapping's launcher checks the arguments itself.
 int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
   const int64_t v_D = O.shape[2];
-  if (v_D <= 64) return mapping1::launch_mha(O, Q, Kt, V, v_scale, stream);  // when(D <= 64) [flash_attention_2.loom:363]
+  if (v_D <= 64) return mapping1::launch_mha(O, Q, Kt, V, v_scale, stream);  // when(D <= 64) [flash_attention_2.loom:390]
   return mapping0::launch_mha(O, Q, Kt, V, v_scale, stream);
 }
 
@@ -1596,6 +1632,6 @@ extern "C" const loom_kernel_info* loom_mha_info(void) {
       {"V", LOOM_ARG_TENSOR, LOOM_BF16, 3, {"BH", "N", "D", nullptr, nullptr}, 16, LOOM_PRIV_R},
       {"scale", LOOM_ARG_SCALAR, LOOM_F32, 0, {nullptr}, 0, LOOM_PRIV_NONE},
   };
-  static const loom_kernel_info info = {"mha", 5, args, 201296, 384};
+  static const loom_kernel_info info = {"mha", 5, args, 201808, 384};
   return &info;
 }
