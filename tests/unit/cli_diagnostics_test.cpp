@@ -95,7 +95,7 @@ TEST(CliDiagnostics, ProgramErrorFromStdinAndFromTheBackEnd) {
   EXPECT_GT(d[0]["line"].get<int>(), 0);
   EXPECT_GT(d[0]["column"].get<int>(), 0);
   // A program the CUDA back end cannot lower: a located error from a pass, on every emit kind.
-  for (const char* emit : {"--emit=cuda", "--emit=header"}) {
+  for (const char* emit : {"--emit=cuda", "--emit=header", "--emit=torch"}) {
     test::Cli c = run_loom("compile " + example("flash_attention_3") + " " + emit + " --diagnostics=json", "");
     EXPECT_EQ(c.status, 1) << emit;
     auto e = json_lines(c.err);

@@ -1,8 +1,9 @@
 // The `loom` command-line tool. Subcommands:
 //   loom check FILE              parse + semantic check; prints nothing on success
 //   loom fmt FILE [-i|--check]   print the canonical form (in place with -i)
-//   loom compile FILE --emit=ast|tree|ir|cuda|header|ptx|cubin [-o OUT]
+//   loom compile FILE --emit=ast|tree|ir|cuda|header|torch|ptx|cubin [-o OUT]
 //   loom compile FILE -o DIR     the artifact: DIR/<entry>.cu and DIR/<entry>.h
+//   loom compile FILE --emit=torch -o DIR   the artifact and DIR/<entry>_torch.cpp (PyTorch operator)
 //   loom schedule GRAPH.json ... optimal software pipelining + warp specialization (docs/schedule.md)
 // FILE may be `-` for stdin. Common flags: --diagnostics=json, --version, --help.
 // Exit status: 0 ok, 1 user error (diagnostics printed), 2 internal error (a loom bug).
@@ -24,6 +25,7 @@
 #include "loom/check.h"
 #include "loom/frontend.h"
 #include "codegen/cuda.h"
+#include "codegen/torch_ext.h"
 #include "passes/pipeline.h"
 #ifdef LOOM_HAVE_SCHED
 #include "sched/cli.h"
@@ -38,9 +40,12 @@ constexpr const char* kUsage =
     "  check FILE               check a program and its mapping\n"
     "  fmt FILE                 print the canonical form (-i: rewrite FILE, --check: exit 1 if not canonical)\n"
     "  compile FILE             compile; --emit=tree (instantiated task tree, default) | ast | ir (event IR)\n"
-    "                           | cuda (the kernel and launcher) | header (its C ABI) | ptx | cubin (nvcc)\n"
+    "                           | cuda (the kernel and launcher) | header (its C ABI) | torch (the PyTorch\n"
+    "                           operator) | ptx | cubin (nvcc)\n"
     "  compile FILE -o DIR      write the artifact DIR/<entry>.cu and DIR/<entry>.h (docs/artifact.md)\n"
-
+    "  compile FILE --emit=torch -o DIR\n"
+    "                           the artifact and DIR/<entry>_torch.cpp, the PyTorch operator\n"
+    "                           torch.ops.loom.<entry> (docs/pytorch.md)\n"
     "  run --cpu FILE           run the compiled event IR on the CPU in a random legal order and compare\n"
     "                           with the sequential reference (--size M=129,N=257 --seed 7 [--seeds N]\n"
     "                           [--tolerance X]: default exact, or 1 ulp for programs using exp/div/...);\n"
@@ -289,7 +294,8 @@ std::string runtime_dir() {
   return LOOM_SOURCE_DIR "/runtime";
 }
 
-// --emit=cuda|header|ptx|cubin, or the artifact directory (-o DIR without --emit).
+// --emit=cuda|header|torch|ptx|cubin, or the artifact directory (-o DIR without --emit; with
+// --emit=torch, the artifact and the PyTorch operator's source DIR/<entry>_torch.cpp).
 int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTree& tree) {
   loom::PipelineOptions po;
   po.print_after_all = o.print_after_all;
@@ -307,6 +313,10 @@ int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTr
   loom::codegen::CudaArtifact a = loom::codegen::generate_cuda(kernels, *task, source);
   if (o.emit == "cuda") return write_output(o, a.cu);
   if (o.emit == "header") return write_output(o, a.header);
+  // --emit=torch: the PyTorch operator's source on stdout (-o FILE), or beside the artifact (-o DIR).
+  const bool torch = o.emit == "torch";
+  const std::string torch_source = torch ? loom::codegen::generate_torch_extension(a.signature, source) : "";
+  if (torch && (o.output.empty() || o.output == "-")) return write_output(o, torch_source);
   namespace fs = std::filesystem;
   auto write = [](const fs::path& p, const std::string& text) {
     std::ofstream out(p, std::ios::binary);
@@ -338,7 +348,8 @@ int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTr
   fs::path dir(o.output);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec || !write(dir / (a.entry + ".cu"), a.cu) || !write(dir / (a.entry + ".h"), a.header)) {
+  if (ec || !write(dir / (a.entry + ".cu"), a.cu) || !write(dir / (a.entry + ".h"), a.header) ||
+      (torch && !write(dir / loom::codegen::torch_extension_file(a.signature), torch_source))) {
     return fail(o.output, "cannot write the artifact into this directory");
   }
   return 0;
@@ -363,7 +374,7 @@ int run_middle_end(const Options& o, const loom::Program& program, const loom::T
     }
     return write_output(o, out);
   }
-  if (o.command == "compile" && (o.emit == "cuda" || o.emit == "header" || o.emit == "ptx" || o.emit == "cubin" ||
+  if (o.command == "compile" && (o.emit == "cuda" || o.emit == "header" || o.emit == "torch" || o.emit == "ptx" || o.emit == "cubin" ||
                                  (!o.emit_given && !o.output.empty())))
     return emit_cuda(o, program, *tree);
   if (o.emit == "tree") {
@@ -371,7 +382,7 @@ int run_middle_end(const Options& o, const loom::Program& program, const loom::T
                       tree->machine->target + ")\n" + loom::format_task_tree(*tree);
     return write_output(o, out);
   }
-  return usage_error("unknown --emit kind '" + o.emit + "' (tree, ast, ir, cuda, header, ptx or cubin)");
+  return usage_error("unknown --emit kind '" + o.emit + "' (tree, ast, ir, cuda, header, torch, ptx or cubin)");
 }
 
 }  // namespace
