@@ -251,13 +251,16 @@ class TorchGen {
       o << sep << (a.is_tensor ? "const at::Tensor& " : a.scalar_type == "float" ? "double " : "int64_t ") << a.name;
       sep = ", ";
     }
+    // The tensors the caller passes first, so that a CPU input is named before an output
+    // allocated like it.
     o << ") {\n  const c10::Device loom_device = " << kNs << "common_device(kOp, {";
     sep = "";
-    for (const AbiArg& a : sig_.args)
-      if (a.is_tensor) {
-        o << sep << "{&" << a.name << ", &" << table(a) << "}";
-        sep = ", ";
-      }
+    for (bool outputs : {false, true})
+      for (const AbiArg& a : sig_.args)
+        if (a.is_tensor && (role_of(a) == Role::Output) == outputs) {
+          o << sep << "{&" << a.name << ", &" << table(a) << "}";
+          sep = ", ";
+        }
     o << "});\n";
     std::vector<const AbiArg*> written, read;
     for (const AbiArg& a : sig_.args) {

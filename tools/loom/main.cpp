@@ -60,7 +60,8 @@ constexpr const char* kUsage =
     "                           (every command; --diagnostics=text, the default, as file:line:col: error: ...)\n"
     "  --print-after-all        print the IR after every pass that changed it (compile --emit=ir)\n"
     "  --time-passes            print the time of every pass\n"
-    "  --version                print the version\n";
+    "  --version                print the version\n"
+    "  --runtime-dir            print where loom's runtime/ headers are (for building the artifact)\n";
 
 struct Options {
   std::string command;
@@ -408,6 +409,10 @@ int main(int argc, char** argv) {
   }
   if (args[0] == "--version" || args[0] == "version") {
     std::cout << "loom " << LOOM_VERSION << "\n";
+    return 0;
+  }
+  if (args[0] == "--runtime-dir") {  // for tools that build the artifact (python/loom)
+    std::cout << runtime_dir() << "\n";
     return 0;
   }
   if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {

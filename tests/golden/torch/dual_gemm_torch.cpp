@@ -42,7 +42,7 @@ loom::torch_ext::Dims check_dual_gemm(const at::Tensor* D, const at::Tensor& A, 
 
 // Device, alignment and overlap of the checked arguments, then loom_dual_gemm on the current CUDA stream.
 void launch_dual_gemm(const at::Tensor& D, const at::Tensor& A, const at::Tensor& B1, const at::Tensor& B2) {
-  const c10::Device loom_device = loom::torch_ext::common_device(kOp, {{&D, &D_arg}, {&A, &A_arg}, {&B1, &B1_arg}, {&B2, &B2_arg}});
+  const c10::Device loom_device = loom::torch_ext::common_device(kOp, {{&A, &A_arg}, {&B1, &B1_arg}, {&B2, &B2_arg}, {&D, &D_arg}});
   loom::torch_ext::check_no_overlap(D, D_arg, A, A_arg);
   loom::torch_ext::check_no_overlap(D, D_arg, B1, B1_arg);
   loom::torch_ext::check_no_overlap(D, D_arg, B2, B2_arg);

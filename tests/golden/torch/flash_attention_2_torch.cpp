@@ -42,7 +42,7 @@ loom::torch_ext::Dims check_mha(const at::Tensor* O, const at::Tensor& Q, const 
 
 // Device, alignment and overlap of the checked arguments, then loom_mha on the current CUDA stream.
 void launch_mha(const at::Tensor& O, const at::Tensor& Q, const at::Tensor& Kt, const at::Tensor& V, double scale) {
-  const c10::Device loom_device = loom::torch_ext::common_device(kOp, {{&O, &O_arg}, {&Q, &Q_arg}, {&Kt, &Kt_arg}, {&V, &V_arg}});
+  const c10::Device loom_device = loom::torch_ext::common_device(kOp, {{&Q, &Q_arg}, {&Kt, &Kt_arg}, {&V, &V_arg}, {&O, &O_arg}});
   loom::torch_ext::check_no_overlap(O, O_arg, Q, Q_arg);
   loom::torch_ext::check_no_overlap(O, O_arg, Kt, Kt_arg);
   loom::torch_ext::check_no_overlap(O, O_arg, V, V_arg);

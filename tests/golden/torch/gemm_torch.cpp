@@ -41,7 +41,7 @@ loom::torch_ext::Dims check_gemm(const at::Tensor* C, const at::Tensor& A, const
 
 // Device, alignment and overlap of the checked arguments, then loom_gemm on the current CUDA stream.
 void launch_gemm(const at::Tensor& C, const at::Tensor& A, const at::Tensor& B) {
-  const c10::Device loom_device = loom::torch_ext::common_device(kOp, {{&C, &C_arg}, {&A, &A_arg}, {&B, &B_arg}});
+  const c10::Device loom_device = loom::torch_ext::common_device(kOp, {{&A, &A_arg}, {&B, &B_arg}, {&C, &C_arg}});
   loom::torch_ext::check_no_overlap(C, C_arg, A, A_arg);
   loom::torch_ext::check_no_overlap(C, C_arg, B, B_arg);
   if (C.numel() == 0) return;  // nothing to write
