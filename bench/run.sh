@@ -134,7 +134,8 @@ generate() {  # loom compile each example into $gen/<entry>, timing it
   for e in "${entries[@]}"; do
     rm -rf "${gen:?}/$e"
     t0=$(date +%s.%N)
-    if step "loom compile $e" 300 "$build/loom" compile "examples/$e/$e.loom" -o "$gen/$e"; then
+    # --emit=torch: the same .cu and .h, and <entry>_torch.cpp for tests/gpu/torch_ops.sh
+    if step "loom compile $e" 300 "$build/loom" compile "examples/$e/$e.loom" --emit=torch -o "$gen/$e"; then
       t1=$(date +%s.%N)
       awk -v e="$e" -v a="$t0" -v b="$t1" 'BEGIN { printf "%s: loom compile %.2f s\n", e, b - a }' \
         >>"$gen/loom-compile-times.txt"
@@ -147,7 +148,7 @@ generate() {  # loom compile each example into $gen/<entry>, timing it
   # For tests/gpu/run.sh's end-to-end tests (not benchmarked here): dual_gemm, and gemm with a
   # column-major B (a mapping choice: tests/gpu/e2e/colmajor_b.sed).
   rm -rf "${gen:?}/dual_gemm"
-  step "loom compile dual_gemm" 300 "$build/loom" compile examples/dual_gemm/dual_gemm.loom -o "$gen/dual_gemm"
+  step "loom compile dual_gemm" 300 "$build/loom" compile examples/dual_gemm/dual_gemm.loom --emit=torch -o "$gen/dual_gemm"
   rm -rf "${gen:?}/gemm_colmajor_b"
   mkdir -p "$gen/gemm_colmajor_b"
   sed -f tests/gpu/e2e/colmajor_b.sed examples/gemm/gemm.loom >"$gen/gemm_colmajor_b/gemm_colmajor_b.loom"

@@ -2,6 +2,17 @@
 # Installs the Debian packages loom needs to build and test. Idempotent: packages already present
 # are left alone and apt is not touched when nothing is missing. Checks that nvcc is where the
 # build expects it (/usr/local/cuda), since CI compiles generated CUDA without a GPU.
+#
+# Then, from PyPI, what the tests of the PyTorch side need (docs/pytorch.md, "CI"), each in a
+# folder of its own so that nothing changes the machine's Python:
+#   - a virtual environment with pytest, setuptools and wheel, for python/tests (CTest `python_tests`):
+#     $LOOM_PYENV, default ~/.cache/loom/pyenv;
+#   - the PyTorch headers, for compiling every generated operator (CTest `torch_ext_compile`): the
+#     torch wheel installed with --no-deps into $LOOM_TORCH_DIR (default ~/.cache/loom/torch-<ver>).
+#     PyPI has no CPU-only Linux wheel; the CUDA wheel without its CUDA libraries is a 530 MB
+#     download (1.2 GB installed, about 1.5 minutes here) that holds the headers but cannot be
+#     imported, which the compile check does not need. LOOM_NO_TORCH=1 skips it (the check is then
+#     skipped).
 set -euo pipefail
 
 PACKAGES=(
@@ -38,3 +49,30 @@ if [ ! -x /usr/local/cuda/bin/nvcc ]; then
   exit 1
 fi
 echo "install-deps: nvcc $(/usr/local/cuda/bin/nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
+
+# ---- Python (PyPI) -------------------------------------------------------------------------------
+TORCH_VERSION=2.11.0   # what the GPU machines have (tests/gpu/torch_ops.sh)
+PYENV=${LOOM_PYENV:-$HOME/.cache/loom/pyenv}
+TORCH_DIR=${LOOM_TORCH_DIR:-$HOME/.cache/loom/torch-$TORCH_VERSION}
+PYTHON=${PYTHON:-python3}
+
+if [ ! -x "$PYENV/bin/python" ] || ! "$PYENV/bin/python" -c "import pytest, setuptools, wheel" 2>/dev/null; then
+  echo "install-deps: creating $PYENV (pytest, setuptools, wheel)"
+  "$PYTHON" -m venv "$PYENV"
+  "$PYENV/bin/python" -m pip install -q --disable-pip-version-check pytest "setuptools>=61" wheel
+else
+  echo "install-deps: $PYENV present"
+fi
+
+if [ "${LOOM_NO_TORCH:-0}" = 1 ]; then
+  echo "install-deps: LOOM_NO_TORCH=1: not installing the PyTorch headers"
+elif [ ! -f "$TORCH_DIR/torch/include/torch/library.h" ]; then
+  echo "install-deps: installing the PyTorch $TORCH_VERSION headers into $TORCH_DIR (torch wheel, --no-deps)"
+  rm -rf "$TORCH_DIR.partial"
+  "$PYENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps --target "$TORCH_DIR.partial" \
+    "torch==$TORCH_VERSION"
+  rm -rf "$TORCH_DIR"
+  mv "$TORCH_DIR.partial" "$TORCH_DIR"
+else
+  echo "install-deps: PyTorch $TORCH_VERSION headers present in $TORCH_DIR"
+fi

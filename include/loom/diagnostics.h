@@ -51,7 +51,10 @@ struct Diagnostic {
 };
 
 // Collects diagnostics; prints them as text (`file:line:col: error: ...` with the source line and a
-// caret) or as JSON (--diagnostics=json).
+// caret) or as JSON Lines (--diagnostics=json): one object per diagnostic and line,
+//   {"severity":"error","file":"gemm.loom","line":12,"column":5,"message":"...","hint":"...","notes":[...]}
+// with "hint" only when there is one, each note an object of the same shape, and
+// line = column = 0 for a diagnostic that has no place in a file (docs/cli.md).
 class DiagnosticEngine {
  public:
   explicit DiagnosticEngine(const SourceManager& sm) : sm_(sm) {}

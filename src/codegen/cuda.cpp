@@ -64,6 +64,7 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const Task
     if (i == 0) first = one;
     else if (one.header != first.header)
       throw InternalError("codegen: the mappings of one program give different C ABIs");
+    else merge_signature(first.signature, one.signature);
     smem = std::max(smem, gens.back()->smem_bytes());
     threads = std::max(threads, gens.back()->threads());
   }

@@ -46,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/signature.h"
 #include "ir/ir.h"
 #include "loom/ast.h"
 
@@ -55,6 +56,7 @@ struct CudaArtifact {
   std::string entry;   // the C ABI name: loom_<entry>
   std::string cu;      // DIR/<entry>.cu
   std::string header;  // DIR/<entry>.h
+  AbiSignature signature;  // what loom_<entry> takes, as data (for bindings: torch_ext.h)
 };
 
 // `task` is the entry task's declaration; `source` the .loom file name for comments.

@@ -64,6 +64,7 @@ CudaArtifact CudaGen::run() {
   a.entry = task_.name.name;
   a.cu = assemble();
   a.header = header();
+  a.signature = codegen::abi_signature(f_, task_);
   return a;
 }
 

@@ -24,6 +24,7 @@ const char* kUsage =
     "usage: loom schedule GRAPH.json|- [options]\n"
     "  --machine hopper|blackwell|FILE  machine model (overrides the graph's \"machine\")\n"
     "  --json                           print the result as JSON\n"
+    "  --diagnostics=json               print errors and warnings on stderr as JSON, one object per line\n"
     "  --svg OUT.svg                    draw the modular reservation table and warp assignment\n"
     "  --time-limit S                   wall-clock budget for the whole search (default 300)\n"
     "  --rlimit N                       deterministic Z3 resource budget (default 4e6 per second of --time-limit)\n"
@@ -58,6 +59,7 @@ Args parse_args(int argc, char** argv) {
       return argv[++i];
     };
     if (s == "--json") a.json = true;
+    else if (s == "--diagnostics=json" || s == "--diagnostics=text") continue;  // read by schedule_main
     else if (s == "--svg") a.svg = value();
     else if (s == "--machine") a.machine = value();
     else if (s == "--time-limit") a.search.time_limit = parse_number(s, value());
@@ -105,6 +107,13 @@ Machine load_machine(const Args& a, const Graph& g, const std::string& file) {
 
 int schedule_main(int argc, char** argv) {
   std::string file = "<command line>";
+  bool json = false;  // --diagnostics=json: every error and warning as one JSON object per line
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]).rfind("--diagnostics=", 0) == 0) json = std::string(argv[i]) == "--diagnostics=json";
+  auto diagnostic = [&](const std::string& where, const UserError& e, const char* severity = "error",
+                        const std::string& hint = "") {
+    std::cerr << (json ? format_diagnostic_json(where, e, severity, hint) : format_error(where, e, severity)) << "\n";
+  };
   try {
     Args a;
     try {
@@ -114,7 +123,8 @@ int schedule_main(int argc, char** argv) {
         std::cout << kUsage;
         return 0;
       }
-      std::cerr << "loom schedule: error: " << e.what() << "\n" << kUsage;
+      diagnostic("loom schedule", e);
+      if (!json) std::cerr << kUsage;
       return 1;
     }
     file = a.graph == "-" ? "<stdin>" : a.graph;
@@ -141,8 +151,9 @@ int schedule_main(int argc, char** argv) {
       vo.check_warps = r.schedule.has_warps();
       auto bad = validate_schedule(p, r.schedule, vo);
       if (!bad.empty()) {
-        std::cerr << file << ": internal error: the schedule found fails validation:\n";
-        for (auto& b : bad) std::cerr << "  " << b << "\n";
+        std::string why = "internal error: the schedule found fails validation:";
+        for (auto& b : bad) why += "\n  " + b;
+        diagnostic(file, UserError(why), "error", "this is a bug in loom, not in your graph");
         return 2;
       }
     }
@@ -150,7 +161,7 @@ int schedule_main(int argc, char** argv) {
     else std::cout << text_report(p, r);
     if (!a.svg.empty()) {
       if (!r.found) {
-        std::cerr << file << ": warning: no schedule, no SVG written\n";
+        diagnostic(file, UserError("no schedule, no SVG written"), "warning");
       } else {
         std::ofstream out(a.svg);
         if (!out) throw UserError("cannot write '" + a.svg + "'");
@@ -160,10 +171,10 @@ int schedule_main(int argc, char** argv) {
     }
     return 0;
   } catch (const UserError& e) {
-    std::cerr << format_error(file, e) << "\n";
+    diagnostic(file, e);
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << file << ": internal error: " << e.what() << "\n";
+    diagnostic(file, UserError(std::string("internal error: ") + e.what()), "error", "this is a bug in loom, not in your graph");
     return 2;
   }
 }

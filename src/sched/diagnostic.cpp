@@ -1,5 +1,7 @@
 #include "sched/diagnostic.h"
 
+#include <nlohmann/json.hpp>
+
 namespace loom::sched {
 
 SourcePos position_of_offset(std::string_view text, std::size_t offset) {
@@ -28,12 +30,27 @@ SourcePos find_position(std::string_view text, std::string_view needle, std::str
   return position_of_offset(text, at);
 }
 
-std::string format_error(std::string_view file, const UserError& e) {
+std::string format_error(std::string_view file, const UserError& e, std::string_view severity) {
   std::string out(file);
   if (e.pos.line > 0) out += ":" + std::to_string(e.pos.line) + ":" + std::to_string(e.pos.col);
-  out += ": error: ";
+  out += ": ";
+  out += severity;
+  out += ": ";
   out += e.what();
   return out;
+}
+
+std::string format_diagnostic_json(std::string_view file, const UserError& e, std::string_view severity,
+                                   std::string_view hint) {
+  nlohmann::json j;
+  j["severity"] = severity;
+  j["file"] = file;
+  j["line"] = e.pos.line;
+  j["column"] = e.pos.line > 0 ? e.pos.col : 0;
+  j["message"] = e.what();
+  if (!hint.empty()) j["hint"] = hint;
+  j["notes"] = nlohmann::json::array();
+  return j.dump();
 }
 
 }  // namespace loom::sched

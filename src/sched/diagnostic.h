@@ -34,7 +34,13 @@ SourcePos position_of_offset(std::string_view text, std::size_t offset);
 SourcePos find_position(std::string_view text, std::string_view needle, std::string_view after = {},
                         int nth = 0);
 
-// "file:line:col: error: msg" or "file: error: msg".
-std::string format_error(std::string_view file, const UserError& e);
+// "file:line:col: error: msg" or "file: error: msg" (`severity` "warning" for a warning).
+std::string format_error(std::string_view file, const UserError& e, std::string_view severity = "error");
+
+// The same as one line of JSON, in the shape of every loom diagnostic (--diagnostics=json,
+// docs/cli.md): {"severity","file","line","column","message","hint"?,"notes":[]}; line = column = 0
+// when the position is unknown.
+std::string format_diagnostic_json(std::string_view file, const UserError& e, std::string_view severity = "error",
+                                   std::string_view hint = "");
 
 }  // namespace loom::sched

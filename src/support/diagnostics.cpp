@@ -92,10 +92,12 @@ static nlohmann::json to_json(const DiagnosticEngine& eng, const SourceManager& 
   return j;
 }
 
+// JSON Lines: one object per diagnostic, one per line, nothing when there is none, so that the
+// output of several reports (a checker's warnings, then a pass's error) is still one valid stream.
 std::string DiagnosticEngine::format_json() const {
-  nlohmann::json arr = nlohmann::json::array();
-  for (const Diagnostic& d : diags_) arr.push_back(to_json(*this, sm_, d));
-  return arr.dump(2) + "\n";
+  std::string out;
+  for (const Diagnostic& d : diags_) out += to_json(*this, sm_, d).dump() + "\n";
+  return out;
 }
 
 void internal_error(const char* file, int line, const std::string& message) {

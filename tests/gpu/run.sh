@@ -50,6 +50,8 @@ SANITIZED=(tma_load_test tma_store_test mbarrier_test wgmma_test)
 E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + batched_gemm
            "dual_gemm|bash tests/gpu/e2e/dual_gemm.sh $WORK"
            "gemm_colmajor_b|bash tests/gpu/e2e/gemm_colmajor_b.sh $WORK"  # gemm with layout(B: col_major)
+           # torch.ops.loom.{gemm,batched_gemm,dual_gemm}: build, agreement, out=, streams, errors, torch.compile
+           "torch_ops|bash tests/gpu/torch_ops.sh $WORK"
            # attention (entry mha), one generated directory each; D in {64, 128} where compiled
            "flash_attention_2|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_2 $WORK"
            "flash_attention_3|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_3 $WORK")

@@ -82,9 +82,11 @@ TEST(Check, JsonDiagnosticsCarryLocationNotesAndHints) {
   Program p = parse_program(sm, sm.add("x.loom", src), diag);
   check_program(p, diag);
   ASSERT_TRUE(diag.has_errors());
-  nlohmann::json j = nlohmann::json::parse(diag.format_json());
-  ASSERT_TRUE(j.is_array());
-  ASSERT_FALSE(j.empty());
+  // JSON Lines: one object per diagnostic and line.
+  std::vector<nlohmann::json> j;
+  std::istringstream lines(diag.format_json());
+  for (std::string line; std::getline(lines, line);) j.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(j.size(), static_cast<size_t>(diag.all().size()));
   EXPECT_EQ(j[0]["severity"], "error");
   EXPECT_EQ(j[0]["file"], "x.loom");
   EXPECT_EQ(j[0]["line"], 4);

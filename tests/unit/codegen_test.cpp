@@ -638,23 +638,8 @@ TEST(Codegen, F16Lowers) {
 
 // ---- the CLI -------------------------------------------------------------------------------------------
 
-struct Cli {
-  int status = -1;
-  std::string out;
-};
-
-// Runs the built `loom` with `args` (stderr to `err_file` when given) and captures stdout.
-Cli run_loom(const std::string& args, const std::string& err_file = "/dev/null") {
-  Cli r;
-  std::string cmd = std::string("\"") + LOOM_BINARY + "\" " + args + " 2>" + err_file;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using test::Cli;
+using test::run_loom;
 
 std::filesystem::path fresh_dir(const std::string& name) {
   std::filesystem::path d =

@@ -14,6 +14,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
 #include "exec/host_tensor.h"
 #include "ir/ir.h"
 #include "loom/check.h"
@@ -57,6 +62,36 @@ inline void expect_golden(const std::string& rel, const std::string& actual) {
   }
   EXPECT_EQ(read_file(p), actual) << "output differs from golden " << p
                                   << "; if the change is intended run `UPDATE_GOLDEN=1 make test`";
+}
+
+// ---- the built `loom` binary, as a user runs it ----------------------------------------------------
+
+struct Cli {
+  int status = -1;
+  std::string out;
+  std::string err;  // stderr, when run_loom was asked to keep it
+};
+
+// Runs the built `loom` with `args` (a shell fragment) and captures stdout; stderr goes to
+// `err_file` ("" keeps it in Cli::err).
+inline Cli run_loom(const std::string& args, const std::string& err_file = "/dev/null") {
+  Cli r;
+  static int runs = 0;
+  const std::string err = err_file.empty() ? testing::TempDir() + "loom_stderr_" + std::to_string(getpid()) + "_" +
+                                                 std::to_string(runs++) + ".txt"
+                                           : err_file;
+  std::string cmd = std::string("\"") + LOOM_BINARY + "\" " + args + " 2>" + err;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  if (err_file.empty()) {
+    r.err = read_file(err);
+    std::filesystem::remove(err);
+  }
+  return r;
 }
 
 // Parses and checks `text`; returns the diagnostics as text (no source lines) and the tree.

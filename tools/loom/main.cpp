@@ -1,8 +1,9 @@
 // The `loom` command-line tool. Subcommands:
 //   loom check FILE              parse + semantic check; prints nothing on success
 //   loom fmt FILE [-i|--check]   print the canonical form (in place with -i)
-//   loom compile FILE --emit=ast|tree|ir|cuda|header|ptx|cubin [-o OUT]
+//   loom compile FILE --emit=ast|tree|ir|cuda|header|torch|ptx|cubin [-o OUT]
 //   loom compile FILE -o DIR     the artifact: DIR/<entry>.cu and DIR/<entry>.h
+//   loom compile FILE --emit=torch -o DIR   the artifact and DIR/<entry>_torch.cpp (PyTorch operator)
 //   loom schedule GRAPH.json ... optimal software pipelining + warp specialization (docs/schedule.md)
 // FILE may be `-` for stdin. Common flags: --diagnostics=json, --version, --help.
 // Exit status: 0 ok, 1 user error (diagnostics printed), 2 internal error (a loom bug).
@@ -24,6 +25,7 @@
 #include "loom/check.h"
 #include "loom/frontend.h"
 #include "codegen/cuda.h"
+#include "codegen/torch_ext.h"
 #include "passes/pipeline.h"
 #ifdef LOOM_HAVE_SCHED
 #include "sched/cli.h"
@@ -38,8 +40,12 @@ constexpr const char* kUsage =
     "  check FILE               check a program and its mapping\n"
     "  fmt FILE                 print the canonical form (-i: rewrite FILE, --check: exit 1 if not canonical)\n"
     "  compile FILE             compile; --emit=tree (instantiated task tree, default) | ast | ir (event IR)\n"
-    "                           | cuda (the kernel and launcher) | header (its C ABI) | ptx | cubin (nvcc)\n"
+    "                           | cuda (the kernel and launcher) | header (its C ABI) | torch (the PyTorch\n"
+    "                           operator) | ptx | cubin (nvcc)\n"
     "  compile FILE -o DIR      write the artifact DIR/<entry>.cu and DIR/<entry>.h (docs/artifact.md)\n"
+    "  compile FILE --emit=torch -o DIR\n"
+    "                           the artifact and DIR/<entry>_torch.cpp, the PyTorch operator\n"
+    "                           torch.ops.loom.<entry> (docs/pytorch.md)\n"
     "  run --cpu FILE           run the compiled event IR on the CPU in a random legal order and compare\n"
     "                           with the sequential reference (--size M=129,N=257 --seed 7 [--seeds N]\n"
     "                           [--tolerance X]: default exact, or 1 ulp for programs using exp/div/...);\n"
@@ -50,10 +56,12 @@ constexpr const char* kUsage =
     "options:\n"
     "  -                        read the program from stdin\n"
     "  -o FILE                  write the output to FILE\n"
-    "  --diagnostics=json       print diagnostics as JSON on stderr\n"
+    "  --diagnostics=json       print diagnostics on stderr as JSON, one object per line\n"
+    "                           (every command; --diagnostics=text, the default, as file:line:col: error: ...)\n"
     "  --print-after-all        print the IR after every pass that changed it (compile --emit=ir)\n"
     "  --time-passes            print the time of every pass\n"
-    "  --version                print the version\n";
+    "  --version                print the version\n"
+    "  --runtime-dir            print where loom's runtime/ headers are (for building the artifact)\n";
 
 struct Options {
   std::string command;
@@ -74,8 +82,26 @@ struct Options {
   bool race_check = true;  // run --cpu: fail on a data race (ExecOptions::detect_races)
 };
 
+// --diagnostics=json: every diagnostic, including the ones below that have no place in a program
+// (command line, files, tools), is one JSON object per line on stderr (docs/cli.md). Set once in
+// main() before anything can fail.
+bool json_diagnostics = false;
+
+// Prints one diagnostic that belongs to a file (or to the command line) rather than to a place in
+// a program: `FILE: error: message` (+ `FILE: hint: ...`), or its JSON line with line = column = 0.
+int fail(const std::string& file, const std::string& message, const std::string& hint = "") {
+  loom::SourceManager sm;
+  sm.add(file, "");
+  loom::DiagnosticEngine diag(sm);
+  diag.error(loom::SourceLoc{}, message).hint = hint;
+  std::cerr << (json_diagnostics ? diag.format_json() : diag.format_text());
+  return 1;
+}
+
+// A bad command line: the message, and in text form the usage after it.
 int usage_error(const std::string& msg) {
-  std::cerr << "loom: error: " << msg << "\n" << kUsage;
+  fail("loom", msg);
+  if (!json_diagnostics) std::cerr << kUsage;
   return 1;
 }
 
@@ -92,15 +118,16 @@ bool read_input(const std::string& path, std::string& text) {
   return true;
 }
 
-bool write_output(const Options& o, const std::string& text) {
+// Writes `text` to -o FILE (stdout without -o); a failure is reported. Returns the exit status.
+int write_output(const Options& o, const std::string& text) {
   if (o.output.empty() || o.output == "-") {
     std::cout << text;
-    return true;
+    return 0;
   }
   std::ofstream f(o.output, std::ios::binary);
-  if (!f) return false;
-  f << text;
-  return static_cast<bool>(f);
+  if (f) f << text;
+  if (!f) return fail(o.output, "cannot write the output file");
+  return 0;
 }
 
 int report(const loom::DiagnosticEngine& diag, const Options& o) {
@@ -143,8 +170,7 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
   try {
     sizes = loom::exec::parse_sizes(o.sizes);
   } catch (const std::runtime_error& e) {
-    std::cerr << "loom: error: --size: " << e.what() << "\n";
-    return 1;
+    return fail("loom", std::string("--size: ") + e.what());
   }
   // Every mapping (the default and each specialization) runs on the same inputs against the same
   // reference: mapping choices may change speed, never results.
@@ -173,8 +199,7 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
       ref = loom::exec::copy_args(inputs);
       loom::exec::run_reference(program, tree, ref);
     } catch (const std::runtime_error& e) {
-      std::cerr << "loom: error: " << e.what() << "\n";
-      return 1;
+      return fail(o.input == "-" ? "<stdin>" : o.input, e.what());
     }
     for (size_t m = 0; m < fs.size(); ++m) {
       const std::string which = units.size() == 1 ? "" : m == 0 ? " (the default mapping)" : " (mapping " + units[m].when_text + ")";
@@ -183,8 +208,8 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
       eo.detect_races = o.race_check;
       loom::exec::ExecResult r = loom::exec::execute(fs[m], loom::exec::exec_args(got), seed, eo);
       if (!r.ok) {
-        std::cerr << "loom: error: the compiled program" << which << " failed on the CPU (seed " << seed << "): " << r.error << "\n";
-        return 1;
+        return fail(o.input == "-" ? "<stdin>" : o.input,
+                    "the compiled program" + which + " failed on the CPU (seed " + std::to_string(seed) + "): " + r.error);
       }
       auto mm = loom::exec::compare_outputs(ref, got, tolerance, ulps);
       if (mm) {
@@ -209,8 +234,7 @@ int run_middle_end(const Options& o, const loom::Program& program, const loom::T
 int run(const Options& o) {
   std::string text;
   if (!read_input(o.input, text)) {
-    std::cerr << "loom: error: cannot read '" << o.input << "'\n";
-    return 1;
+    return fail(o.input, "cannot read the file", "check the path and its permissions");
   }
   loom::SourceManager sm;
   uint32_t file = sm.add(o.input == "-" ? "<stdin>" : o.input, text);
@@ -229,8 +253,7 @@ int run(const Options& o) {
     std::string canon = loom::format_program(program);
     if (o.check_only) {
       if (canon != text) {
-        std::cerr << sm.name(file) << ": error: not in canonical form (run `loom fmt -i " << sm.name(file) << "`)\n";
-        return 1;
+        return fail(sm.name(file), "not in canonical form", "run `loom fmt -i " + sm.name(file) + "`");
       }
       return 0;
     }
@@ -238,22 +261,14 @@ int run(const Options& o) {
       if (o.input == "-") return usage_error("-i needs a file, not stdin");
       Options w = o;
       w.output = o.input;
-      if (!write_output(w, canon)) {
-        std::cerr << "loom: error: cannot write '" << o.input << "'\n";
-        return 1;
-      }
-      return 0;
+      return write_output(w, canon);
     }
-    if (!write_output(o, canon)) {
-      std::cerr << "loom: error: cannot write '" << o.output << "'\n";
-      return 1;
-    }
-    return 0;
+    return write_output(o, canon);
   }
 
   if (o.command == "compile" && o.emit == "ast") {
     report(diag, o);  // warnings, if any
-    return write_output(o, loom::dump_program(program)) ? 0 : 1;
+    return write_output(o, loom::dump_program(program));
   }
 
   std::optional<loom::TaskTree> tree = loom::check_program(program, diag);
@@ -261,8 +276,8 @@ int run(const Options& o) {
   if (rc != 0) return rc;
   if (o.command == "check") return 0;
   if (!tree) {
-    std::cerr << sm.name(file) << ": error: the program has no mapping, so there is nothing to compile\n";
-    return 1;
+    return fail(sm.name(file), "the program has no mapping, so there is nothing to compile",
+                "add a `mapping { ... }` block with an `entry(...)` instance (docs/mapping.md)");
   }
   try {
     return run_middle_end(o, program, *tree);
@@ -280,7 +295,8 @@ std::string runtime_dir() {
   return LOOM_SOURCE_DIR "/runtime";
 }
 
-// --emit=cuda|header|ptx|cubin, or the artifact directory (-o DIR without --emit).
+// --emit=cuda|header|torch|ptx|cubin, or the artifact directory (-o DIR without --emit; with
+// --emit=torch, the artifact and the PyTorch operator's source DIR/<entry>_torch.cpp).
 int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTree& tree) {
   loom::PipelineOptions po;
   po.print_after_all = o.print_after_all;
@@ -296,8 +312,12 @@ int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTr
   std::vector<loom::codegen::MappingKernel> kernels;
   for (size_t i = 0; i < units.size(); ++i) kernels.push_back({&lowered[i], units[i].when, units[i].when_text});
   loom::codegen::CudaArtifact a = loom::codegen::generate_cuda(kernels, *task, source);
-  if (o.emit == "cuda") return write_output(o, a.cu) ? 0 : 1;
-  if (o.emit == "header") return write_output(o, a.header) ? 0 : 1;
+  if (o.emit == "cuda") return write_output(o, a.cu);
+  if (o.emit == "header") return write_output(o, a.header);
+  // --emit=torch: the PyTorch operator's source on stdout (-o FILE), or beside the artifact (-o DIR).
+  const bool torch = o.emit == "torch";
+  const std::string torch_source = torch ? loom::codegen::generate_torch_extension(a.signature, source) : "";
+  if (torch && (o.output.empty() || o.output == "-")) return write_output(o, torch_source);
   namespace fs = std::filesystem;
   auto write = [](const fs::path& p, const std::string& text) {
     std::ofstream out(p, std::ios::binary);
@@ -308,8 +328,7 @@ int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTr
     fs::path tmp = fs::temp_directory_path() / ("loom-" + std::to_string(::getpid()));
     fs::create_directories(tmp);
     if (!write(tmp / (a.entry + ".cu"), a.cu) || !write(tmp / (a.entry + ".h"), a.header)) {
-      std::cerr << "loom: error: cannot write to " << tmp << "\n";
-      return 1;
+      return fail(tmp.string(), "cannot write the temporary files for nvcc");
     }
     fs::path out = o.output.empty() || o.output == "-" ? tmp / (a.entry + "." + o.emit) : fs::path(o.output);
     std::string cmd = "nvcc -std=c++17 -O3 -gencode=arch=compute_90a," + std::string(o.emit == "ptx" ? "code=compute_90a" : "code=sm_90a") +
@@ -317,9 +336,8 @@ int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTr
                       (tmp / (a.entry + ".cu")).string() + " -o " + out.string();
     int rc = std::system(cmd.c_str());
     if (rc != 0) {
-      std::cerr << "loom: error: nvcc failed (" << cmd << "); is the CUDA toolkit installed and on PATH?\n";
       fs::remove_all(tmp);
-      return 1;
+      return fail("nvcc", "nvcc failed (" + cmd + ")", "is the CUDA toolkit installed and nvcc on PATH?");
     }
     if (o.output.empty() || o.output == "-") {
       std::ifstream in(out, std::ios::binary);
@@ -331,9 +349,9 @@ int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTr
   fs::path dir(o.output);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec || !write(dir / (a.entry + ".cu"), a.cu) || !write(dir / (a.entry + ".h"), a.header)) {
-    std::cerr << "loom: error: cannot write the artifact into '" << o.output << "'\n";
-    return 1;
+  if (ec || !write(dir / (a.entry + ".cu"), a.cu) || !write(dir / (a.entry + ".h"), a.header) ||
+      (torch && !write(dir / loom::codegen::torch_extension_file(a.signature), torch_source))) {
+    return fail(o.output, "cannot write the artifact into this directory");
   }
   return 0;
 }
@@ -355,29 +373,46 @@ int run_middle_end(const Options& o, const loom::Program& program, const loom::T
       if (units.size() > 1) out += std::string(i ? "\n" : "") + "// mapping " + std::to_string(i) + ": " + (i ? units[i].when_text : "the default") + "\n";
       out += loom::ir::print(loom::lower_to_event_ir(units[i].program, units[i].tree, po));
     }
-    return write_output(o, out) ? 0 : 1;
+    return write_output(o, out);
   }
-  if (o.command == "compile" && (o.emit == "cuda" || o.emit == "header" || o.emit == "ptx" || o.emit == "cubin" ||
+  if (o.command == "compile" && (o.emit == "cuda" || o.emit == "header" || o.emit == "torch" || o.emit == "ptx" || o.emit == "cubin" ||
                                  (!o.emit_given && !o.output.empty())))
     return emit_cuda(o, program, *tree);
   if (o.emit == "tree") {
     std::string out = "// checked program\n" + loom::format_program(program) + "\n// instantiated task tree (" +
                       tree->machine->target + ")\n" + loom::format_task_tree(*tree);
-    return write_output(o, out) ? 0 : 1;
+    return write_output(o, out);
   }
-  return usage_error("unknown --emit kind '" + o.emit + "' (tree, ast, ir, cuda, header, ptx or cubin)");
+  return usage_error("unknown --emit kind '" + o.emit + "' (tree, ast, ir, cuda, header, torch, ptx or cubin)");
 }
 
 }  // namespace
 
+// A compiler bug: exit status 2, in text or as one JSON diagnostic.
+int internal(const std::string& what) {
+  if (!json_diagnostics) {
+    std::cerr << "loom: " << what << "\nloom: this is a bug in loom, not in your program\n";
+    return 2;
+  }
+  fail("loom", what, "this is a bug in loom, not in your program");
+  return 2;
+}
+
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  // Known before anything can fail, so that every diagnostic takes the requested form.
+  for (const std::string& a : args)
+    if (a == "--diagnostics=json" || a == "--diagnostics=text") json_diagnostics = a == "--diagnostics=json";
   if (args.empty()) {
     std::cerr << kUsage;
     return 1;
   }
   if (args[0] == "--version" || args[0] == "version") {
     std::cout << "loom " << LOOM_VERSION << "\n";
+    return 0;
+  }
+  if (args[0] == "--runtime-dir") {  // for tools that build the artifact (python/loom)
+    std::cout << runtime_dir() << "\n";
     return 0;
   }
   if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
@@ -389,8 +424,7 @@ int main(int argc, char** argv) {
 #ifdef LOOM_HAVE_SCHED
       return loom::sched::schedule_main(argc - 1, argv + 1);
 #else
-      std::cerr << "loom: error: this build has no scheduler (src/sched is missing)\n";
-      return 2;
+      return internal("this build has no scheduler (src/sched is missing)");
 #endif
     }
     Options o;
@@ -399,8 +433,7 @@ int main(int argc, char** argv) {
       return usage_error("unknown command '" + o.command + "'");
     for (size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
-      if (a == "--diagnostics=json") o.json_diags = true;
-      else if (a == "--diagnostics=text") o.json_diags = false;
+      if (a == "--diagnostics=json" || a == "--diagnostics=text") o.json_diags = json_diagnostics;
       else if (a == "-i") o.in_place = true;
       else if (a == "--check") o.check_only = true;
       else if (a.rfind("--emit=", 0) == 0) {
@@ -448,10 +481,8 @@ int main(int argc, char** argv) {
     if (o.input.empty()) return usage_error("no input file (use - for stdin)");
     return run(o);
   } catch (const loom::InternalError& e) {
-    std::cerr << "loom: " << e.what() << "\nloom: this is a bug in loom, not in your program\n";
-    return 2;
+    return internal(e.what());
   } catch (const std::exception& e) {
-    std::cerr << "loom: internal compiler error: " << e.what() << "\nloom: this is a bug in loom, not in your program\n";
-    return 2;
+    return internal(std::string("internal compiler error: ") + e.what());
   }
 }

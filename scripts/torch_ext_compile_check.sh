@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Compile-only check of the PyTorch operators, for CI (CTest `torch_ext_compile`; no GPU, no
+# importable torch: only its headers, installed by scripts/install-deps.sh):
+#   1. `loom compile --emit=torch` on every example; an example the CUDA back end cannot lower yet
+#      (exit 1 with "the CUDA back end cannot lower") is reported and skipped, any other failure
+#      fails the check;
+#   2. each generated <entry>_torch.cpp (with runtime/loom/torch.h) compiles against the PyTorch
+#      headers with the host compiler, C++17, as torch.utils.cpp_extension compiles it, warnings as
+#      errors;
+#   3. examples/gemm's .cu compiles with nvcc under the flags torch.utils.cpp_extension adds to every
+#      .cu (-D__CUDA_NO_HALF_OPERATORS__ ... --expt-relaxed-constexpr) followed by the Python
+#      package's own (python/loom/_build.py NVCC_FLAGS, which undo those macros), so that
+#      loom.compile's build works.
+# Exit 0 when all pass, 1 otherwise, 77 (CTest: skipped) when the PyTorch headers or nvcc are absent.
+# Usage: scripts/torch_ext_compile_check.sh path/to/loom
+# Environment: LOOM_TORCH_DIR (default ~/.cache/loom/torch-2.11.0: a folder holding torch/include),
+# NVCC (default /usr/local/cuda/bin/nvcc), CXX (default c++), JOBS (default 2).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 1
+LOOM=${1:?usage: torch_ext_compile_check.sh path/to/loom}
+TORCH_DIR=${LOOM_TORCH_DIR:-$HOME/.cache/loom/torch-2.11.0}
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+CXX=${CXX:-c++}
+JOBS=${JOBS:-2}
+TI=$TORCH_DIR/torch/include
+
+if [ ! -f "$TI/torch/library.h" ]; then
+  echo "torch_ext_compile: SKIPPED: no PyTorch headers in $TI (scripts/install-deps.sh installs them;"
+  echo "torch_ext_compile: set LOOM_TORCH_DIR to a folder holding torch/include)"
+  exit 77
+fi
+if [ ! -x "$NVCC" ]; then
+  echo "torch_ext_compile: SKIPPED: nvcc not found at $NVCC (the operators include the CUDA runtime headers)"
+  exit 77
+fi
+CUDA_INCLUDE=$(cd "$(dirname "$NVCC")/../include" && pwd)
+WORK=$(mktemp -d /tmp/loom-torch-compile.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+STATUS=0
+TORCH_INCLUDES=(-isystem "$TI" -isystem "$TI/torch/csrc/api/include" -isystem "$CUDA_INCLUDE")
+
+# 1. Generate.
+entries=()
+for f in examples/*/*.loom; do
+  name=$(basename "$f" .loom)
+  if "$LOOM" compile "$f" --emit=torch -o "$WORK/$name" 2>"$WORK/$name.err"; then
+    entries+=("$name")
+  elif grep -q "the CUDA back end cannot lower" "$WORK/$name.err"; then
+    echo "SKIP $name: the CUDA back end cannot lower it yet ($(head -1 "$WORK/$name.err"))"
+  else
+    echo "FAIL $name: loom compile --emit=torch"; cat "$WORK/$name.err"; STATUS=1
+  fi
+done
+[ ${#entries[@]} -gt 0 ] || { echo "FAIL: no example generated an operator"; exit 1; }
+
+# 2. Every operator against the PyTorch headers (the flags cpp_extension uses for C++ sources).
+compile_op() {
+  local name=$1 dir=$WORK/$1 src
+  src=$(ls "$dir"/*_torch.cpp)
+  if "$CXX" -std=c++17 -fPIC -O0 -c -Wall -Wextra -Werror -Wno-unused-parameter -D_GLIBCXX_USE_CXX11_ABI=1 \
+       -DTORCH_EXTENSION_NAME="${name}_torch" -DTORCH_API_INCLUDE_EXTENSION_H "${TORCH_INCLUDES[@]}" \
+       -I "$dir" -I runtime "$src" -o "$dir/op.o" >"$dir/op.log" 2>&1; then
+    echo "PASS $name: $(basename "$src") compiles against the PyTorch headers"
+  else
+    echo "FAIL $name: $(basename "$src")"; cat "$dir/op.log"; return 1
+  fi
+}
+pids=()
+for name in "${entries[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.2; done
+  compile_op "$name" &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || STATUS=1; done
+
+# 3. gemm.cu under cpp_extension's nvcc flags, then the package's.
+if [ -d "$WORK/gemm" ]; then
+  read -r -a PKG_FLAGS <<<"$(PYTHONPATH=python python3 -c 'from loom._build import NVCC_FLAGS; print(" ".join(NVCC_FLAGS))')"
+  if [ ${#PKG_FLAGS[@]} -eq 0 ]; then echo "FAIL: cannot read NVCC_FLAGS from python/loom/_build.py"; STATUS=1; fi
+  if "$NVCC" -c -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF_CONVERSIONS__ -D__CUDA_NO_BFLOAT16_CONVERSIONS__ \
+       -D__CUDA_NO_HALF2_OPERATORS__ --expt-relaxed-constexpr -Xcompiler -fPIC -std=c++17 "${PKG_FLAGS[@]}" \
+       -I "$WORK/gemm" -I runtime "$WORK/gemm/gemm.cu" -o "$WORK/gemm/gemm.o" >"$WORK/gemm/cu.log" 2>&1; then
+    echo "PASS gemm: gemm.cu compiles with torch.utils.cpp_extension's nvcc flags and the package's"
+  else
+    echo "FAIL gemm: gemm.cu under cpp_extension's nvcc flags"; cat "$WORK/gemm/cu.log"; STATUS=1
+  fi
+fi
+exit $STATUS

@@ -1,0 +1,140 @@
+// `--diagnostics=json` on every subcommand of the built `loom` (docs/cli.md, "Diagnostics"): one
+// JSON object per line on stderr, {severity, file, line, column, message, hint?, notes}, for errors
+// that belong to a place in a program and for those that do not (command line, files, nvcc, the
+// scheduler), and nothing at all on success. The text form stays the default. Program errors in
+// both forms are covered file by file in error_test.cpp.
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace loom {
+namespace {
+
+using test::run_loom;
+using test::source_dir;
+
+std::string example(const std::string& name) { return source_dir() + "/examples/" + name + "/" + name + ".loom"; }
+
+// Every line of `err` as JSON; fails the test on a line that is not a diagnostic object.
+std::vector<nlohmann::json> json_lines(const std::string& err) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    EXPECT_TRUE(j.is_object()) << "not a JSON diagnostic: " << line;
+    if (!j.is_object()) continue;
+    for (const char* key : {"severity", "file", "line", "column", "message", "notes"})
+      EXPECT_TRUE(j.contains(key)) << key << " missing in " << line;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+TEST(CliDiagnostics, SuccessPrintsNothingOnStderr) {
+  for (const char* cmd : {"check", "fmt --check", "compile --emit=tree"}) {
+    test::Cli r = run_loom(std::string(cmd) + " --diagnostics=json " + example("gemm"), "");
+    EXPECT_EQ(r.status, 0) << cmd << ": " << r.err;
+    EXPECT_EQ(r.err, "") << cmd;
+  }
+}
+
+TEST(CliDiagnostics, UsageErrorsAreDiagnostics) {
+  for (const char* args : {"chek x.loom", "check --bogus x.loom", "check", "compile a.loom b.loom", "run --seeds 0 x.loom"}) {
+    test::Cli r = run_loom(std::string(args) + " --diagnostics=json", "");
+    EXPECT_EQ(r.status, 1) << args;
+    auto d = json_lines(r.err);
+    ASSERT_EQ(d.size(), 1u) << args << ": " << r.err;  // no usage text in the JSON form
+    EXPECT_EQ(d[0]["severity"], "error");
+    EXPECT_EQ(d[0]["file"], "loom");
+    EXPECT_EQ(d[0]["line"], 0);
+    // The text form: `loom: error: ...` and the usage.
+    test::Cli t = run_loom(args, "");
+    EXPECT_EQ(t.status, 1);
+    EXPECT_EQ(t.err.rfind("loom: error: " + d[0]["message"].get<std::string>() + "\n", 0), 0u) << t.err;
+    EXPECT_NE(t.err.find("usage: loom"), std::string::npos);
+  }
+}
+
+TEST(CliDiagnostics, UnreadableFile) {
+  test::Cli r = run_loom("check --diagnostics=json /nonexistent/prog.loom", "");
+  EXPECT_EQ(r.status, 1);
+  auto d = json_lines(r.err);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0]["file"], "/nonexistent/prog.loom");
+  EXPECT_EQ(d[0]["message"], "cannot read the file");
+  EXPECT_TRUE(d[0].contains("hint"));
+  test::Cli t = run_loom("check /nonexistent/prog.loom", "");
+  EXPECT_EQ(t.err.rfind("/nonexistent/prog.loom: error: cannot read the file\n", 0), 0u) << t.err;
+}
+
+TEST(CliDiagnostics, FmtCheckOfANonCanonicalFile) {
+  const std::filesystem::path p = std::filesystem::path(testing::TempDir()) / ("loom_noncanon_" + std::to_string(getpid()) + ".loom");
+  std::ofstream(p) << test::read_file(example("gemm")) << "\n\n\n";
+  test::Cli r = run_loom("fmt --check --diagnostics=json " + p.string(), "");
+  EXPECT_EQ(r.status, 1);
+  auto d = json_lines(r.err);
+  ASSERT_EQ(d.size(), 1u) << r.err;
+  EXPECT_EQ(d[0]["file"], p.string());
+  EXPECT_EQ(d[0]["message"], "not in canonical form");
+  EXPECT_NE(d[0]["hint"].get<std::string>().find("loom fmt -i"), std::string::npos);
+  std::filesystem::remove(p);
+}
+
+TEST(CliDiagnostics, ProgramErrorFromStdinAndFromTheBackEnd) {
+  // A checker error read from stdin names <stdin>.
+  test::Cli r = run_loom("check --diagnostics=json - < " + source_dir() + "/tests/errors/unknown_task.loom", "");
+  EXPECT_EQ(r.status, 1);
+  auto d = json_lines(r.err);
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0]["file"], "<stdin>");
+  EXPECT_GT(d[0]["line"].get<int>(), 0);
+  EXPECT_GT(d[0]["column"].get<int>(), 0);
+  // A program the CUDA back end cannot lower: a located error from a pass, on every emit kind.
+  for (const char* emit : {"--emit=cuda", "--emit=header", "--emit=torch"}) {
+    test::Cli c = run_loom("compile " + example("flash_attention_3") + " " + emit + " --diagnostics=json", "");
+    EXPECT_EQ(c.status, 1) << emit;
+    auto e = json_lines(c.err);
+    ASSERT_EQ(e.size(), 1u) << emit << ": " << c.err;
+    EXPECT_EQ(e[0]["file"], example("flash_attention_3"));
+    EXPECT_GT(e[0]["line"].get<int>(), 0);
+    EXPECT_NE(e[0]["message"].get<std::string>().find("the CUDA back end cannot lower"), std::string::npos);
+  }
+}
+
+TEST(CliDiagnostics, RunErrors) {
+  test::Cli r = run_loom("run --cpu --diagnostics=json --size M=oops " + example("gemm"), "");
+  EXPECT_EQ(r.status, 1);
+  auto d = json_lines(r.err);
+  ASSERT_EQ(d.size(), 1u) << r.err;
+  EXPECT_NE(d[0]["message"].get<std::string>().find("--size"), std::string::npos);
+}
+
+TEST(CliDiagnostics, ScheduleErrors) {
+  const std::filesystem::path p = std::filesystem::path(testing::TempDir()) / ("loom_bad_graph_" + std::to_string(getpid()) + ".json");
+  std::ofstream(p) << "{\n  \"nodes\": [\n    oops\n";
+  test::Cli r = run_loom("schedule --diagnostics=json " + p.string(), "");
+  EXPECT_EQ(r.status, 1);
+  auto d = json_lines(r.err);
+  ASSERT_EQ(d.size(), 1u) << r.err;
+  EXPECT_EQ(d[0]["file"], p.string());
+  EXPECT_EQ(d[0]["line"], 3);
+  EXPECT_GT(d[0]["column"].get<int>(), 0);
+  // A bad flag: a command-line diagnostic, and no usage text in the JSON form.
+  test::Cli f = run_loom("schedule --bogus --diagnostics=json " + p.string(), "");
+  EXPECT_EQ(f.status, 1);
+  auto g = json_lines(f.err);
+  ASSERT_EQ(g.size(), 1u) << f.err;
+  EXPECT_EQ(g[0]["file"], "loom schedule");
+  // The text form is unchanged.
+  test::Cli t = run_loom("schedule " + p.string(), "");
+  EXPECT_EQ(t.err.rfind(p.string() + ":3:", 0), 0u) << t.err;
+  std::filesystem::remove(p);
+}
+
+}  // namespace
+}  // namespace loom
