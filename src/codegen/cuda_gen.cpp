@@ -61,7 +61,7 @@ CudaArtifact CudaGen::run() {
   plan_releases();
   emit_kernel_block();
   CudaArtifact a;
-  a.entry = task_.name.name;
+  a.entry = entry_.task;
   a.cu = assemble();
   a.header = header();
   return a;

@@ -13,7 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "lang/ops.h"
+#include "ir/leaf_ops.h"
 
 namespace loom {
 

@@ -4,7 +4,9 @@
 //
 // WHAT IT EMITS
 // - Function: named after the entry instance; one parameter per entry task parameter (tensors:
-//   their element type, GLOBAL, rank; f32 scalars: float; i32/index scalars: index).
+//   their element type, GLOBAL, rank; f32 scalars: float; i32/index scalars: index); the entry
+//   task's signature (names, privileges, dimension names, scalar types) and, for a specialized
+//   mapping, its when(...) condition, for the back end's C ABI and launcher.
 // - Scalars: index ops. A dimension named in a task signature is `dim %t, d` on that parameter's
 //   tensor (emitted where first used); a tunable is a `const`; loop variables are region arguments;
 //   `pieces(P)` is computed from the partition (blocks: cdiv of the dims; mma: the machine's
@@ -36,7 +38,7 @@
 //   last write; a write waits for the last write and every read since. `after` lists hold all of
 //   them (deduplicated); `join` is emitted only where one EventRef is needed (a yield, the result).
 // - Leaf variants: each built-in op is `call NAME(args)` ordered by the op table's accesses
-//   (src/lang/ops.h); an extern leaf is one `call extern:<variant>(params...)` ordered by the
+//   (src/ir/leaf_ops.h); an extern leaf is one `call extern:<variant>(params...)` ordered by the
 //   task's privileges.
 // - srange -> `for` (one per loop variable, nested; the innermost ones carry the instance's
 //   pipeline(D) and warpspecialize). Preconditions: the pending events of the roots
@@ -69,7 +71,7 @@
 #include <string>
 #include <vector>
 
-#include "lang/ops.h"
+#include "ir/leaf_ops.h"
 #include "loom/frontend.h"
 
 namespace loom {
@@ -194,6 +196,53 @@ const Stmt* first_launch(const std::vector<Stmt>& body) {
   return nullptr;
 }
 
+ir::ParamPrivilege param_privilege(Privilege p) {
+  switch (p) {
+    case Privilege::Read: return ir::ParamPrivilege::Read;
+    case Privilege::Write: return ir::ParamPrivilege::Write;
+    case Privilege::ReadWrite: return ir::ParamPrivilege::ReadWrite;
+    case Privilege::ReduceSum: return ir::ParamPrivilege::ReduceSum;
+    case Privilege::ReduceMax: return ir::ParamPrivilege::ReduceMax;
+  }
+  LOOM_INTERNAL("dependence analysis: unknown privilege");
+}
+
+// The entry task's declaration as the IR keeps it (ir.h, THE ENTRY SIGNATURE).
+ir::EntrySignature entry_signature(const TaskDecl& task) {
+  ir::EntrySignature sig;
+  sig.task = task.name.name;
+  for (const Param& prm : task.params) {
+    ir::EntryParam ep;
+    ep.name = prm.name.name;
+    if (prm.is_tensor) {
+      ep.privilege = param_privilege(prm.priv);
+      for (const Ident& d : prm.dims) ep.dims.push_back(d.name);
+    } else {
+      ep.scalar_type = prm.elem.name;
+    }
+    sig.params.push_back(std::move(ep));
+  }
+  return sig;
+}
+
+// A specialization's when(...) as the IR keeps it (ir.h, SPECIALIZED MAPPING); the checker
+// allowed only integers, names, unary minus, + - * / % and cdiv/min/max calls.
+ir::SizeExpr size_expr(const Expr& e) {
+  ir::SizeExpr x;
+  switch (e.kind) {
+    case ExprKind::Int: x.kind = ir::SizeExpr::Kind::Int; x.value = e.ival; return x;
+    case ExprKind::Name: x.kind = ir::SizeExpr::Kind::Name; x.name = e.name; return x;
+    case ExprKind::Unary: x.kind = ir::SizeExpr::Kind::Neg; break;
+    case ExprKind::Binary: x.kind = ir::SizeExpr::Kind::Binary; x.op = e.op; break;
+    case ExprKind::Call: x.kind = ir::SizeExpr::Kind::Call; x.name = e.name; break;
+    default: LOOM_INTERNAL("dependence analysis: a mapping condition the checker should have refused");
+  }
+  for (const Expr& a : e.args) x.args.push_back(size_expr(a));
+  return x;
+}
+
+ir::LaunchCondition launch_condition(const MappingCondition& c) { return {size_expr(c.lhs), c.cmp, size_expr(c.rhs)}; }
+
 class Lowering {
  public:
   Lowering(const Program& p, const TaskTree& t) : p_(p), t_(t) {
@@ -220,6 +269,8 @@ class Lowering {
       params.push_back(v);
     }
     f_.params = params;
+    f_.entry = entry_signature(*task);
+    if (p_.mapping->when) f_.when = launch_condition(*p_.mapping->when);
     cur_ = &f_.body;
     NodeResult r = lower_node(0, params, std::vector<Events>(params.size()));
     origin_ = entry.instance + ": end";
