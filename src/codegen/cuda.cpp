@@ -20,47 +20,50 @@ namespace {
 using detail::CudaGen;
 
 // One mapping's kernel: with epilogue staging when it fits the block's budget, else without.
-std::unique_ptr<CudaGen> generate_one(const ir::Function& f, const TaskDecl& task, const std::string& source,
-                                      CudaArtifact& out) {
-  auto staged = std::make_unique<CudaGen>(f, task, source, /*staging_allowed=*/true);
+std::unique_ptr<CudaGen> generate_one(const ir::Function& f, const std::string& source, CudaArtifact& out) {
+  auto staged = std::make_unique<CudaGen>(f, source, /*staging_allowed=*/true);
   out = staged->run();
   if (!staged->staging_over_budget()) return staged;
-  auto direct = std::make_unique<CudaGen>(f, task, source, /*staging_allowed=*/false);
+  auto direct = std::make_unique<CudaGen>(f, source, /*staging_allowed=*/false);
   out = direct->run();
   return direct;
 }
 
 // A `when(...)` as C++ over the launcher's locals (dimension names are int64_t locals, SMS too).
-std::string condition_cpp(const Expr& e) {
+std::string condition_cpp(const ir::SizeExpr& e) {
+  using Kind = ir::SizeExpr::Kind;
   switch (e.kind) {
-    case ExprKind::Int: return std::to_string(e.ival);
-    case ExprKind::Name: return "v_" + e.name;
-    case ExprKind::Unary: return "(-" + condition_cpp(e.args.at(0)) + ")";
-    case ExprKind::Binary:
+    case Kind::Int: return std::to_string(e.value);
+    case Kind::Name: return "v_" + e.name;
+    case Kind::Neg: return "(-" + condition_cpp(e.args.at(0)) + ")";
+    case Kind::Binary:
       return "(" + condition_cpp(e.args.at(0)) + " " + std::string(1, e.op) + " " + condition_cpp(e.args.at(1)) + ")";
-    case ExprKind::Call:
+    case Kind::Call:
       return "loom_" + e.name + "(" + condition_cpp(e.args.at(0)) + ", " + condition_cpp(e.args.at(1)) + ")";
-    default: throw InternalError("codegen: a mapping condition the checker should have refused");
   }
+  throw InternalError("codegen: a mapping condition of unknown kind");
 }
 
 }  // namespace
 
-CudaArtifact generate_cuda(const ir::Function& f, const TaskDecl& task, const std::string& source) {
+CudaArtifact generate_cuda(const ir::Function& f, const std::string& source) {
   CudaArtifact a;
-  generate_one(f, task, source, a);
+  generate_one(f, source, a);
   return a;
 }
 
-CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const TaskDecl& task, const std::string& source) {
+CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std::string& source) {
   if (kernels.empty()) throw InternalError("codegen: no mapping to generate");
-  if (kernels.size() == 1) return generate_cuda(*kernels[0].function, task, source);
+  if (kernels.size() == 1) return generate_cuda(*kernels[0].function, source);
+  for (size_t i = 0; i < kernels.size(); ++i)
+    if (kernels[i].function->when.has_value() != (i > 0))
+      throw InternalError("codegen: the default mapping must come first, and every later one have a condition");
   std::vector<std::unique_ptr<CudaGen>> gens;
   CudaArtifact first;
   int64_t smem = 0, threads = 0;
   for (size_t i = 0; i < kernels.size(); ++i) {
     CudaArtifact one;
-    gens.push_back(generate_one(*kernels[i].function, task, source, one));
+    gens.push_back(generate_one(*kernels[i].function, source, one));
     if (i == 0) first = one;
     else if (one.header != first.header)
       throw InternalError("codegen: the mappings of one program give different C ABIs");
@@ -68,7 +71,8 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const Task
     smem = std::max(smem, gens.back()->smem_bytes());
     threads = std::max(threads, gens.back()->threads());
   }
-  const std::string entry = task.name.name;
+  const ir::EntrySignature& sig = gens[0]->entry();
+  const std::string entry = sig.task;
   std::ostringstream o;
   std::string head = gens[0]->head();
   // The first two comment lines name the file; the kernel line describes each mapping below instead.
@@ -78,7 +82,7 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const Task
                                   "); launch_" + entry + " picks one per call, the first specialization whose when(...) holds, else the default.\n");
   o << head;
   for (size_t i = 0; i < kernels.size(); ++i) {
-    o << "// ==== mapping " << i << (kernels[i].when ? ": " + kernels[i].when_text : std::string(": the default")) << "\n"
+    o << "// ==== mapping " << i << (kernels[i].function->when ? ": " + kernels[i].when_text : std::string(": the default")) << "\n"
       << "// Kernel: " << gens[i]->kernel_line() << ".\n"
       << "namespace mapping" << i << " {\n\n"
       << gens[i]->body() << "}  // namespace mapping" << i << "\n\n";
@@ -86,11 +90,11 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const Task
   // The dispatching launcher.
   std::set<std::string> names;
   for (const MappingKernel& mk : kernels)
-    if (mk.when) {
-      for (const Expr* e : {&mk.when->lhs, &mk.when->rhs}) {
-        std::function<void(const Expr&)> rec = [&](const Expr& x) {
-          if (x.kind == ExprKind::Name) names.insert(x.name);
-          for (const Expr& y : x.args) rec(y);
+    if (const auto& when = mk.function->when) {
+      for (const ir::SizeExpr* e : {&when->lhs, &when->rhs}) {
+        std::function<void(const ir::SizeExpr&)> rec = [&](const ir::SizeExpr& x) {
+          if (x.kind == ir::SizeExpr::Kind::Name) names.insert(x.name);
+          for (const ir::SizeExpr& y : x.args) rec(y);
         };
         rec(*e);
       }
@@ -99,12 +103,10 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const Task
     << "// when(...) holds, else the default. Each mapping's launcher checks the arguments itself.\n"
     << "int launch_" << entry << "(" << gens[0]->launch_params() << ") {\n";
   std::set<std::string> done;
-  for (const Param& prm : task.params) {
-    if (!prm.is_tensor) continue;
+  for (const ir::EntryParam& prm : sig.params)  // a scalar has no dimensions
     for (size_t d = 0; d < prm.dims.size(); ++d)
-      if (names.count(prm.dims[d].name) && done.insert(prm.dims[d].name).second)
-        o << "  const int64_t v_" << prm.dims[d].name << " = " << prm.name.name << ".shape[" << d << "];\n";
-  }
+      if (names.count(prm.dims[d]) && done.insert(prm.dims[d]).second)
+        o << "  const int64_t v_" << prm.dims[d] << " = " << prm.name << ".shape[" << d << "];\n";
   if (names.count("SMS"))
     o << "  // SMS: the current device's multiprocessor count (0 when it cannot be read: the launchers report that)\n"
       << "  int64_t v_SMS = 0;\n"
@@ -120,8 +122,8 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const Task
       << "    }\n"
       << "  }\n";
   for (size_t i = 1; i < kernels.size(); ++i)
-    o << "  if (" << condition_cpp(kernels[i].when->lhs) << " " << kernels[i].when->cmp << " "
-      << condition_cpp(kernels[i].when->rhs) << ") return mapping" << i << "::launch_" << entry << "("
+    o << "  if (" << condition_cpp(kernels[i].function->when->lhs) << " " << kernels[i].function->when->cmp << " "
+      << condition_cpp(kernels[i].function->when->rhs) << ") return mapping" << i << "::launch_" << entry << "("
       << gens[0]->launch_args() << ");  // " << kernels[i].when_text << "\n";
   o << "  return mapping0::launch_" << entry << "(" << gens[0]->launch_args() << ");\n}\n\n";
   o << "}  // namespace\n\n" << gens[0]->abi(smem, threads);

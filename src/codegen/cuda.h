@@ -2,8 +2,10 @@
 //
 // INPUT. The IR after the whole middle end (src/passes/pipeline.h): vectorized, copies eliminated,
 // warp-specialized and pipelined, shared memory allocated (every SHARED alloc has a slot). The
-// generator reads only the IR (and the entry task's declaration, for argument names, dimension
-// names and privileges of the C ABI); nothing is selected by program or task name.
+// generator reads only the IR — the argument names, dimension names and privileges of the C ABI
+// come from its entry signature (Function::entry), a specialization's condition from
+// Function::when; it includes nothing of the front end. Nothing is selected by program or task
+// name.
 //
 // OUTPUT. One .cu file (kernel + host launcher) and one C header (runtime/loom/abi.h contract,
 // docs/artifact.md):
@@ -48,7 +50,6 @@
 
 #include "codegen/signature.h"
 #include "ir/ir.h"
-#include "loom/ast.h"
 
 namespace loom::codegen {
 
@@ -59,19 +60,20 @@ struct CudaArtifact {
   AbiSignature signature;  // what loom_<entry> takes, as data (for bindings: torch_ext.h)
 };
 
-// `task` is the entry task's declaration; `source` the .loom file name for comments.
-CudaArtifact generate_cuda(const ir::Function& f, const TaskDecl& task, const std::string& source);
+// `f` must have its entry signature (dependence analysis fills it); `source` is the .loom file
+// name for comments.
+CudaArtifact generate_cuda(const ir::Function& f, const std::string& source);
 
 // A program with specialized mappings (docs/mapping.md): one kernel per mapping, the default first
-// (when == nullptr), then the specializations in file order. The .cu holds each kernel and its
+// (its function has no `when`), then the specializations in file order (each function's `when` is
+// its condition). The .cu holds each kernel and its
 // launcher in a namespace of its own and a launch_<entry> that evaluates the conditions on the
 // call's extents; the C ABI is the same as with one mapping (loom_<entry>_info reports the largest
 // shared memory and thread count).
 struct MappingKernel {
   const ir::Function* function = nullptr;
-  const MappingCondition* when = nullptr;
   std::string when_text;  // "when(...)" as written, with its file:line for comments
 };
-CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const TaskDecl& task, const std::string& source);
+CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std::string& source);
 
 }  // namespace loom::codegen

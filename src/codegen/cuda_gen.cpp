@@ -61,10 +61,10 @@ CudaArtifact CudaGen::run() {
   plan_releases();
   emit_kernel_block();
   CudaArtifact a;
-  a.entry = task_.name.name;
+  a.entry = entry_.task;
   a.cu = assemble();
   a.header = header();
-  a.signature = codegen::abi_signature(f_, task_);
+  a.signature = codegen::abi_signature(f_);
   return a;
 }
 

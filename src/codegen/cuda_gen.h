@@ -52,7 +52,7 @@
 #include <vector>
 
 #include "codegen/cuda.h"
-#include "lang/ops.h"
+#include "ir/leaf_ops.h"
 #include "passes/bounds.h"
 
 // Internal to the back end: nothing outside src/codegen includes this header.
@@ -151,8 +151,12 @@ struct TensorMap {
 
 class CudaGen {
  public:
-  CudaGen(const Function& f, const TaskDecl& task, const std::string& source, bool staging_allowed)
-      : f_(f), task_(task), source_(source), bounds_(f), names_(ir::value_names(f)), staging_allowed_(staging_allowed) {}
+  CudaGen(const Function& f, const std::string& source, bool staging_allowed)
+      : f_(f), entry_(entry_of(f)), source_(source), bounds_(f), names_(ir::value_names(f)), staging_allowed_(staging_allowed) {}
+
+  // The entry signature of the function (its C ABI); an internal error when the IR has none.
+  static const ir::EntrySignature& entry_of(const Function& f);
+  const ir::EntrySignature& entry() const { return entry_; }
 
   const std::string& head() const { return head_; }
   const std::string& body() const { return body_; }
@@ -306,13 +310,15 @@ class CudaGen {
   std::string abi_functions(int64_t smem_bytes, int64_t threads);
   // A scalar parameter's C type (docs/artifact.md): f32 -> float, integers -> int64_t.
   std::string scalar_type(ValueId p) const { return f_.info(p).type == ir::Type::Float ? "float" : "int64_t"; }
+  // The entry signature's entry for parameter `p` (one of f_.params).
+  const ir::EntryParam& entry_param(ValueId p) const;
 
   // ---- header.cpp: the C header ---------------------------------------------------------------------
   std::string header();
 
   // ---- state ------------------------------------------------------------------------------------------
   const Function& f_;
-  const TaskDecl& task_;
+  const ir::EntrySignature& entry_;
   std::string source_;
   StaticBounds bounds_;
   std::vector<std::string> names_;

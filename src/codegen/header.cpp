@@ -9,7 +9,7 @@
 namespace loom::codegen::detail {
 
 std::string CudaGen::header() {
-  const std::string entry = task_.name.name;
+  const std::string entry = entry_.task;
   std::string guard = "LOOM_GENERATED_" + entry + "_H";
   std::transform(guard.begin(), guard.end(), guard.begin(), [](unsigned char c) { return std::toupper(c); });
   std::ostringstream o;
@@ -18,16 +18,16 @@ std::string CudaGen::header() {
     << "#include <cuda_runtime_api.h>\n\n#include \"loom/abi.h\"\n\n"
     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
     << "/* task " << entry << "(";
-  for (size_t i = 0; i < task_.params.size(); ++i) {
-    const Param& prm = task_.params[i];
-    o << (i ? ", " : "") << prm.name.name << ": ";
-    if (prm.is_tensor) {
-      o << privilege_spelling(prm.priv) << " " << dtype_name(f_.info(f_.params[i]).dtype) << "[";
-      for (size_t d = 0; d < prm.dims.size(); ++d) o << (d ? ", " : "") << prm.dims[d].name;
+  for (size_t i = 0; i < f_.params.size(); ++i) {
+    const ir::EntryParam& prm = entry_.params[i];
+    o << (i ? ", " : "") << prm.name << ": ";
+    if (f_.info(f_.params[i]).type == ir::Type::Tensor) {
+      o << ir::privilege_name(prm.privilege) << " " << dtype_name(f_.info(f_.params[i]).dtype) << "[";
+      for (size_t d = 0; d < prm.dims.size(); ++d) o << (d ? ", " : "") << prm.dims[d];
       o << "]";
       if (param_col_major(f_.params[i])) o << " column-major (stride[" << prm.dims.size() - 2 << "] == 1)";
     } else {
-      o << prm.elem.name;
+      o << prm.scalar_type;
     }
   }
   o << ")\n   Returns LOOM_OK (0) or a LOOM_ERR_* code; launches on `stream` (asynchronous). */\n"

@@ -7,6 +7,17 @@
 
 namespace loom::codegen::detail {
 
+const ir::EntrySignature& CudaGen::entry_of(const Function& f) {
+  if (!f.entry) throw InternalError("codegen: the IR function has no entry signature (dependence analysis gives it one)");
+  return *f.entry;
+}
+
+const ir::EntryParam& CudaGen::entry_param(ValueId p) const {
+  auto at = std::find(f_.params.begin(), f_.params.end(), p);
+  if (at == f_.params.end()) throw InternalError("codegen: " + pname(p) + " is not a parameter of the entry");
+  return entry_.params.at(static_cast<size_t>(at - f_.params.begin()));
+}
+
 // The C parameter list of launch_<entry> (each mapping's launcher and the dispatching one), and
 // the dispatcher's arguments to a mapping's launcher.
 std::string CudaGen::launch_params() const {
@@ -22,10 +33,10 @@ std::string CudaGen::launch_args() const {
   return out + "stream";
 }
 
-// Dimension name -> the (tensor, dim) that defines it, from the task declaration.
+// Dimension name -> the (tensor, dim) that defines it, from the entry signature.
 std::string CudaGen::host_launcher(const std::string& kname) {
   std::ostringstream o;
-  const std::string entry = task_.name.name;
+  const std::string entry = entry_.task;
   o << "// Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.\n"
     << "int launch_" << entry << "(";
   o << launch_params() << ") {\n";
@@ -59,24 +70,21 @@ std::string CudaGen::host_launcher(const std::string& kname) {
     o
       << "  if (reinterpret_cast<uintptr_t>(" << P << ".data) % 16 != 0) return LOOM_ERR_ALIGN;\n";
   }
-  for (const Param& prm : task_.params) {
-    if (!prm.is_tensor) continue;
+  for (const ir::EntryParam& prm : entry_.params) {  // a scalar has no dimensions
     for (size_t d = 0; d < prm.dims.size(); ++d) {
-      const std::string here = prm.name.name + ".shape[" + std::to_string(d) + "]";
-      auto [it, fresh] = dim_first.emplace(prm.dims[d].name, here);
-      if (!fresh) o << "  if (" << here << " != " << it->second << ") return LOOM_ERR_SHAPE;  // " << prm.dims[d].name << "\n";
+      const std::string here = prm.name + ".shape[" + std::to_string(d) + "]";
+      auto [it, fresh] = dim_first.emplace(prm.dims[d], here);
+      if (!fresh) o << "  if (" << here << " != " << it->second << ") return LOOM_ERR_SHAPE;  // " << prm.dims[d] << "\n";
     }
   }
   // A written tensor that the program cuts into blocks along a dimension but only ever takes
   // block 0 of (attention's O along D, with the head dimension a compile-time tile): elements past
   // that block would be left unwritten, so larger extents are refused.
   for (auto& [param, dim, size] : first_block_only()) {
-    const Param* prm = nullptr;
-    for (const Param& q : task_.params)
-      if (q.name.name == pname(param)) prm = &q;
-    if (!prm || prm->priv == Privilege::Read) continue;
+    const ir::EntryParam& prm = entry_param(param);
+    if (prm.privilege == ir::ParamPrivilege::Read) continue;
     o << "  if (" << pname(param) << ".shape[" << dim << "] > " << size << ") return LOOM_ERR_SHAPE;  // the kernel writes only the first "
-      << size << " of " << prm->dims[static_cast<size_t>(dim)].name << "\n";
+      << size << " of " << prm.dims.at(static_cast<size_t>(dim)) << "\n";
   }
   // Grid.
   std::vector<std::string> pre;
@@ -158,7 +166,7 @@ std::string CudaGen::host_launcher(const std::string& kname) {
 }
 
 std::string CudaGen::abi_signature() {
-  const std::string entry = task_.name.name;
+  const std::string entry = entry_.task;
   std::string s = "int loom_" + entry + "(";
   for (ValueId p : f_.params)
     s += (f_.info(p).type == ir::Type::Tensor ? "loom_tensor " + pname(p) : scalar_type(p) + " " + pname(p)) + ", ";
@@ -167,27 +175,29 @@ std::string CudaGen::abi_signature() {
 
 std::string CudaGen::abi_functions(int64_t smem_bytes, int64_t threads) {
   std::ostringstream o;
-  const std::string entry = task_.name.name;
+  const std::string entry = entry_.task;
   o << "extern \"C\" " << abi_signature() << " {\n  return launch_" << entry << "(";
   for (ValueId p : f_.params) o << pname(p) << ", ";
   o << "stream);\n}\n\n";
   o << "extern \"C\" const loom_kernel_info* loom_" << entry << "_info(void) {\n"
     << "  static const loom_arg_info args[] = {\n";
-  for (size_t i = 0; i < task_.params.size() && i < f_.params.size(); ++i) {
-    const Param& prm = task_.params[i];
+  for (size_t i = 0; i < f_.params.size(); ++i) {
+    const ir::EntryParam& prm = entry_.params[i];
     const ir::ValueInfo& vi = f_.info(f_.params[i]);
-    if (!prm.is_tensor) {
-      o << "      {\"" << prm.name.name << "\", LOOM_ARG_SCALAR, " << (scalar_type(f_.params[i]) == "float" ? "LOOM_F32" : "LOOM_I64")
+    if (vi.type != ir::Type::Tensor) {
+      o << "      {\"" << prm.name << "\", LOOM_ARG_SCALAR, " << (scalar_type(f_.params[i]) == "float" ? "LOOM_F32" : "LOOM_I64")
         << ", 0, {nullptr}, 0, LOOM_PRIV_NONE},\n";
       continue;
     }
-    o << "      {\"" << prm.name.name << "\", LOOM_ARG_TENSOR, " << abi_dtype(vi.dtype) << ", " << vi.rank << ", {";
-    for (size_t d = 0; d < 5; ++d) o << (d ? ", " : "") << (d < prm.dims.size() ? "\"" + prm.dims[d].name + "\"" : "nullptr");
-    const char* priv = prm.priv == Privilege::Read ? "LOOM_PRIV_R" : prm.priv == Privilege::Write ? "LOOM_PRIV_W" : "LOOM_PRIV_RW";
+    o << "      {\"" << prm.name << "\", LOOM_ARG_TENSOR, " << abi_dtype(vi.dtype) << ", " << vi.rank << ", {";
+    for (size_t d = 0; d < 5; ++d) o << (d ? ", " : "") << (d < prm.dims.size() ? "\"" + prm.dims[d] + "\"" : "nullptr");
+    const char* priv = prm.privilege == ir::ParamPrivilege::Read    ? "LOOM_PRIV_R"
+                       : prm.privilege == ir::ParamPrivilege::Write ? "LOOM_PRIV_W"
+                                                                    : "LOOM_PRIV_RW";
     o << "}, 16, " << priv << "},\n";
   }
   o << "  };\n"
-    << "  static const loom_kernel_info info = {\"" << entry << "\", " << task_.params.size() << ", args, " << smem_bytes
+    << "  static const loom_kernel_info info = {\"" << entry << "\", " << entry_.params.size() << ", args, " << smem_bytes
     << ", " << threads << "};\n"
     << "  return &info;\n}\n";
   return o.str();

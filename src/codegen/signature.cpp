@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "lang/ops.h"
+#include "ir/leaf_ops.h"
 #include "loom/diagnostics.h"
 
 namespace loom::codegen {
@@ -53,16 +53,19 @@ std::set<ir::ValueId> read_params(const ir::Function& f) {
 
 }  // namespace
 
-AbiSignature abi_signature(const ir::Function& f, const TaskDecl& task) {
+AbiSignature abi_signature(const ir::Function& f) {
   AbiSignature s;
-  s.entry = task.name.name;
+  if (!f.entry) LOOM_INTERNAL("the IR of " << f.name << " has no entry signature");
+  const ir::EntrySignature& entry = *f.entry;
+  s.entry = entry.task;
+  if (entry.params.size() != f.params.size())
+    LOOM_INTERNAL("the entry signature of " << s.entry << " has " << entry.params.size() << " parameters, the IR "
+                                            << f.params.size());
   const std::set<ir::ValueId> read = read_params(f);
-  for (ir::ValueId p : f.params) {
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const ir::ValueId p = f.params[i];
     const ir::ValueInfo& vi = f.info(p);
-    const Param* decl = nullptr;
-    for (const Param& q : task.params)
-      if (q.name.name == vi.name) decl = &q;
-    if (!decl) LOOM_INTERNAL("the IR parameter " << vi.name << " is not a parameter of task " << s.entry);
+    const ir::EntryParam* decl = &entry.params[i];
     AbiArg a;
     a.name = vi.name;
     a.is_tensor = vi.type == ir::Type::Tensor;
@@ -70,8 +73,8 @@ AbiSignature abi_signature(const ir::Function& f, const TaskDecl& task) {
       if (static_cast<int>(decl->dims.size()) != vi.rank)
         LOOM_INTERNAL("the IR parameter " << vi.name << " has rank " << vi.rank << ", its declaration " << decl->dims.size());
       a.dtype = vi.dtype;
-      for (const Ident& d : decl->dims) a.dims.push_back(d.name);
-      a.privilege = decl->priv;
+      a.dims = decl->dims;
+      a.privilege = decl->privilege;
       auto layout = f.param_layouts.find(p);
       a.col_major = layout != f.param_layouts.end() && layout->second.col_major;
       a.read_by_kernel = read.count(p) > 0;

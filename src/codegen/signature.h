@@ -1,6 +1,6 @@
 // The entry's C ABI signature as data: what loom_<entry> takes (docs/artifact.md), built from the
 // same facts the generated header and launcher print — the final event IR's parameters (element
-// types, ranks, the entry instance's layouts) and the entry task's declaration (names, dimension
+// types, ranks, the entry instance's layouts) and the entry's signature in the IR (names, dimension
 // names, privileges) — plus one fact about the compiled kernel: whether it reads a tensor's
 // contents at all. Bindings are generated from it (the PyTorch extension, torch_ext.h), never from
 // a program's or a task's name.
@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "ir/ir.h"
-#include "loom/ast.h"
 
 namespace loom::codegen {
 
@@ -28,7 +27,7 @@ struct AbiArg {
   // Tensors.
   DType dtype = DType::F32;        // element type (the loom_dtype of the C ABI)
   std::vector<std::string> dims;   // dimension names, outermost first: {"M", "N"}
-  Privilege privilege = Privilege::Read;  // as the entry task declares it
+  ir::ParamPrivilege privilege = ir::ParamPrivilege::Read;  // as the entry task declares it
   bool col_major = false;          // layout(X: col_major): dimension rank - 2 is the contiguous one
   bool read_by_kernel = true;      // see above
   int align_bytes = 16;            // base pointer and outer strides (loom_arg_info::align_bytes)
@@ -37,7 +36,7 @@ struct AbiArg {
 
   int rank() const { return static_cast<int>(dims.size()); }
   // Whether the kernel writes the tensor (w, rw, red(...)).
-  bool written() const { return is_tensor && privilege != Privilege::Read; }
+  bool written() const { return is_tensor && privilege != ir::ParamPrivilege::Read; }
   // An output a binding may allocate: written, and its old contents never read by the kernel.
   bool written_only() const { return written() && !read_by_kernel; }
 };
@@ -47,8 +46,9 @@ struct AbiSignature {
   std::vector<AbiArg> args;   // in C ABI order (the stream follows them)
 };
 
-// The signature of the kernel compiled from `f` (the final event IR of one mapping).
-AbiSignature abi_signature(const ir::Function& f, const TaskDecl& task);
+// The signature of the kernel compiled from `f` (the final event IR of one mapping; its entry
+// signature gives the names, dimension names and privileges).
+AbiSignature abi_signature(const ir::Function& f);
 
 // Another mapping's signature of the same entry: the same arguments (InternalError otherwise); a
 // tensor either kernel reads counts as read.

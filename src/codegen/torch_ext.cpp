@@ -101,7 +101,7 @@ class TorchGen {
 
   std::string declared(const AbiArg& a) const {
     if (!a.is_tensor) return a.name + ": " + (a.scalar_type == "float" ? "f32" : "int");
-    std::string s = a.name + ": " + privilege_spelling(a.privilege) + " " + dtype_name(a.dtype) + "[";
+    std::string s = a.name + ": " + ir::privilege_name(a.privilege) + " " + dtype_name(a.dtype) + "[";
     for (size_t d = 0; d < a.dims.size(); ++d) s += (d ? ", " : "") + a.dims[d];
     s += "]";
     if (a.col_major) s += " column-major";
@@ -180,8 +180,8 @@ class TorchGen {
     for (size_t i = 0; i < sig_.args.size(); ++i) o << (i ? ", " : "") << declared(sig_.args[i]);
     o << ")\n";
     for (const AbiArg* a : outputs_)
-      if (a->privilege != Privilege::Write)
-        o << "// " << a->name << " is declared " << privilege_spelling(a->privilege)
+      if (a->privilege != ir::ParamPrivilege::Write)
+        o << "// " << a->name << " is declared " << ir::privilege_name(a->privilege)
           << " but the compiled kernel never reads it: it is an output.\n";
     o << "//\n"
       << "// Every argument is checked before the launch (runtime/loom/torch.h: device, dtype, rank, strides,\n"

@@ -79,7 +79,7 @@
 // commute (two `mma` into one accumulator: integer sums give the same result in either order, but
 // on a GPU the two unordered updates of the same registers are a data race).
 // Accesses: copy reads its source and writes its destination (copy.sum / copy.max *reduce* into it);
-// call: a built-in leaf op's tensor arguments are read or written as ops.h says (ReadWrite = write).
+// call: a built-in leaf op's tensor arguments are read or written as ir/leaf_ops.h says (ReadWrite = write).
 // Legal overlaps: reads with reads; reducing copies of the same kind (sum with sum, max with max:
 // they commute, ir.h); and two accesses through *different replicas* of a replicated row piece
 // (a WARP-held mma partition of a rank-1 tensor, docs/language.md section 5: each lane of a quad

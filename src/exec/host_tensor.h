@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "layout/partition.h"
-#include "lang/ops.h"
+#include "ir/leaf_ops.h"
 #include "loom/machine.h"
 
 namespace loom::exec {

@@ -23,7 +23,7 @@
 //   copy.sum / copy.max  a reducing copy: dst = dst + src (max(dst, src)) elementwise — the copy-out
 //                        of a red(sum) / red(max) argument; reducing copies into the same elements
 //                        commute, so parallel ones need no order between them;
-//   call NAME(args)      a leaf: a built-in leaf op (src/lang/ops.h) or an extern leaf variant;
+//   call NAME(args)      a leaf: a built-in leaf op (src/ir/leaf_ops.h) or an extern leaf variant;
 //   join                 completes when all of its preconditions have completed (no work);
 //   for %k in [0, %n) iter(%c1, ..., %cm distance d_m) { ...; yield %x }
 //                        sequential loop. Every iteration's body may start once the loop's
@@ -242,6 +242,45 @@ struct WarpRoles {
   bool operator==(const WarpRoles&) const = default;
 };
 
+// THE ENTRY SIGNATURE. What the entry task declares about its parameters beyond their values'
+// types (element type, memory, rank): the task's name, and each parameter's name, privilege and
+// dimension names (tensors) or declared type (scalars). The generated C ABI, its argument checks
+// and its metadata are made of them (docs/artifact.md). Dependence analysis fills
+// Function::entry from the task declaration; no pass changes it. Not printed: no op's semantics
+// depends on it.
+enum class ParamPrivilege { Read, Write, ReadWrite, ReduceSum, ReduceMax };
+const char* privilege_name(ParamPrivilege p);  // as declared: "r", "w", "rw", "red(sum)", "red(max)"
+
+struct EntryParam {
+  std::string name;                                 // as declared (also its value's name)
+  ParamPrivilege privilege = ParamPrivilege::Read;  // tensors
+  std::vector<std::string> dims;                    // tensors: dimension names, outermost first
+  std::string scalar_type;                          // scalars: "f32", "i32" or "index", as declared
+};
+
+struct EntrySignature {
+  std::string task;                // the entry task's name (the C ABI's loom_<task>)
+  std::vector<EntryParam> params;  // one per Function::params, in the same order
+};
+
+// A SPECIALIZED MAPPING's condition `when(LHS CMP RHS)` (docs/mapping.md, "Specialized
+// mappings"): integer expressions over the entry's dimension names and SMS (the device's
+// multiprocessor count), which the generated launcher evaluates on each call's extents to pick
+// the mapping. Dependence analysis fills Function::when from the mapping; not printed.
+struct SizeExpr {
+  enum class Kind { Int, Name, Neg, Binary, Call } kind = Kind::Int;
+  int64_t value = 0;            // Int
+  std::string name;             // Name: a dimension name or SMS; Call: cdiv, min or max
+  char op = 0;                  // Binary: + - * / %
+  std::vector<SizeExpr> args;   // Neg: 1; Binary, Call: 2
+};
+
+struct LaunchCondition {
+  SizeExpr lhs;
+  std::string cmp;  // <, <=, > or >=
+  SizeExpr rhs;
+};
+
 struct Function {
   std::string name;
   std::vector<ValueInfo> values;
@@ -259,6 +298,8 @@ struct Function {
   // is contiguous). Printed after the parameter's type. Semantics do not depend on it (the CPU
   // executor works on logical indices); the back end's TMA maps and C ABI strides do.
   std::map<ValueId, TileLayout> param_layouts;
+  std::optional<EntrySignature> entry;  // see THE ENTRY SIGNATURE (absent in IR built by hand)
+  std::optional<LaunchCondition> when;  // see SPECIALIZED MAPPING; absent for the default mapping
 
   ValueId add_value(ValueInfo v);
   const ValueInfo& info(ValueId v) const { return values.at(static_cast<size_t>(v)); }

@@ -23,6 +23,17 @@ const char* role_name(Role r) {
   return "?";
 }
 
+const char* privilege_name(ParamPrivilege p) {
+  switch (p) {
+    case ParamPrivilege::Read: return "r";
+    case ParamPrivilege::Write: return "w";
+    case ParamPrivilege::ReadWrite: return "rw";
+    case ParamPrivilege::ReduceSum: return "red(sum)";
+    case ParamPrivilege::ReduceMax: return "red(max)";
+  }
+  return "?";
+}
+
 std::string layout_text(const TileLayout& l) {
   std::string s = l.col_major ? "col_major" : "row_major";
   if (l.swizzle) s += " swizzle" + std::to_string(l.swizzle);

@@ -3,8 +3,8 @@
 // loop regions with the right arguments (a for: the induction variable, then carried events with
 // distances >= 1); vectorized ops (a copy/call/join/for whose result is an event array over
 // WARPGROUP/WARP/THREAD, outermost first); warp roles only on asynchronous ops; shared-memory slots
-// on SHARED allocs only, aligned and within the budget. See ir.h; runs after every pass in test
-// builds.
+// on SHARED allocs only, aligned and within the budget; an entry signature that matches the
+// parameters. See ir.h; runs after every pass in test builds.
 #include <set>
 
 #include "ir/ir.h"
@@ -22,6 +22,7 @@ class Verifier {
     block(f_.body, scopes);
     if (f_.result.value != kNone) check_ref(f_.result, scopes, "function result");
     check_smem_slots();
+    check_entry();
     return problems_;
   }
 
@@ -191,6 +192,23 @@ class Verifier {
   }
 
   // Resource allocation's slots (ir.h, SHARED MEMORY): SHARED allocs only, aligned, within budget.
+  // The entry signature, when there is one, describes the parameters one by one: a tensor's
+  // dimension names match its rank, a scalar has its declared type.
+  void check_entry() {
+    if (!f_.entry) return;
+    if (f_.entry->params.size() != f_.params.size())
+      return problem("the entry signature has " + std::to_string(f_.entry->params.size()) + " parameter(s), the function " +
+                     std::to_string(f_.params.size()));
+    for (size_t i = 0; i < f_.params.size(); ++i) {
+      if (!valid(f_.params[i])) continue;
+      const EntryParam& p = f_.entry->params[i];
+      const ValueInfo& vi = f_.info(f_.params[i]);
+      if (vi.type == Type::Tensor ? p.dims.size() != static_cast<size_t>(vi.rank) || !p.scalar_type.empty()
+                                  : !p.dims.empty() || p.scalar_type.empty())
+        problem("entry parameter " + p.name + " does not match its value " + vi.name);
+    }
+  }
+
   void check_smem_slots() {
     for (const auto& [v, s] : f_.smem_slots) {
       std::string where = "smem slot of value " + std::to_string(v) + (valid(v) ? " (" + f_.info(v).name + ")" : "");

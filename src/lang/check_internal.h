@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "loom/check.h"
-#include "lang/ops.h"
+#include "ir/leaf_ops.h"
 
 namespace loom::check_detail {
 

@@ -82,6 +82,8 @@
 // copy-in waits for the reads since): so a callee may use the caller's tensor in place.
 // Afterwards, an allocation in NONE memory that is still accessed is a user error (CompileError)
 // naming the tensor and the mapping instance that placed it in NONE.
+// Source: one concept per file, src/passes/copy_elimination_*.cpp (the driver in
+// copy_elimination.cpp); copy_elimination_internal.h says which file holds which rewrite.
 // Test: tests/unit/copy_elimination_test.cpp; goldens tests/golden/ir/<example>.ce.txt.
 #pragma once
 

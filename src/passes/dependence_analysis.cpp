@@ -4,7 +4,9 @@
 //
 // WHAT IT EMITS
 // - Function: named after the entry instance; one parameter per entry task parameter (tensors:
-//   their element type, GLOBAL, rank; f32 scalars: float; i32/index scalars: index).
+//   their element type, GLOBAL, rank; f32 scalars: float; i32/index scalars: index); the entry
+//   task's signature (names, privileges, dimension names, scalar types) and, for a specialized
+//   mapping, its when(...) condition, for the back end's C ABI and launcher.
 // - Scalars: index ops. A dimension named in a task signature is `dim %t, d` on that parameter's
 //   tensor (emitted where first used); a tunable is a `const`; loop variables are region arguments;
 //   `pieces(P)` is computed from the partition (blocks: cdiv of the dims; mma: the machine's
@@ -36,7 +38,7 @@
 //   last write; a write waits for the last write and every read since. `after` lists hold all of
 //   them (deduplicated); `join` is emitted only where one EventRef is needed (a yield, the result).
 // - Leaf variants: each built-in op is `call NAME(args)` ordered by the op table's accesses
-//   (src/lang/ops.h); an extern leaf is one `call extern:<variant>(params...)` ordered by the
+//   (src/ir/leaf_ops.h); an extern leaf is one `call extern:<variant>(params...)` ordered by the
 //   task's privileges.
 // - srange -> `for` (one per loop variable, nested; the innermost ones carry the instance's
 //   pipeline(D) and warpspecialize). Preconditions: the pending events of the roots
@@ -60,96 +62,20 @@
 // - Names: source names (C, Acc, Ap, k, ...); fresh allocations after the callee's parameter;
 //   events "e" (pfor arrays "E", carried "c"), constants "cN". Every allocation, copy, call, join
 //   and loop has origin "<instance>: <statement>" and the statement's location.
+// SOURCE: this file (the driver, values and ops, launches, leaf calls, variant bodies),
+// dependence_analysis_exprs.cpp (scalar expressions, tensor views, bindings) and
+// dependence_analysis_loops.cpp (srange / prange, snapshots); the Lowering class and its state in
+// dependence_analysis_internal.h.
 #include "passes/dependence_analysis.h"
 
-#include <algorithm>
 #include <limits>
-#include <map>
-#include <optional>
-#include <string>
-#include <vector>
 
-#include "lang/ops.h"
+#include "ir/leaf_ops.h"
 #include "loom/frontend.h"
+#include "passes/dependence_analysis_internal.h"
 
 namespace loom {
-namespace {
-
-using ir::Block;
-using ir::EventRef;
-using ir::kNone;
-using ir::Op;
-using ir::OpKind;
-using ir::PartitionSpec;
-using ir::Type;
-using ir::ValueId;
-using ir::ValueInfo;
-
-using Events = std::vector<EventRef>;
-
-void add_event(Events& es, const EventRef& e) {
-  if (e.value == kNone) return;
-  if (std::find(es.begin(), es.end(), e) == es.end()) es.push_back(e);
-}
-
-void add_events(Events& es, const Events& more) {
-  for (const EventRef& e : more) add_event(es, e);
-}
-
-bool holds_for(const Block& b) {
-  for (const Op& op : b.ops)
-    if (op.kind == OpKind::For || std::any_of(op.regions.begin(), op.regions.end(), holds_for)) return true;
-  return false;
-}
-
-// The events of a root tensor: its last write and the reads since.
-struct RootState {
-  std::string name;
-  Events writer;
-  Events readers;
-};
-
-// A tensor in scope: its IR value and the root it belongs to (index into Frame::roots).
-struct TensorVal {
-  ValueId value = kNone;
-  int root = -1;
-};
-
-// A partition in scope: the tensor it cuts and how.
-struct PartVal {
-  ValueId src = kNone;
-  int root = -1;
-  PartitionSpec spec;
-};
-
-// Names visible at one point of a variant body. Loop bodies get a copy, so values materialized
-// inside a region (dims, constants, bindings) never leak out of it.
-struct Scope {
-  std::map<std::string, ValueId> scalars;
-  std::map<std::string, TensorVal> tensors;
-  std::map<std::string, PartVal> parts;
-  std::map<int64_t, ValueId> consts;
-  // Inside a prange body (its own statements only): partition source -> its snapshot taken before
-  // the pfor (see "Replicated row pieces" above).
-  std::map<ValueId, ValueId> snapshots;
-};
-
-// One execution of a variant: a node of the task tree.
-struct Frame {
-  const TreeNode* node = nullptr;
-  const Instance* inst = nullptr;
-  const VariantDecl* var = nullptr;
-  const TaskDecl* task = nullptr;
-  std::map<std::string, int64_t> tunables;
-  std::map<std::string, std::pair<ValueId, int>> dims;  // dimension name -> (tensor parameter, d)
-  std::vector<RootState> roots;
-  size_t next_child = 0;  // launches consume node->children in program order
-};
-
-struct Touch {
-  bool read = false;
-  bool write = false;
-};
+namespace dependence_analysis_detail {
 
 std::string stmt_text(const Stmt& s) {
   auto list = [](const std::vector<Expr>& xs) {
@@ -170,6 +96,8 @@ std::string stmt_text(const Stmt& s) {
   return "";
 }
 
+namespace {
+
 bool is_number_literal(const Expr& e) {
   if (e.kind == ExprKind::Int || e.kind == ExprKind::Float) return true;
   return e.kind == ExprKind::Unary && e.op == '-' && is_number_literal(e.args[0]);
@@ -181,837 +109,415 @@ double number_value(const Expr& e) {
   return -number_value(e.args[0]);
 }
 
-bool is_partition_call(const Expr& v) {
-  return v.kind == ExprKind::Call && (v.name == "blocks" || v.name == "slices" || v.name == "mma");
+ir::ParamPrivilege param_privilege(Privilege p) {
+  switch (p) {
+    case Privilege::Read: return ir::ParamPrivilege::Read;
+    case Privilege::Write: return ir::ParamPrivilege::Write;
+    case Privilege::ReadWrite: return ir::ParamPrivilege::ReadWrite;
+    case Privilege::ReduceSum: return ir::ParamPrivilege::ReduceSum;
+    case Privilege::ReduceMax: return ir::ParamPrivilege::ReduceMax;
+  }
+  LOOM_INTERNAL("dependence analysis: unknown privilege");
 }
 
-const Stmt* first_launch(const std::vector<Stmt>& body) {
-  for (const Stmt& s : body) {
-    if (s.kind == StmtKind::Call) return &s;
-    if (s.kind == StmtKind::Loop)
-      if (const Stmt* c = first_launch(s.body)) return c;
+// The entry task's declaration as the IR keeps it (ir.h, THE ENTRY SIGNATURE).
+ir::EntrySignature entry_signature(const TaskDecl& task) {
+  ir::EntrySignature sig;
+  sig.task = task.name.name;
+  for (const Param& prm : task.params) {
+    ir::EntryParam ep;
+    ep.name = prm.name.name;
+    if (prm.is_tensor) {
+      ep.privilege = param_privilege(prm.priv);
+      for (const Ident& d : prm.dims) ep.dims.push_back(d.name);
+    } else {
+      ep.scalar_type = prm.elem.name;
+    }
+    sig.params.push_back(std::move(ep));
   }
-  return nullptr;
+  return sig;
 }
 
-class Lowering {
- public:
-  Lowering(const Program& p, const TaskTree& t) : p_(p), t_(t) {
-    LOOM_ASSERT(p.mapping.has_value() && !t.nodes.empty() && t.machine, "dependence analysis needs a checked tree");
-    for (const Instance& in : p.mapping->instances) instances_[in.name.name] = &in;
+// A specialization's when(...) as the IR keeps it (ir.h, SPECIALIZED MAPPING); the checker
+// allowed only integers, names, unary minus, + - * / % and cdiv/min/max calls.
+ir::SizeExpr size_expr(const Expr& e) {
+  ir::SizeExpr x;
+  switch (e.kind) {
+    case ExprKind::Int: x.kind = ir::SizeExpr::Kind::Int; x.value = e.ival; return x;
+    case ExprKind::Name: x.kind = ir::SizeExpr::Kind::Name; x.name = e.name; return x;
+    case ExprKind::Unary: x.kind = ir::SizeExpr::Kind::Neg; break;
+    case ExprKind::Binary: x.kind = ir::SizeExpr::Kind::Binary; x.op = e.op; break;
+    case ExprKind::Call: x.kind = ir::SizeExpr::Kind::Call; x.name = e.name; break;
+    default: LOOM_INTERNAL("dependence analysis: a mapping condition the checker should have refused");
   }
+  for (const Expr& a : e.args) x.args.push_back(size_expr(a));
+  return x;
+}
 
-  ir::Function run() {
-    const TreeNode& entry = t_.nodes[0];
-    f_.name = entry.instance;
-    const TaskDecl* task = p_.find_task(entry.task);
-    LOOM_ASSERT(task && task->params.size() == entry.args.size(), "entry task " << entry.task);
-    std::vector<ValueId> params;
-    for (size_t i = 0; i < entry.args.size(); ++i) {
-      const TreeArg& a = entry.args[i];
-      ValueId v;
-      if (a.is_tensor) {
-        v = tensor_value(a.dtype, a.mem, static_cast<int>(task->params[i].dims.size()), a.name);
-        ir::TileLayout l = tile_layout(entry.instance, task->params[i].name.name);
-        if (l.given) f_.param_layouts[v] = l;
-      } else {
-        v = f_.add_value(ValueInfo{task->params[i].elem.name == "f32" ? Type::Float : Type::Index, a.name});
-      }
-      params.push_back(v);
-    }
-    f_.params = params;
-    cur_ = &f_.body;
-    NodeResult r = lower_node(0, params, std::vector<Events>(params.size()));
-    origin_ = entry.instance + ": end";
-    loc_ = {};
-    f_.result = one_event(r.completion);
-    return std::move(f_);
-  }
-
- private:
-  struct NodeResult {
-    std::vector<RootState> params;  // final state of each parameter (empty for scalars)
-    Events completion;              // every root's last write and reads
-  };
-
-  // ---- values and ops ----
-  ValueId tensor_value(DType dt, MemKind mem, int rank, const std::string& name) {
-    ValueInfo vi;
-    vi.type = Type::Tensor;
-    vi.name = name;
-    vi.dtype = dt;
-    vi.mem = mem;
-    vi.rank = rank;
-    return f_.add_value(vi);
-  }
-  ValueId event_value(const std::string& name = "e") { return f_.add_value(ValueInfo{Type::Event, name}); }
-  const ValueInfo& info(ValueId v) const { return f_.info(v); }
-
-  Op& emit(OpKind k, ValueId result, bool with_origin) {
-    Op op;
-    op.kind = k;
-    op.result = result;
-    op.loc = loc_;
-    if (with_origin) op.origin = origin_;
-    cur_->ops.push_back(std::move(op));
-    return cur_->ops.back();
-  }
-
-  ValueId constant(int64_t v, Scope& sc) {
-    auto it = sc.consts.find(v);
-    if (it != sc.consts.end()) return it->second;
-    ValueId r = f_.add_value(ValueInfo{Type::Index, v >= 0 ? "c" + std::to_string(v) : "cm" + std::to_string(-v)});
-    emit(OpKind::Const, r, false).ival = v;
-    sc.consts[v] = r;
-    return r;
-  }
-
-  ValueId arith(const std::string& name, ValueId a, ValueId b, const std::string& hint = "") {
-    ValueId r = f_.add_value(ValueInfo{Type::Index, hint});
-    Op& op = emit(OpKind::Arith, r, false);
-    op.name = name;
-    op.operands = {a, b};
-    return r;
-  }
-
-  ValueId dim(ValueId t, int d, const std::string& hint) {
-    ValueId r = f_.add_value(ValueInfo{Type::Index, hint});
-    Op& op = emit(OpKind::Dim, r, false);
-    op.operands = {t};
-    op.ival = d;
-    return r;
-  }
-
-  // One event for a set: itself, or a join (an empty join completes at once).
-  EventRef one_event(const Events& es) {
-    if (es.size() == 1) return es[0];
-    ValueId r = event_value();
-    emit(OpKind::Join, r, true).after = es;
-    return EventRef{r, {}};
-  }
-
-  // ---- scalar expressions ----
-  std::optional<int64_t> static_eval(const Expr& e) const {
-    switch (e.kind) {
-      case ExprKind::Int: return e.ival;
-      case ExprKind::Name: {
-        auto it = fr_->tunables.find(e.name);
-        if (it == fr_->tunables.end()) return std::nullopt;
-        return it->second;
-      }
-      case ExprKind::Unary: {
-        auto a = static_eval(e.args[0]);
-        return a ? std::optional<int64_t>(-*a) : std::nullopt;
-      }
-      case ExprKind::Binary: {
-        auto a = static_eval(e.args[0]), b = static_eval(e.args[1]);
-        if (!a || !b) return std::nullopt;
-        switch (e.op) {
-          case '+': return *a + *b;
-          case '-': return *a - *b;
-          case '*': return *a * *b;
-          case '/': return *b ? std::optional<int64_t>(*a / *b) : std::nullopt;
-          case '%': return *b ? std::optional<int64_t>(*a % *b) : std::nullopt;
-        }
-        return std::nullopt;
-      }
-      case ExprKind::Call: {
-        if (e.args.size() != 2) return std::nullopt;
-        auto a = static_eval(e.args[0]), b = static_eval(e.args[1]);
-        if (!a || !b) return std::nullopt;
-        if (e.name == "min") return std::min(*a, *b);
-        if (e.name == "max") return std::max(*a, *b);
-        if (e.name == "cdiv" && *b > 0) return (*a + *b - 1) / *b;
-        return std::nullopt;
-      }
-      default: return std::nullopt;
-    }
-  }
-
-  ValueId name_value(const std::string& name, Scope& sc) {
-    auto it = sc.scalars.find(name);
-    if (it != sc.scalars.end()) return it->second;
-    if (auto d = fr_->dims.find(name); d != fr_->dims.end()) {
-      ValueId r = dim(d->second.first, d->second.second, name);
-      sc.scalars[name] = r;
-      return r;
-    }
-    if (auto t = fr_->tunables.find(name); t != fr_->tunables.end()) {
-      ValueId r = f_.add_value(ValueInfo{Type::Index, name});
-      emit(OpKind::Const, r, false).ival = t->second;
-      sc.scalars[name] = r;
-      return r;
-    }
-    LOOM_INTERNAL("dependence analysis: unknown scalar '" << name << "' in variant " << fr_->var->name.name);
-  }
-
-  static std::string arith_name(char op) {
-    switch (op) {
-      case '+': return "add";
-      case '-': return "sub";
-      case '*': return "mul";
-      case '/': return "div";
-      case '%': return "mod";
-    }
-    LOOM_INTERNAL("dependence analysis: unknown operator " << op);
-  }
-
-  ValueId index(const Expr& e, Scope& sc) {
-    switch (e.kind) {
-      case ExprKind::Int: return constant(e.ival, sc);
-      case ExprKind::Name: return name_value(e.name, sc);
-      case ExprKind::Unary: {
-        ValueId a = index(e.args[0], sc);
-        return arith("sub", constant(0, sc), a);
-      }
-      case ExprKind::Binary: {
-        ValueId a = index(e.args[0], sc);
-        ValueId b = index(e.args[1], sc);
-        return arith(arith_name(e.op), a, b);
-      }
-      case ExprKind::Call: {
-        if (e.name == "cdiv" || e.name == "min" || e.name == "max") {
-          ValueId a = index(e.args[0], sc);
-          ValueId b = index(e.args[1], sc);
-          return arith(e.name, a, b);
-        }
-        if (e.name == "rows" || e.name == "cols" || e.name == "dim") {
-          TensorVal t = tensor(e.args[0], sc, "");
-          int d = e.name == "rows" ? 0 : e.name == "cols" ? 1 : static_cast<int>(e.args[1].ival);
-          return dim(t.value, d, "");
-        }
-        if (e.name == "pieces") return pieces(e, sc);
-        break;
-      }
-      default: break;
-    }
-    LOOM_INTERNAL("dependence analysis: cannot lower scalar expression '" << format_expr(e) << "'");
-  }
-
-  // The number of pieces of a partition (along index coordinate d, or in all).
-  ValueId pieces(const Expr& e, Scope& sc) {
-    auto it = sc.parts.find(e.args[0].name);
-    LOOM_ASSERT(it != sc.parts.end(), "pieces of unknown partition " << e.args[0].name);
-    const PartVal& pv = it->second;
-    auto along = [&](size_t d) -> ValueId {
-      switch (pv.spec.kind) {
-        case PartitionSpec::Kind::Blocks:
-          if (pv.spec.block[d] == kNone) return constant(1, sc);
-          return arith("cdiv", dim(pv.src, static_cast<int>(d), ""), pv.spec.block[d]);
-        case PartitionSpec::Kind::Slices: return dim(pv.src, pv.spec.dim, "");
-        case PartitionSpec::Kind::Mma: {
-          auto below = t_.machine->child_level(pv.spec.holder);
-          LOOM_ASSERT(below, "mma holder without sub-processors");
-          return constant(t_.machine->level(*below)->per_parent, sc);
-        }
-      }
-      return kNone;
-    };
-    size_t coords = pv.spec.kind == PartitionSpec::Kind::Blocks ? pv.spec.block.size() : 1;
-    if (e.args.size() == 2) return along(static_cast<size_t>(e.args[1].ival));
-    ValueId n = along(0);
-    for (size_t d = 1; d < coords; ++d) n = arith("mul", n, along(d));
-    return n;
-  }
-
-  // A scalar argument: a float or index value.
-  ValueId scalar(const Expr& e, Scope& sc) {
-    if (e.kind == ExprKind::Name) {
-      auto it = sc.scalars.find(e.name);
-      if (it != sc.scalars.end()) return it->second;
-    }
-    return index(e, sc);
-  }
-
-  // ---- tensors ----
-  TensorVal tensor(const Expr& e, Scope& sc, const std::string& hint) {
-    if (e.kind == ExprKind::Name) {
-      auto it = sc.tensors.find(e.name);
-      LOOM_ASSERT(it != sc.tensors.end(), "unknown tensor '" << e.name << "'");
-      return it->second;
-    }
-    LOOM_ASSERT(e.kind == ExprKind::Index && e.args[0].kind == ExprKind::Name, "not a tensor: " << format_expr(e));
-    auto it = sc.parts.find(e.args[0].name);
-    LOOM_ASSERT(it != sc.parts.end(), "unknown partition '" << e.args[0].name << "'");
-    PartVal pv = it->second;
-    std::vector<ValueId> idx;
-    for (size_t i = 1; i < e.args.size(); ++i) idx.push_back(index(e.args[i], sc));
-    const ValueInfo& src = info(pv.src);
-    int rank = pv.spec.kind == PartitionSpec::Kind::Slices ? src.rank - 1 : src.rank;
-    ValueId r = tensor_value(src.dtype, src.mem, rank, hint.empty() ? e.args[0].name : hint);
-    Op& op = emit(OpKind::Piece, r, false);
-    op.operands.push_back(pv.src);
-    op.operands.insert(op.operands.end(), idx.begin(), idx.end());
-    op.part = pv.spec;
-    return TensorVal{r, pv.root};
-  }
-
-  void partition(const Stmt& s, Scope& sc) {
-    const Expr& v = s.value;
-    TensorVal src = tensor(v.args[0], sc, "");
-    PartVal pv;
-    pv.src = src.value;
-    pv.root = src.root;
-    if (v.name == "blocks") {
-      pv.spec.kind = PartitionSpec::Kind::Blocks;
-      for (const Expr& sz : v.args[1].args) pv.spec.block.push_back(sz.kind == ExprKind::Star ? kNone : index(sz, sc));
-    } else if (v.name == "slices") {
-      pv.spec.kind = PartitionSpec::Kind::Slices;
-      pv.spec.dim = static_cast<int>(v.args[1].ival);
-    } else {
-      pv.spec.kind = PartitionSpec::Kind::Mma;
-      auto role = parse_mma_role(v.args[1].name);
-      LOOM_ASSERT(role, "mma role " << v.args[1].name);
-      pv.spec.role = *role;
-      const Expr& ins = v.args[2];
-      pv.spec.instr = ins.name;
-      int64_t* shape[3] = {&pv.spec.m, &pv.spec.n, &pv.spec.k};
-      for (int i = 0; i < 3; ++i) {
-        auto x = static_eval(ins.args[static_cast<size_t>(i)]);
-        LOOM_ASSERT(x, "mma shape '" << format_expr(ins.args[static_cast<size_t>(i)]) << "' is not static");
-        *shape[i] = *x;
-      }
-      pv.spec.holder = fr_->node->proc;
-    }
-    sc.parts[s.target.name] = pv;
-  }
-
-  // `name = expr;` in any body: a local tensor, a partition, a tensor view, or a scalar.
-  void bind(const Stmt& s, Scope& sc) {
-    const Expr& v = s.value;
-    const std::string& name = s.target.name;
-    if (v.kind == ExprKind::Call && v.name == "tensor") {
-      auto dt = parse_dtype(v.args[0].name);
-      DType dtype = DType::F32;
-      if (dt) {
-        dtype = *dt;
-      } else {
-        // A task type parameter: take the element type the instance was instantiated with.
-        const TaskDecl& t = *fr_->task;
-        // (A type parameter no argument binds is f32, as in the checker.)
-        for (size_t i = t.params.size(); i-- > 0;)
-          if (t.params[i].is_tensor && t.params[i].elem.name == v.args[0].name) dtype = fr_->node->args[i].dtype;
-      }
-      std::vector<ValueId> ext;
-      for (const Expr& x : v.args[1].args) ext.push_back(index(x, sc));
-      ValueId r = tensor_value(dtype, MemKind::None, static_cast<int>(ext.size()), name);
-      Op& op = emit(OpKind::Alloc, r, true);
-      op.mem = MemKind::None;
-      op.dtype = dtype;
-      op.operands = ext;
-      op.name = fr_->node->instance;  // the instance whose variant declares the local (diagnostics)
-      int root = static_cast<int>(fr_->roots.size());
-      fr_->roots.push_back(RootState{name, {}, {}});
-      sc.tensors[name] = TensorVal{r, root};
-      return;
-    }
-    if (is_partition_call(v)) return partition(s, sc);
-    if (v.kind == ExprKind::Index || (v.kind == ExprKind::Name && sc.tensors.count(v.name))) {
-      sc.tensors[name] = tensor(v, sc, name);
-      return;
-    }
-    size_t before = f_.values.size();
-    ValueId r = scalar(v, sc);
-    if (static_cast<size_t>(r) >= before) f_.values[static_cast<size_t>(r)].name = name;
-    sc.scalars[name] = r;
-  }
-
-  // ---- which outer roots a loop body touches (before lowering it: a `for` needs it upfront) ----
-  int root_of(const Expr& e, const Scope& sc, const std::map<std::string, int>& local) const {
-    const std::string* name = nullptr;
-    if (e.kind == ExprKind::Name) name = &e.name;
-    else if (e.kind == ExprKind::Index && e.args[0].kind == ExprKind::Name) name = &e.args[0].name;
-    if (!name) return -1;
-    if (auto it = local.find(*name); it != local.end()) return it->second;
-    if (auto it = sc.tensors.find(*name); it != sc.tensors.end()) return it->second.root;
-    if (auto it = sc.parts.find(*name); it != sc.parts.end()) return it->second.root;
-    return -1;
-  }
-
-  void scan(const std::vector<Stmt>& body, const Scope& sc, std::map<std::string, int>& local,
-            std::map<int, Touch>& out) const {
-    for (const Stmt& s : body) {
-      switch (s.kind) {
-        case StmtKind::Bind: {
-          const Expr& v = s.value;
-          if (v.kind == ExprKind::Call && v.name == "tensor") local[s.target.name] = -1;  // body-local
-          else if (is_partition_call(v)) local[s.target.name] = root_of(v.args[0], sc, local);
-          else if (v.kind == ExprKind::Index || (v.kind == ExprKind::Name && root_of(v, sc, local) >= 0))
-            local[s.target.name] = root_of(v, sc, local);
-          break;
-        }
-        case StmtKind::Loop: scan(s.body, sc, local, out); break;
-        case StmtKind::Call: {
-          const TaskDecl* t = p_.find_task(s.target.name);
-          LOOM_ASSERT(t, "launch of unknown task " << s.target.name);
-          for (size_t i = 0; i < t->params.size() && i < s.args.size(); ++i) {
-            if (!t->params[i].is_tensor) continue;
-            int r = root_of(s.args[i], sc, local);
-            if (r < 0) continue;
-            out[r].read |= reads(t->params[i].priv);
-            out[r].write |= writes(t->params[i].priv);
-          }
-          break;
-        }
-      }
-    }
-  }
-
-  // ---- loops ----
-  Events preconditions(const std::map<int, Touch>& touched) const {
-    Events es;
-    for (const auto& [r, t] : touched) {
-      add_events(es, fr_->roots[static_cast<size_t>(r)].writer);
-      if (t.write) add_events(es, fr_->roots[static_cast<size_t>(r)].readers);
-    }
-    return es;
-  }
-
-  // The completion of one iteration: the states of the touched roots and of the roots created in
-  // the body (ids from `first_local`), without `skip` (the carried event).
-  EventRef completion(const std::map<int, Touch>& touched, size_t first_local, ValueId skip) {
-    Events es;
-    auto take = [&](const RootState& st) {
-      for (const Events* l : {&st.writer, &st.readers})
-        for (const EventRef& e : *l)
-          if (e.value != skip) add_event(es, e);
-    };
-    for (const auto& [r, t] : touched) take(fr_->roots[static_cast<size_t>(r)]);
-    for (size_t r = first_local; r < fr_->roots.size(); ++r) take(fr_->roots[r]);
-    return one_event(es);
-  }
-
-  void loop(const Stmt& s, Scope& sc) {
-    std::string text = fr_->node->instance + ": " + stmt_text(s);
-    std::vector<ValueId> trips;
-    loc_ = s.loc;
-    origin_ = text;
-    for (const Expr& x : s.extents) trips.push_back(index(x, sc));
-    std::map<std::string, int> local;
-    std::map<int, Touch> touched;
-    scan(s.body, sc, local, touched);
-    ProcKind proc = fr_->node->proc;
-    if (s.parallel && first_launch(s.body)) {
-      LOOM_ASSERT(fr_->next_child < fr_->node->children.size(), "prange without its tree node");
-      proc = t_.nodes[static_cast<size_t>(fr_->node->children[fr_->next_child])].proc;
-    }
-    // Snapshots belong to the statements of one prange body: a nested loop starts without them.
-    Scope here = sc;
-    here.snapshots.clear();
-    if (s.parallel) snapshot_shared_rows(s, here, touched, text);
-    loop_level(s, 0, trips, touched, here, proc, text);
-  }
-
-  // Pieces of an mma partition of a rank-1 tensor held by a WARP are shared by the 4 lanes of a quad
-  // (docs/language.md section 5): replicated row pieces, the only overlapping pieces a prange may
-  // write through (besides red). The reference interpreter (src/exec/reference.h) decides the same way.
-  bool overlapping(const PartVal& pv) const {
-    return pv.spec.kind == PartitionSpec::Kind::Mma && pv.spec.holder == ProcKind::Warp && info(pv.src).rank == 1;
-  }
-
-  // Before the pfor of prange `s`: one snapshot per source of an overlapping partition that a launch
-  // directly in the body reads (r, rw) through a piece and that the loop writes (see the header).
-  // The snapshot copy is a read of the source's root: after its last write, and a reader of it, so
-  // the pfor (which writes the root) waits for it.
-  void snapshot_shared_rows(const Stmt& s, Scope& sc, const std::map<int, Touch>& touched, const std::string& text) {
-    if (fr_->node->leaf) return;
-    std::map<std::string, bool> rebound;  // names bound in the body before a launch shadow the outer ones
-    for (const Stmt& st : s.body) {
-      if (st.kind == StmtKind::Bind) rebound[st.target.name] = true;
-      if (st.kind != StmtKind::Call) continue;
-      const TaskDecl* t = p_.find_task(st.target.name);
-      LOOM_ASSERT(t && t->params.size() == st.args.size(), "launch of " << st.target.name);
-      for (size_t i = 0; i < t->params.size(); ++i) {
-        const Param& prm = t->params[i];
-        if (!prm.is_tensor || !reads(prm.priv) || is_reduce(prm.priv)) continue;
-        const Expr& a = st.args[i];
-        if (a.kind != ExprKind::Index || a.args[0].kind != ExprKind::Name || rebound.count(a.args[0].name)) continue;
-        auto it = sc.parts.find(a.args[0].name);
-        if (it == sc.parts.end() || !overlapping(it->second)) continue;
-        const PartVal& pv = it->second;
-        auto tw = touched.find(pv.root);
-        if (tw == touched.end() || !tw->second.write || sc.snapshots.count(pv.src)) continue;
-        const ValueInfo src = info(pv.src);
-        loc_ = s.loc;
-        origin_ = text + " (snapshot of " + src.name + ")";
-        std::vector<ValueId> ext;
-        for (int d = 0; d < src.rank; ++d) ext.push_back(dim(pv.src, d, ""));
-        ValueId snap = tensor_value(src.dtype, src.mem, src.rank, src.name + "_snap");
-        Op& op = emit(OpKind::Alloc, snap, true);
-        op.distinct = true;  // copy elimination must not fold it back into the tensor being written
-        op.mem = src.mem;
-        op.dtype = src.dtype;
-        op.operands = ext;
-        RootState& rs = fr_->roots[static_cast<size_t>(pv.root)];
-        ValueId e = copy(pv.src, snap, rs.writer);
-        add_event(rs.readers, EventRef{e, {}});
-        sc.snapshots[pv.src] = snap;
-      }
-    }
-    loc_ = s.loc;
-    origin_ = text;
-  }
-
-  void loop_level(const Stmt& s, size_t level, const std::vector<ValueId>& trips, const std::map<int, Touch>& touched,
-                  const Scope& sc, ProcKind proc, const std::string& text) {
-    loc_ = s.loc;
-    origin_ = text;
-    Events pre = preconditions(touched);
-    Block body;
-    ValueId var = f_.add_value(ValueInfo{Type::Index, s.vars[level].name});
-    ValueId carried = kNone;
-    body.args.push_back(var);
-    if (!s.parallel) {
-      carried = event_value("c");
-      body.args.push_back(carried);
-    }
-    // States inside the body.
-    std::map<int, RootState> saved;
-    for (const auto& [r, t] : touched) {
-      RootState& st = fr_->roots[static_cast<size_t>(r)];
-      saved[r] = st;
-      st.writer.clear();
-      st.readers.clear();
-      if (!s.parallel && t.write) st.writer = {EventRef{carried, {}}};
-    }
-    size_t first_local = fr_->roots.size();
-    Scope inner = sc;
-    inner.scalars[s.vars[level].name] = var;
-    Block* outer = cur_;
-    cur_ = &body;
-    if (level + 1 < s.vars.size()) loop_level(s, level + 1, trips, touched, inner, proc, text);
-    else lower_stmts(s.body, inner);
-    loc_ = s.loc;
-    origin_ = text;
-    body.yield = completion(touched, first_local, carried);
-    fr_->roots.resize(first_local);  // the body's locals are out of scope (only `inner` named them)
-    cur_ = outer;
-
-    ValueId result;
-    EventRef done;
-    if (s.parallel) {
-      ValueInfo vi{Type::Events, "E"};
-      vi.event_dims = {proc};
-      result = f_.add_value(vi);
-      done = EventRef{result, {kNone}};
-    } else {
-      result = event_value();
-      done = EventRef{result, {}};
-    }
-    Op& op = emit(s.parallel ? OpKind::PFor : OpKind::For, result, true);
-    op.proc = proc;
-    op.operands = {trips[level]};
-    op.after = pre;
-    op.regions.push_back(std::move(body));
-    // The instance's pipeline(D) / warpspecialize go on the innermost loops of its sranges
-    // (src/passes/warp_specialize.h); unset, a loop is neither pipelined nor warp-specialized.
-    if (!s.parallel && !holds_for(op.regions[0])) {
-      op.pipeline_depth = fr_->inst->pipeline.value_or(1);
-      op.warp_specialize = fr_->inst->warp_specialize.value_or(false);
-      op.pingpong = fr_->inst->pingpong;
-    }
-    // States after the loop.
-    for (const auto& [r, t] : touched) {
-      RootState& st = fr_->roots[static_cast<size_t>(r)];
-      st = saved[r];
-      if (t.write) {
-        st.writer = {done};
-        st.readers.clear();
-      } else {
-        add_event(st.readers, done);
-      }
-    }
-  }
-
-  // ---- launches ----
-  const Instance* dispatch(const Stmt& s) const {
-    for (const Dispatch& d : fr_->inst->calls)
-      if (!s.label.name.empty() && d.key.name == s.label.name) return instances_.at(d.instance.name);
-    for (const Dispatch& d : fr_->inst->calls)
-      if (d.key.name == s.target.name) return instances_.at(d.instance.name);
-    return nullptr;
-  }
-
-  ValueId copy(ValueId src, ValueId dst, const Events& after) {
-    ValueId e = event_value();
-    Op& op = emit(OpKind::Copy, e, true);
-    op.operands = {src, dst};
-    op.after = after;
-    return e;
-  }
-
-  void launch(const Stmt& s, Scope& sc) {
-    loc_ = s.loc;
-    origin_ = fr_->node->instance + ": " + stmt_text(s);
-    LOOM_ASSERT(fr_->next_child < fr_->node->children.size(), "launch " << stmt_text(s) << " has no tree node");
-    int cid = fr_->node->children[fr_->next_child++];
-    const TreeNode& cn = t_.nodes[static_cast<size_t>(cid)];
-    const Instance* want = dispatch(s);
-    LOOM_ASSERT(want && want->name.name == cn.instance,
-                "launch " << stmt_text(s) << " dispatches to " << (want ? want->name.name : "nothing") << ", tree has "
-                          << cn.instance);
-    const TaskDecl* ct = p_.find_task(cn.task);
-    LOOM_ASSERT(ct && ct->params.size() == s.args.size() && cn.args.size() == s.args.size(), "launch arity");
-    size_t n = s.args.size();
-    std::vector<TensorVal> args(n);
-    std::vector<std::optional<Op>> cut(n);  // the `piece` op an argument was cut with, if any
-    std::vector<ValueId> params(n, kNone);
-    std::vector<Events> init(n);
-    // (1) fresh allocations in the callee's memories.
-    for (size_t i = 0; i < n; ++i) {
-      const Param& prm = ct->params[i];
-      if (!prm.is_tensor) {
-        params[i] = scalar(s.args[i], sc);
-        continue;
-      }
-      args[i] = tensor(s.args[i], sc, "");
-      if (!cur_->ops.empty() && cur_->ops.back().kind == OpKind::Piece && cur_->ops.back().result == args[i].value)
-        cut[i] = cur_->ops.back();
-      std::vector<ValueId> ext;
-      for (size_t d = 0; d < prm.dims.size(); ++d) ext.push_back(dim(args[i].value, static_cast<int>(d), prm.dims[d].name));
-      const TreeArg& ta = cn.args[i];
-      params[i] = tensor_value(ta.dtype, ta.mem, static_cast<int>(prm.dims.size()), ta.name);
-      Op& op = emit(OpKind::Alloc, params[i], true);
-      op.name = cn.instance;  // the instance that maps this argument to ta.mem (diagnostics)
-      op.mem = ta.mem;
-      op.dtype = ta.dtype;
-      op.operands = ext;
-      op.layout = tile_layout(cn.instance, prm.name.name);
-    }
-    // (2) copy-ins after the last write of each read argument. A red(sum|max) argument is not
-    //     copied in: its allocation starts at the reduction's identity and its copy-out folds it in.
-    for (size_t i = 0; i < n; ++i) {
-      Privilege priv = ct->params[i].priv;
-      if (!ct->params[i].is_tensor || !reads(priv)) continue;
-      if (is_reduce(priv)) {
-        ValueId id = f_.add_value(ValueInfo{Type::Float, ""});
-        emit(OpKind::FConst, id, false).fval =
-            priv == Privilege::ReduceSum ? 0.0 : -std::numeric_limits<double>::infinity();
-        init[i] = {EventRef{call("fill", {params[i], id}, {}), {}}};
-        continue;
-      }
-      RootState& st = fr_->roots[static_cast<size_t>(args[i].root)];
-      // A replicated row piece of a source the enclosing prange writes, not yet written in this
-      // iteration: copy in the lane's piece of the snapshot taken before the pfor (whose
-      // preconditions cover the snapshot copy) instead of the shared entries other lanes write.
-      ValueId from = args[i].value;
-      if (cut[i] && st.writer.empty()) {
-        auto sn = sc.snapshots.find(cut[i]->operands[0]);
-        if (sn != sc.snapshots.end() && overlapping(PartVal{cut[i]->operands[0], args[i].root, cut[i]->part})) {
-          const ValueInfo vi = info(args[i].value), snap = info(sn->second);
-          from = tensor_value(vi.dtype, snap.mem, vi.rank, snap.name);
-          Op& op = emit(OpKind::Piece, from, false);
-          op.operands = cut[i]->operands;
-          op.operands[0] = sn->second;
-          op.part = cut[i]->part;
-        }
-      }
-      // A written argument's copy-in also waits for the reads since (anti dependence): copy
-      // elimination may let the callee write the caller's tensor in place.
-      Events pre = st.writer;
-      if (writes(priv)) add_events(pre, st.readers);
-      ValueId e = copy(from, params[i], pre);
-      add_event(st.readers, EventRef{e, {}});
-      init[i] = {EventRef{e, {}}};
-    }
-    // A write-only (w) argument has no copy-in; the callee's first writes wait for the caller root's
-    // last write and reads since, so that writing the caller's tensor in place stays ordered.
-    for (size_t i = 0; i < n; ++i) {
-      Privilege priv = ct->params[i].priv;
-      if (!ct->params[i].is_tensor || reads(priv) || !writes(priv)) continue;
-      const RootState& st = fr_->roots[static_cast<size_t>(args[i].root)];
-      add_events(init[i], st.writer);
-      add_events(init[i], st.readers);
-    }
-    // (3) the callee.
-    NodeResult r = lower_node(cid, params, init);
-    loc_ = s.loc;
-    origin_ = fr_->node->instance + ": " + stmt_text(s);
-    // A read-only argument stays read until the callee's last read of it (not only at its copy-in):
-    // copy elimination may let the callee read the caller's tensor in place.
-    for (size_t i = 0; i < n; ++i) {
-      if (!ct->params[i].is_tensor || writes(ct->params[i].priv)) continue;
-      add_events(fr_->roots[static_cast<size_t>(args[i].root)].readers, r.params[i].readers);
-    }
-    // (4) copy-outs after the callee's last write and its reads since, and the caller root's last
-    //     write and reads.
-    for (size_t i = 0; i < n; ++i) {
-      if (!ct->params[i].is_tensor || !writes(ct->params[i].priv)) continue;
-      RootState& st = fr_->roots[static_cast<size_t>(args[i].root)];
-      Events after = r.params[i].writer;
-      add_events(after, r.params[i].readers);
-      add_events(after, st.writer);
-      add_events(after, st.readers);
-      ValueId e = copy(params[i], args[i].value, after);
-      if (is_reduce(ct->params[i].priv)) cur_->ops.back().name = ct->params[i].priv == Privilege::ReduceSum ? "sum" : "max";
-      st.writer = {EventRef{e, {}}};
-      st.readers.clear();
-    }
-  }
-
-  // ---- leaf bodies ----
-  void leaf_call(const Stmt& s, Scope& sc) {
-    loc_ = s.loc;
-    origin_ = fr_->node->instance + ": " + stmt_text(s);
-    const LeafOp* lop = find_leaf_op(s.target.name);
-    LOOM_ASSERT(lop && lop->args.size() == s.args.size(), "leaf op " << s.target.name);
-    std::vector<ValueId> operands;
-    std::vector<std::pair<int, Access>> uses;
-    for (size_t i = 0; i < s.args.size(); ++i) {
-      if (lop->args[i].kind == OpArgKind::Scalar) {
-        if (is_number_literal(s.args[i])) {
-          ValueId v = f_.add_value(ValueInfo{Type::Float, ""});
-          emit(OpKind::FConst, v, false).fval = number_value(s.args[i]);
-          operands.push_back(v);
-        } else {
-          operands.push_back(scalar(s.args[i], sc));
-        }
-        continue;
-      }
-      TensorVal t = tensor(s.args[i], sc, "");
-      operands.push_back(t.value);
-      uses.push_back({t.root, lop->args[i].access});
-    }
-    std::vector<std::pair<int, bool>> rw;  // (root, writes)
-    for (const auto& [root, acc] : uses) rw.push_back({root, acc != Access::Read});
-    call(s.target.name, operands, rw);
-  }
-
-  // A `call` ordered by the accesses `rw` (root, writes) of its tensor operands.
-  ValueId call(const std::string& name, const std::vector<ValueId>& operands, const std::vector<std::pair<int, bool>>& rw) {
-    Events after;
-    for (const auto& [root, w] : rw) {
-      const RootState& st = fr_->roots[static_cast<size_t>(root)];
-      add_events(after, st.writer);
-      if (w) add_events(after, st.readers);
-    }
-    ValueId e = event_value();
-    Op& op = emit(OpKind::Call, e, true);
-    op.name = name;
-    op.operands = operands;
-    op.after = after;
-    for (const auto& [root, w] : rw)
-      if (!w) add_event(fr_->roots[static_cast<size_t>(root)].readers, EventRef{e, {}});
-    for (const auto& [root, w] : rw)
-      if (w) fr_->roots[static_cast<size_t>(root)] = RootState{fr_->roots[static_cast<size_t>(root)].name, {EventRef{e, {}}}, {}};
-    return e;
-  }
-
-  // ---- variant bodies ----
-  void lower_stmts(const std::vector<Stmt>& body, Scope& sc) {
-    for (const Stmt& s : body) {
-      loc_ = s.loc;
-      origin_ = fr_->node->instance + ": " + stmt_text(s);
-      switch (s.kind) {
-        case StmtKind::Bind: bind(s, sc); break;
-        case StmtKind::Loop: loop(s, sc); break;
-        case StmtKind::Call:
-          if (fr_->node->leaf) leaf_call(s, sc);
-          else launch(s, sc);
-          break;
-      }
-    }
-  }
-
-  // Lowers tree node `id` with `params` as its parameters; `init[i]` is the pending write of
-  // tensor parameter i (its copy-in).
-  NodeResult lower_node(int id, const std::vector<ValueId>& params, const std::vector<Events>& init) {
-    Frame fr;
-    fr.node = &t_.nodes[static_cast<size_t>(id)];
-    auto inst = instances_.find(fr.node->instance);
-    LOOM_ASSERT(inst != instances_.end(), "unknown instance " << fr.node->instance);
-    fr.inst = inst->second;
-    fr.var = p_.find_variant(fr.node->variant);
-    fr.task = p_.find_task(fr.node->task);
-    LOOM_ASSERT(fr.var && fr.task && fr.task->params.size() == params.size(), "variant " << fr.node->variant);
-    for (const auto& [k, v] : fr.node->tunables) fr.tunables[k] = v;
-    Frame* caller = fr_;
-    fr_ = &fr;
-    // The thread block's shared-memory budget (ir.h, SHARED MEMORY; used by resource allocation):
-    // smem(...) of the BLOCK instance a non-BLOCK variant launches (the kernel's), else the
-    // machine's per-block maximum. Should two kernels differ, the smaller budget applies to both.
-    if (fr.node->proc == ProcKind::Block && (!caller || caller->node->proc != ProcKind::Block)) {
-      const Instance& in = *fr.inst;
-      const int64_t max = t_.machine->limits.smem_per_block, bytes = in.smem_bytes.value_or(max);
-      if (f_.smem.bytes == 0 || bytes < f_.smem.bytes)
-        f_.smem = {bytes, max, in.name.name, in.smem_bytes ? "smem(" + in.smem_spelling + ")" : "",
-                   in.smem_bytes ? in.smem_loc : in.name.loc};
-    }
-
-    Scope sc;
-    std::vector<int> param_root(params.size(), -1);
-    for (size_t i = 0; i < params.size(); ++i) {
-      const Param& prm = fr.task->params[i];
-      const std::string& name = fr.node->args[i].name;
-      if (!prm.is_tensor) {
-        sc.scalars[name] = params[i];
-        continue;
-      }
-      param_root[i] = static_cast<int>(fr.roots.size());
-      fr.roots.push_back(RootState{name, init[i], {}});
-      sc.tensors[name] = TensorVal{params[i], param_root[i]};
-      for (size_t d = 0; d < prm.dims.size(); ++d)
-        fr.dims.emplace(prm.dims[d].name, std::make_pair(params[i], static_cast<int>(d)));
-    }
-
-    if (fr.node->leaf && fr.var->is_extern) {
-      loc_ = fr.var->extern_loc;
-      origin_ = fr.node->instance + ": extern " + fr.var->name.name;
-      std::vector<std::pair<int, bool>> rw;
-      for (size_t i = 0; i < params.size(); ++i)
-        if (param_root[i] >= 0) {
-          // A parameter the task only writes is still waited for like a write.
-          rw.push_back({param_root[i], writes(fr.task->params[i].priv)});
-        }
-      call("extern:" + fr.var->name.name, params, rw);
-    } else {
-      lower_stmts(fr.var->body, sc);
-    }
-    LOOM_ASSERT(fr.next_child == fr.node->children.size(),
-                "instance " << fr.node->instance << ": " << fr.node->children.size() - fr.next_child << " launch(es) not lowered");
-
-    NodeResult r;
-    r.params.resize(params.size());
-    for (size_t i = 0; i < params.size(); ++i)
-      if (param_root[i] >= 0) r.params[i] = fr.roots[static_cast<size_t>(param_root[i])];
-    for (const RootState& st : fr.roots) {
-      add_events(r.completion, st.writer);
-      add_events(r.completion, st.readers);
-    }
-    fr_ = caller;
-    return r;
-  }
-
-  const Program& p_;
-  const TaskTree& t_;
-  std::map<std::string, const Instance*> instances_;
-
-  // The `layout(ARG: ...)` clause of `instance` for its parameter `arg` (checked by the front end).
-  ir::TileLayout tile_layout(const std::string& instance, const std::string& arg) const {
-    ir::TileLayout l;
-    auto it = instances_.find(instance);
-    if (it == instances_.end()) return l;
-    for (const LayoutSpec& ls : it->second->layouts) {
-      if (ls.arg.name != arg) continue;
-      l.given = true;
-      for (const Ident& a : ls.attrs) {
-        if (a.name == "col_major") l.col_major = true;
-        else if (a.name == "swizzle32") l.swizzle = 32;
-        else if (a.name == "swizzle64") l.swizzle = 64;
-        else if (a.name == "swizzle128") l.swizzle = 128;
-      }
-    }
-    return l;
-  }
-  ir::Function f_;
-  Block* cur_ = nullptr;
-  Frame* fr_ = nullptr;
-  SourceLoc loc_;
-  std::string origin_;
-};
+ir::LaunchCondition launch_condition(const MappingCondition& c) { return {size_expr(c.lhs), c.cmp, size_expr(c.rhs)}; }
 
 }  // namespace
 
-ir::Function dependence_analysis(const Program& p, const TaskTree& tree) { return Lowering(p, tree).run(); }
+ir::Function Lowering::run() {
+  const TreeNode& entry = t_.nodes[0];
+  f_.name = entry.instance;
+  const TaskDecl* task = p_.find_task(entry.task);
+  LOOM_ASSERT(task && task->params.size() == entry.args.size(), "entry task " << entry.task);
+  std::vector<ValueId> params;
+  for (size_t i = 0; i < entry.args.size(); ++i) {
+    const TreeArg& a = entry.args[i];
+    ValueId v;
+    if (a.is_tensor) {
+      v = tensor_value(a.dtype, a.mem, static_cast<int>(task->params[i].dims.size()), a.name);
+      ir::TileLayout l = tile_layout(entry.instance, task->params[i].name.name);
+      if (l.given) f_.param_layouts[v] = l;
+    } else {
+      v = f_.add_value(ValueInfo{task->params[i].elem.name == "f32" ? Type::Float : Type::Index, a.name});
+    }
+    params.push_back(v);
+  }
+  f_.params = params;
+  f_.entry = entry_signature(*task);
+  if (p_.mapping->when) f_.when = launch_condition(*p_.mapping->when);
+  cur_ = &f_.body;
+  NodeResult r = lower_node(0, params, std::vector<Events>(params.size()));
+  origin_ = entry.instance + ": end";
+  loc_ = {};
+  f_.result = one_event(r.completion);
+  return std::move(f_);
+}
+
+ValueId Lowering::tensor_value(DType dt, MemKind mem, int rank, const std::string& name) {
+  ValueInfo vi;
+  vi.type = Type::Tensor;
+  vi.name = name;
+  vi.dtype = dt;
+  vi.mem = mem;
+  vi.rank = rank;
+  return f_.add_value(vi);
+}
+
+Op& Lowering::emit(OpKind k, ValueId result, bool with_origin) {
+  Op op;
+  op.kind = k;
+  op.result = result;
+  op.loc = loc_;
+  if (with_origin) op.origin = origin_;
+  cur_->ops.push_back(std::move(op));
+  return cur_->ops.back();
+}
+
+ValueId Lowering::constant(int64_t v, Scope& sc) {
+  auto it = sc.consts.find(v);
+  if (it != sc.consts.end()) return it->second;
+  ValueId r = f_.add_value(ValueInfo{Type::Index, v >= 0 ? "c" + std::to_string(v) : "cm" + std::to_string(-v)});
+  emit(OpKind::Const, r, false).ival = v;
+  sc.consts[v] = r;
+  return r;
+}
+
+ValueId Lowering::arith(const std::string& name, ValueId a, ValueId b, const std::string& hint) {
+  ValueId r = f_.add_value(ValueInfo{Type::Index, hint});
+  Op& op = emit(OpKind::Arith, r, false);
+  op.name = name;
+  op.operands = {a, b};
+  return r;
+}
+
+ValueId Lowering::dim(ValueId t, int d, const std::string& hint) {
+  ValueId r = f_.add_value(ValueInfo{Type::Index, hint});
+  Op& op = emit(OpKind::Dim, r, false);
+  op.operands = {t};
+  op.ival = d;
+  return r;
+}
+
+// One event for a set: itself, or a join (an empty join completes at once).
+EventRef Lowering::one_event(const Events& es) {
+  if (es.size() == 1) return es[0];
+  ValueId r = event_value();
+  emit(OpKind::Join, r, true).after = es;
+  return EventRef{r, {}};
+}
+
+const Instance* Lowering::dispatch(const Stmt& s) const {
+  for (const Dispatch& d : fr_->inst->calls)
+    if (!s.label.name.empty() && d.key.name == s.label.name) return instances_.at(d.instance.name);
+  for (const Dispatch& d : fr_->inst->calls)
+    if (d.key.name == s.target.name) return instances_.at(d.instance.name);
+  return nullptr;
+}
+
+ValueId Lowering::copy(ValueId src, ValueId dst, const Events& after) {
+  ValueId e = event_value();
+  Op& op = emit(OpKind::Copy, e, true);
+  op.operands = {src, dst};
+  op.after = after;
+  return e;
+}
+
+void Lowering::launch(const Stmt& s, Scope& sc) {
+  loc_ = s.loc;
+  origin_ = fr_->node->instance + ": " + stmt_text(s);
+  LOOM_ASSERT(fr_->next_child < fr_->node->children.size(), "launch " << stmt_text(s) << " has no tree node");
+  int cid = fr_->node->children[fr_->next_child++];
+  const TreeNode& cn = t_.nodes[static_cast<size_t>(cid)];
+  const Instance* want = dispatch(s);
+  LOOM_ASSERT(want && want->name.name == cn.instance,
+              "launch " << stmt_text(s) << " dispatches to " << (want ? want->name.name : "nothing") << ", tree has "
+                        << cn.instance);
+  const TaskDecl* ct = p_.find_task(cn.task);
+  LOOM_ASSERT(ct && ct->params.size() == s.args.size() && cn.args.size() == s.args.size(), "launch arity");
+  size_t n = s.args.size();
+  std::vector<TensorVal> args(n);
+  std::vector<std::optional<Op>> cut(n);  // the `piece` op an argument was cut with, if any
+  std::vector<ValueId> params(n, kNone);
+  std::vector<Events> init(n);
+  // (1) fresh allocations in the callee's memories.
+  for (size_t i = 0; i < n; ++i) {
+    const Param& prm = ct->params[i];
+    if (!prm.is_tensor) {
+      params[i] = scalar(s.args[i], sc);
+      continue;
+    }
+    args[i] = tensor(s.args[i], sc, "");
+    if (!cur_->ops.empty() && cur_->ops.back().kind == OpKind::Piece && cur_->ops.back().result == args[i].value)
+      cut[i] = cur_->ops.back();
+    std::vector<ValueId> ext;
+    for (size_t d = 0; d < prm.dims.size(); ++d) ext.push_back(dim(args[i].value, static_cast<int>(d), prm.dims[d].name));
+    const TreeArg& ta = cn.args[i];
+    params[i] = tensor_value(ta.dtype, ta.mem, static_cast<int>(prm.dims.size()), ta.name);
+    Op& op = emit(OpKind::Alloc, params[i], true);
+    op.name = cn.instance;  // the instance that maps this argument to ta.mem (diagnostics)
+    op.mem = ta.mem;
+    op.dtype = ta.dtype;
+    op.operands = ext;
+    op.layout = tile_layout(cn.instance, prm.name.name);
+  }
+  // (2) copy-ins after the last write of each read argument. A red(sum|max) argument is not
+  //     copied in: its allocation starts at the reduction's identity and its copy-out folds it in.
+  for (size_t i = 0; i < n; ++i) {
+    Privilege priv = ct->params[i].priv;
+    if (!ct->params[i].is_tensor || !reads(priv)) continue;
+    if (is_reduce(priv)) {
+      ValueId id = f_.add_value(ValueInfo{Type::Float, ""});
+      emit(OpKind::FConst, id, false).fval =
+          priv == Privilege::ReduceSum ? 0.0 : -std::numeric_limits<double>::infinity();
+      init[i] = {EventRef{call("fill", {params[i], id}, {}), {}}};
+      continue;
+    }
+    RootState& st = fr_->roots[static_cast<size_t>(args[i].root)];
+    // A replicated row piece of a source the enclosing prange writes, not yet written in this
+    // iteration: copy in the lane's piece of the snapshot taken before the pfor (whose
+    // preconditions cover the snapshot copy) instead of the shared entries other lanes write.
+    ValueId from = args[i].value;
+    if (cut[i] && st.writer.empty()) {
+      auto sn = sc.snapshots.find(cut[i]->operands[0]);
+      if (sn != sc.snapshots.end() && overlapping(PartVal{cut[i]->operands[0], args[i].root, cut[i]->part})) {
+        const ValueInfo vi = info(args[i].value), snap = info(sn->second);
+        from = tensor_value(vi.dtype, snap.mem, vi.rank, snap.name);
+        Op& op = emit(OpKind::Piece, from, false);
+        op.operands = cut[i]->operands;
+        op.operands[0] = sn->second;
+        op.part = cut[i]->part;
+      }
+    }
+    // A written argument's copy-in also waits for the reads since (anti dependence): copy
+    // elimination may let the callee write the caller's tensor in place.
+    Events pre = st.writer;
+    if (writes(priv)) add_events(pre, st.readers);
+    ValueId e = copy(from, params[i], pre);
+    add_event(st.readers, EventRef{e, {}});
+    init[i] = {EventRef{e, {}}};
+  }
+  // A write-only (w) argument has no copy-in; the callee's first writes wait for the caller root's
+  // last write and reads since, so that writing the caller's tensor in place stays ordered.
+  for (size_t i = 0; i < n; ++i) {
+    Privilege priv = ct->params[i].priv;
+    if (!ct->params[i].is_tensor || reads(priv) || !writes(priv)) continue;
+    const RootState& st = fr_->roots[static_cast<size_t>(args[i].root)];
+    add_events(init[i], st.writer);
+    add_events(init[i], st.readers);
+  }
+  // (3) the callee.
+  NodeResult r = lower_node(cid, params, init);
+  loc_ = s.loc;
+  origin_ = fr_->node->instance + ": " + stmt_text(s);
+  // A read-only argument stays read until the callee's last read of it (not only at its copy-in):
+  // copy elimination may let the callee read the caller's tensor in place.
+  for (size_t i = 0; i < n; ++i) {
+    if (!ct->params[i].is_tensor || writes(ct->params[i].priv)) continue;
+    add_events(fr_->roots[static_cast<size_t>(args[i].root)].readers, r.params[i].readers);
+  }
+  // (4) copy-outs after the callee's last write and its reads since, and the caller root's last
+  //     write and reads.
+  for (size_t i = 0; i < n; ++i) {
+    if (!ct->params[i].is_tensor || !writes(ct->params[i].priv)) continue;
+    RootState& st = fr_->roots[static_cast<size_t>(args[i].root)];
+    Events after = r.params[i].writer;
+    add_events(after, r.params[i].readers);
+    add_events(after, st.writer);
+    add_events(after, st.readers);
+    ValueId e = copy(params[i], args[i].value, after);
+    if (is_reduce(ct->params[i].priv)) cur_->ops.back().name = ct->params[i].priv == Privilege::ReduceSum ? "sum" : "max";
+    st.writer = {EventRef{e, {}}};
+    st.readers.clear();
+  }
+}
+
+void Lowering::leaf_call(const Stmt& s, Scope& sc) {
+  loc_ = s.loc;
+  origin_ = fr_->node->instance + ": " + stmt_text(s);
+  const LeafOp* lop = find_leaf_op(s.target.name);
+  LOOM_ASSERT(lop && lop->args.size() == s.args.size(), "leaf op " << s.target.name);
+  std::vector<ValueId> operands;
+  std::vector<std::pair<int, Access>> uses;
+  for (size_t i = 0; i < s.args.size(); ++i) {
+    if (lop->args[i].kind == OpArgKind::Scalar) {
+      if (is_number_literal(s.args[i])) {
+        ValueId v = f_.add_value(ValueInfo{Type::Float, ""});
+        emit(OpKind::FConst, v, false).fval = number_value(s.args[i]);
+        operands.push_back(v);
+      } else {
+        operands.push_back(scalar(s.args[i], sc));
+      }
+      continue;
+    }
+    TensorVal t = tensor(s.args[i], sc, "");
+    operands.push_back(t.value);
+    uses.push_back({t.root, lop->args[i].access});
+  }
+  std::vector<std::pair<int, bool>> rw;  // (root, writes)
+  for (const auto& [root, acc] : uses) rw.push_back({root, acc != Access::Read});
+  call(s.target.name, operands, rw);
+}
+
+// A `call` ordered by the accesses `rw` (root, writes) of its tensor operands.
+ValueId Lowering::call(const std::string& name, const std::vector<ValueId>& operands, const std::vector<std::pair<int, bool>>& rw) {
+  Events after;
+  for (const auto& [root, w] : rw) {
+    const RootState& st = fr_->roots[static_cast<size_t>(root)];
+    add_events(after, st.writer);
+    if (w) add_events(after, st.readers);
+  }
+  ValueId e = event_value();
+  Op& op = emit(OpKind::Call, e, true);
+  op.name = name;
+  op.operands = operands;
+  op.after = after;
+  for (const auto& [root, w] : rw)
+    if (!w) add_event(fr_->roots[static_cast<size_t>(root)].readers, EventRef{e, {}});
+  for (const auto& [root, w] : rw)
+    if (w) fr_->roots[static_cast<size_t>(root)] = RootState{fr_->roots[static_cast<size_t>(root)].name, {EventRef{e, {}}}, {}};
+  return e;
+}
+
+void Lowering::lower_stmts(const std::vector<Stmt>& body, Scope& sc) {
+  for (const Stmt& s : body) {
+    loc_ = s.loc;
+    origin_ = fr_->node->instance + ": " + stmt_text(s);
+    switch (s.kind) {
+      case StmtKind::Bind: bind(s, sc); break;
+      case StmtKind::Loop: loop(s, sc); break;
+      case StmtKind::Call:
+        if (fr_->node->leaf) leaf_call(s, sc);
+        else launch(s, sc);
+        break;
+    }
+  }
+}
+
+// Lowers tree node `id` with `params` as its parameters; `init[i]` is the pending write of
+// tensor parameter i (its copy-in).
+Lowering::NodeResult Lowering::lower_node(int id, const std::vector<ValueId>& params, const std::vector<Events>& init) {
+  Frame fr;
+  fr.node = &t_.nodes[static_cast<size_t>(id)];
+  auto inst = instances_.find(fr.node->instance);
+  LOOM_ASSERT(inst != instances_.end(), "unknown instance " << fr.node->instance);
+  fr.inst = inst->second;
+  fr.var = p_.find_variant(fr.node->variant);
+  fr.task = p_.find_task(fr.node->task);
+  LOOM_ASSERT(fr.var && fr.task && fr.task->params.size() == params.size(), "variant " << fr.node->variant);
+  for (const auto& [k, v] : fr.node->tunables) fr.tunables[k] = v;
+  Frame* caller = fr_;
+  fr_ = &fr;
+  // The thread block's shared-memory budget (ir.h, SHARED MEMORY; used by resource allocation):
+  // smem(...) of the BLOCK instance a non-BLOCK variant launches (the kernel's), else the
+  // machine's per-block maximum. Should two kernels differ, the smaller budget applies to both.
+  if (fr.node->proc == ProcKind::Block && (!caller || caller->node->proc != ProcKind::Block)) {
+    const Instance& in = *fr.inst;
+    const int64_t max = t_.machine->limits.smem_per_block, bytes = in.smem_bytes.value_or(max);
+    if (f_.smem.bytes == 0 || bytes < f_.smem.bytes)
+      f_.smem = {bytes, max, in.name.name, in.smem_bytes ? "smem(" + in.smem_spelling + ")" : "",
+                 in.smem_bytes ? in.smem_loc : in.name.loc};
+  }
+
+  Scope sc;
+  std::vector<int> param_root(params.size(), -1);
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Param& prm = fr.task->params[i];
+    const std::string& name = fr.node->args[i].name;
+    if (!prm.is_tensor) {
+      sc.scalars[name] = params[i];
+      continue;
+    }
+    param_root[i] = static_cast<int>(fr.roots.size());
+    fr.roots.push_back(RootState{name, init[i], {}});
+    sc.tensors[name] = TensorVal{params[i], param_root[i]};
+    for (size_t d = 0; d < prm.dims.size(); ++d)
+      fr.dims.emplace(prm.dims[d].name, std::make_pair(params[i], static_cast<int>(d)));
+  }
+
+  if (fr.node->leaf && fr.var->is_extern) {
+    loc_ = fr.var->extern_loc;
+    origin_ = fr.node->instance + ": extern " + fr.var->name.name;
+    std::vector<std::pair<int, bool>> rw;
+    for (size_t i = 0; i < params.size(); ++i)
+      if (param_root[i] >= 0) {
+        // A parameter the task only writes is still waited for like a write.
+        rw.push_back({param_root[i], writes(fr.task->params[i].priv)});
+      }
+    call("extern:" + fr.var->name.name, params, rw);
+  } else {
+    lower_stmts(fr.var->body, sc);
+  }
+  LOOM_ASSERT(fr.next_child == fr.node->children.size(),
+              "instance " << fr.node->instance << ": " << fr.node->children.size() - fr.next_child << " launch(es) not lowered");
+
+  NodeResult r;
+  r.params.resize(params.size());
+  for (size_t i = 0; i < params.size(); ++i)
+    if (param_root[i] >= 0) r.params[i] = fr.roots[static_cast<size_t>(param_root[i])];
+  for (const RootState& st : fr.roots) {
+    add_events(r.completion, st.writer);
+    add_events(r.completion, st.readers);
+  }
+  fr_ = caller;
+  return r;
+}
+
+// The `layout(ARG: ...)` clause of `instance` for its parameter `arg` (checked by the front end).
+ir::TileLayout Lowering::tile_layout(const std::string& instance, const std::string& arg) const {
+  ir::TileLayout l;
+  auto it = instances_.find(instance);
+  if (it == instances_.end()) return l;
+  for (const LayoutSpec& ls : it->second->layouts) {
+    if (ls.arg.name != arg) continue;
+    l.given = true;
+    for (const Ident& a : ls.attrs) {
+      if (a.name == "col_major") l.col_major = true;
+      else if (a.name == "swizzle32") l.swizzle = 32;
+      else if (a.name == "swizzle64") l.swizzle = 64;
+      else if (a.name == "swizzle128") l.swizzle = 128;
+    }
+  }
+  return l;
+}
+
+}  // namespace dependence_analysis_detail
+
+ir::Function dependence_analysis(const Program& p, const TaskTree& tree) {
+  return dependence_analysis_detail::Lowering(p, tree).run();
+}
 
 }  // namespace loom

@@ -66,16 +66,10 @@ Generated generate(const std::string& name, const std::string& text = "", bool d
     for (const MappingUnit& u : units) fs.push_back(lower_to_event_ir(u.program, u.tree));
     std::vector<codegen::MappingKernel> kernels;
     for (size_t i = 0; i < units.size(); ++i)
-      kernels.push_back({&fs[i], units[i].when,
-                         units[i].when ? format_condition(*units[i].when) + " [" + name + ".loom:" +
-                                             std::to_string(units[i].when->loc.line) + "]"
-                                       : ""});
-    const TaskDecl* task = r.program.find_task(r.tree->nodes.at(0).task);
-    if (!task) {
-      g.internal = "no declaration of the entry task";
-      return g;
-    }
-    g.artifact = codegen::generate_cuda(kernels, *task, name + ".loom");
+      kernels.push_back({&fs[i], units[i].when ? format_condition(*units[i].when) + " [" + name + ".loom:" +
+                                                     std::to_string(units[i].when->loc.line) + "]"
+                                               : ""});
+    g.artifact = codegen::generate_cuda(kernels, name + ".loom");
   } catch (const CompileError& e) {
     g.error = e.diagnostic;
   } catch (const InternalError& e) {

@@ -3,9 +3,10 @@
 // golden (tests/golden/ir/<name>.dep.txt; UPDATE_GOLDEN=1 regenerates); FileCheck-style facts about
 // GEMM's K loop (Fig. 8); the ordering rules (true, anti, output dependences; nested loops; locals
 // in a loop body) on a small program; reduction arguments (fill with the identity, copy.sum/max);
-// float scalars; extern leaves; snapshots of replicated row pieces (the lanes of a quad read the
-// rows as they were before the prange, checked on flash_attention_2's IR and by running a small
-// program on the CPU executor against the reference).
+// float scalars; the entry signature and a specialization's condition; extern leaves; snapshots of
+// replicated row pieces (the lanes of a quad read the rows as they were before the prange, checked
+// on flash_attention_2's IR and by running a small program on the CPU executor against the
+// reference).
 #include <functional>
 
 #include "exec/executor.h"
@@ -112,6 +113,48 @@ TEST(DependenceAnalysis, GemmParamsAreTheEntryTasksTensors) {
     EXPECT_EQ(vi.dtype, DType::BF16);
     EXPECT_EQ(vi.rank, 2);
   }
+}
+
+// The entry signature (ir.h) carries what the back end's C ABI needs of the task declaration.
+TEST(DependenceAnalysis, EntrySignatureIsTheTaskDeclaration) {
+  Function f = lower_example("flash_attention_2");
+  ASSERT_TRUE(f.entry.has_value());
+  EXPECT_EQ(f.entry->task, "mha");
+  ASSERT_EQ(f.entry->params.size(), f.params.size());
+  const ir::EntryParam& o = f.entry->params[0];
+  EXPECT_EQ(o.name, "O");
+  EXPECT_EQ(o.privilege, ir::ParamPrivilege::Write);
+  EXPECT_EQ(o.dims, (std::vector<std::string>{"BH", "M", "D"}));
+  EXPECT_EQ(f.entry->params[1].privilege, ir::ParamPrivilege::Read);
+  const ir::EntryParam& scale = f.entry->params[4];
+  EXPECT_EQ(scale.name, "scale");
+  EXPECT_TRUE(scale.dims.empty());
+  EXPECT_EQ(scale.scalar_type, "f32");
+  EXPECT_FALSE(f.when.has_value());  // one mapping: no condition
+}
+
+// A specialized mapping's when(...) reaches the IR as a LaunchCondition; the default has none.
+TEST(DependenceAnalysis, SpecializationKeepsItsCondition) {
+  CheckResult r = check_text(read_file(source_dir() + "/examples/gemm/gemm.loom"), "gemm.loom");
+  ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
+  std::vector<MappingUnit> units = mapping_units(r.program, *r.tree);
+  ASSERT_EQ(units.size(), 2u);
+  EXPECT_FALSE(dependence_analysis(units[0].program, units[0].tree).when.has_value());
+  Function f = dependence_analysis(units[1].program, units[1].tree);
+  ASSERT_TRUE(f.when.has_value());  // when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS)
+  using Kind = ir::SizeExpr::Kind;
+  EXPECT_EQ(f.when->cmp, "<=");
+  EXPECT_EQ(f.when->rhs.kind, Kind::Name);
+  EXPECT_EQ(f.when->rhs.name, "SMS");
+  const ir::SizeExpr& lhs = f.when->lhs;  // (2 * cdiv(M, 128)) * cdiv(N, 256)
+  ASSERT_EQ(lhs.kind, Kind::Binary);
+  EXPECT_EQ(lhs.op, '*');
+  ASSERT_EQ(lhs.args.size(), 2u);
+  EXPECT_EQ(lhs.args[1].kind, Kind::Call);
+  EXPECT_EQ(lhs.args[1].name, "cdiv");
+  ASSERT_EQ(lhs.args[1].args.size(), 2u);
+  EXPECT_EQ(lhs.args[1].args[0].name, "N");
+  EXPECT_EQ(lhs.args[1].args[1].value, 256);
 }
 
 // Fig. 8: the K loop of gemm_block, with the copy-in/copy-out discipline in full.

@@ -130,7 +130,9 @@ TEST_P(ErrorTest, CliJsonFormHoldsTheSameExpectations) {
     for (const char* key : {"severity", "file", "message"}) ASSERT_TRUE(j[key].is_string()) << key << " in " << line;
     for (const char* key : {"line", "column"}) ASSERT_TRUE(j[key].is_number_unsigned()) << key << " in " << line;
     ASSERT_TRUE(j["notes"].is_array()) << line;
-    if (j.contains("hint")) ASSERT_TRUE(j["hint"].is_string()) << line;
+    if (j.contains("hint")) {
+      ASSERT_TRUE(j["hint"].is_string()) << line;
+    }
     diags.push_back(std::move(j));
   }
   const std::vector<Diagnostic> ref = in_process(path, text);

@@ -1,5 +1,5 @@
 // Tests of the event IR's printer and verifier (src/ir/ir.h) on hand-built functions: a `for` with
-// several carried events and distances, warp roles and cross-role references.
+// several carried events and distances, warp roles and cross-role references, the entry signature.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -118,6 +118,19 @@ TEST(IR, VerifierChecksCarriedEventsAndDistances) {
     f.body.ops[0].role = Role::Compute;  // a dim
     EXPECT_NE(verify(f).find("only an asynchronous op has a warp role"), std::string::npos) << verify(f);
   }
+}
+
+// The entry signature must describe the parameters one by one; the printer does not show it.
+TEST(IR, VerifierChecksTheEntrySignature) {
+  Function f = two_carries();
+  const std::string printed = print(f);
+  f.entry = EntrySignature{"two", {EntryParam{"A", ParamPrivilege::Read, {"N"}, ""}}};
+  EXPECT_EQ(verify(f), "");
+  EXPECT_EQ(print(f), printed);
+  f.entry->params[0].dims = {"M", "N"};
+  EXPECT_NE(verify(f).find("entry parameter A does not match its value A"), std::string::npos) << verify(f);
+  f.entry->params.clear();
+  EXPECT_NE(verify(f).find("the entry signature has 0 parameter(s), the function 1"), std::string::npos) << verify(f);
 }
 
 }  // namespace

@@ -41,8 +41,8 @@ codegen::CudaArtifact artifact(const std::string& text, const std::string& name)
   std::vector<ir::Function> fs;
   for (const MappingUnit& u : units) fs.push_back(lower_to_event_ir(u.program, u.tree));
   std::vector<codegen::MappingKernel> kernels;
-  for (size_t i = 0; i < units.size(); ++i) kernels.push_back({&fs[i], units[i].when, units[i].when ? "when" : ""});
-  return codegen::generate_cuda(kernels, *r.program.find_task(r.tree->nodes.at(0).task), name + ".loom");
+  for (size_t i = 0; i < units.size(); ++i) kernels.push_back({&fs[i], units[i].when ? "when" : ""});
+  return codegen::generate_cuda(kernels, name + ".loom");
 }
 
 codegen::CudaArtifact example_artifact(const std::string& name) { return artifact(read_file(example_path(name)), name); }
@@ -61,7 +61,7 @@ TEST(TorchExt, SignatureOfTheExamples) {
   codegen::AbiSignature g = example_artifact("gemm").signature;
   ASSERT_EQ(g.args.size(), 3u);
   EXPECT_EQ(g.args[0].name, "C");
-  EXPECT_EQ(g.args[0].privilege, Privilege::ReadWrite);  // as declared ...
+  EXPECT_EQ(g.args[0].privilege, ir::ParamPrivilege::ReadWrite);  // as declared ...
   EXPECT_FALSE(g.args[0].read_by_kernel);                // ... but the kernel only writes it
   EXPECT_TRUE(g.args[0].written_only());
   EXPECT_TRUE(g.args[1].read_by_kernel);
@@ -76,16 +76,10 @@ TEST(TorchExt, SignatureOfTheExamples) {
 
 // ---- which tensors the kernel reads, on hand-built IR ---------------------------------------------
 
-TaskDecl task_of(const std::string& name, const std::vector<std::pair<std::string, Privilege>>& params) {
-  TaskDecl t;
-  t.name.name = name;
-  for (auto& [n, priv] : params) {
-    Param p;
-    p.name.name = n;
-    p.priv = priv;
-    p.dims = {Ident{"M"}};
-    t.params.push_back(p);
-  }
+ir::EntrySignature entry_of(const std::string& name, const std::vector<std::pair<std::string, ir::ParamPrivilege>>& params) {
+  ir::EntrySignature t;
+  t.task = name;
+  for (auto& [n, priv] : params) t.params.push_back({n, priv, {"M"}, ""});
   return t;
 }
 
@@ -107,9 +101,10 @@ TEST(TorchExt, ReadByKernelFollowsViewsCopiesAndLeafAccesses) {
   b.f.body.ops.push_back(sum);
   // Ext: an extern leaf's accesses are unknown, so it counts as read.
   b.call("my_extern_leaf", {ext}, {test::ev(e2)});
-  TaskDecl t = task_of("k", {{"Out", Privilege::ReadWrite}, {"Acc", Privilege::ReadWrite}, {"X", Privilege::Read},
-                             {"Red", Privilege::ReduceSum}, {"Ext", Privilege::Write}});
-  codegen::AbiSignature s = codegen::abi_signature(b.f, t);
+  b.f.entry = entry_of("k", {{"Out", ir::ParamPrivilege::ReadWrite}, {"Acc", ir::ParamPrivilege::ReadWrite},
+                             {"X", ir::ParamPrivilege::Read}, {"Red", ir::ParamPrivilege::ReduceSum},
+                             {"Ext", ir::ParamPrivilege::Write}});
+  codegen::AbiSignature s = codegen::abi_signature(b.f);
   ASSERT_EQ(s.args.size(), 5u);
   EXPECT_FALSE(s.args[0].read_by_kernel);
   EXPECT_TRUE(s.args[0].written_only());
@@ -129,7 +124,7 @@ TEST(TorchExt, ReadByKernelFollowsViewsCopiesAndLeafAccesses) {
 
 // ---- the generator on signatures the examples do not have ------------------------------------------
 
-codegen::AbiArg tensor(const std::string& name, std::vector<std::string> dims, Privilege priv, bool read) {
+codegen::AbiArg tensor(const std::string& name, std::vector<std::string> dims, ir::ParamPrivilege priv, bool read) {
   codegen::AbiArg a;
   a.name = name;
   a.dtype = DType::BF16;
@@ -140,7 +135,7 @@ codegen::AbiArg tensor(const std::string& name, std::vector<std::string> dims, P
 }
 
 TEST(TorchExt, ReadAndWrittenTensorIsMutatedInPlace) {
-  codegen::AbiSignature s{"acc", {tensor("C", {"M", "N"}, Privilege::ReadWrite, true), tensor("A", {"M", "N"}, Privilege::Read, true)}};
+  codegen::AbiSignature s{"acc", {tensor("C", {"M", "N"}, ir::ParamPrivilege::ReadWrite, true), tensor("A", {"M", "N"}, ir::ParamPrivilege::Read, true)}};
   std::string src = codegen::generate_torch_extension(s, "acc.loom");
   EXPECT_NE(src.find("m.def(\"acc(Tensor(a!) C, Tensor A) -> ()\""), std::string::npos) << src;
   EXPECT_EQ(src.find("acc.out("), std::string::npos) << "no outputs, no .out form";
@@ -150,8 +145,8 @@ TEST(TorchExt, ReadAndWrittenTensorIsMutatedInPlace) {
 }
 
 TEST(TorchExt, TwoOutputsAreKeywordsNamedAfterTheTask) {
-  codegen::AbiSignature s{"two", {tensor("C", {"M", "N"}, Privilege::Write, false), tensor("R", {"M"}, Privilege::Write, false),
-                                  tensor("A", {"M", "N"}, Privilege::Read, true)}};
+  codegen::AbiSignature s{"two", {tensor("C", {"M", "N"}, ir::ParamPrivilege::Write, false), tensor("R", {"M"}, ir::ParamPrivilege::Write, false),
+                                  tensor("A", {"M", "N"}, ir::ParamPrivilege::Read, true)}};
   codegen::AbiArg k;
   k.name = "k";
   k.is_tensor = false;
@@ -167,7 +162,7 @@ TEST(TorchExt, TwoOutputsAreKeywordsNamedAfterTheTask) {
 }
 
 TEST(TorchExt, OutputThatNoInputSizesHasOnlyTheOutForm) {
-  codegen::AbiSignature s{"fill", {tensor("C", {"M", "N"}, Privilege::Write, false), tensor("A", {"M"}, Privilege::Read, true)}};
+  codegen::AbiSignature s{"fill", {tensor("C", {"M", "N"}, ir::ParamPrivilege::Write, false), tensor("A", {"M"}, ir::ParamPrivilege::Read, true)}};
   std::string src = codegen::generate_torch_extension(s, "fill.loom");
   EXPECT_EQ(src.find("m.def(\"fill("), std::string::npos) << src;
   EXPECT_NE(src.find("m.def(\"fill.out(Tensor A, *, Tensor(a!) out) -> ()\""), std::string::npos) << src;
@@ -176,7 +171,7 @@ TEST(TorchExt, OutputThatNoInputSizesHasOnlyTheOutForm) {
 }
 
 TEST(TorchExt, AnArgumentNamedOutKeepsTheOutputsNames) {
-  codegen::AbiSignature s{"f", {tensor("C", {"M"}, Privilege::Write, false), tensor("out", {"M"}, Privilege::Read, true)}};
+  codegen::AbiSignature s{"f", {tensor("C", {"M"}, ir::ParamPrivilege::Write, false), tensor("out", {"M"}, ir::ParamPrivilege::Read, true)}};
   std::string src = codegen::generate_torch_extension(s, "f.loom");
   EXPECT_NE(src.find("m.def(\"f.out(Tensor out, *, Tensor(a!) C) -> ()\""), std::string::npos) << src;
 }

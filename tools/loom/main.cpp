@@ -144,7 +144,6 @@ int report(const loom::DiagnosticEngine& diag, const Options& o) {
 struct Unit {
   loom::Program program;
   loom::TaskTree tree;
-  const loom::MappingCondition* when = nullptr;
   std::string when_text;
 };
 
@@ -155,7 +154,7 @@ std::vector<Unit> mapping_units(const loom::Program& program, const loom::TaskTr
     if (u.when)
       text = loom::format_condition(*u.when) + " [" +
              source + ":" + std::to_string(u.when->loc.line) + "]";
-    out.push_back({std::move(u.program), std::move(u.tree), u.when, text});
+    out.push_back({std::move(u.program), std::move(u.tree), text});
   }
   return out;
 }
@@ -302,16 +301,14 @@ int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTr
   po.print_after_all = o.print_after_all;
   po.time_passes = o.time_passes;
   po.log = &std::cerr;
-  const loom::TaskDecl* task = program.find_task(tree.nodes.at(0).task);
-  if (!task) throw loom::InternalError("the entry task " + tree.nodes.at(0).task + " has no declaration");
   std::string source = o.input == "-" ? "<stdin>" : std::filesystem::path(o.input).filename().string();
   // One kernel per mapping; the launcher picks one per call (docs/mapping.md, "Specialized mappings").
   std::vector<Unit> units = mapping_units(program, tree, source);
   std::vector<loom::ir::Function> lowered;
   for (const Unit& u : units) lowered.push_back(loom::lower_to_event_ir(u.program, u.tree, po));
   std::vector<loom::codegen::MappingKernel> kernels;
-  for (size_t i = 0; i < units.size(); ++i) kernels.push_back({&lowered[i], units[i].when, units[i].when_text});
-  loom::codegen::CudaArtifact a = loom::codegen::generate_cuda(kernels, *task, source);
+  for (size_t i = 0; i < units.size(); ++i) kernels.push_back({&lowered[i], units[i].when_text});
+  loom::codegen::CudaArtifact a = loom::codegen::generate_cuda(kernels, source);
   if (o.emit == "cuda") return write_output(o, a.cu);
   if (o.emit == "header") return write_output(o, a.header);
   // --emit=torch: the PyTorch operator's source on stdout (-o FILE), or beside the artifact (-o DIR).

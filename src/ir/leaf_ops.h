@@ -1,5 +1,10 @@
-// The built-in leaf operations, as a table (name, arguments, what each argument is accessed for).
-// The checker uses it for arity, privileges, ranks and element types; later stages for semantics.
+// The built-in leaf operations, as a table (name, arguments, what each argument is accessed for):
+// what `call NAME(args)` means in the event IR (src/ir/ir.h) for a NAME that is not an extern leaf.
+// The checker uses it for arity, privileges, ranks and element types; dependence analysis to order
+// the calls; copy elimination, the executors and the back end for what each call reads and writes
+// (the back end also for the code a call becomes, by its family).
+// It is shared vocabulary (namespace loom, like DType): the front end, the middle end and the back
+// end all read it, and none of them owns it.
 // Semantics (docs/language.md): mma(C, A, B): C += A*B; fill(X, v); clear(X): X = 0; copy(D, S)
 // (same element type); convert(D, S); exp/exp2/relu/sigmoid/tanh/silu(D, S) elementwise;
 // scale(D, S, s): D = S*s; rowmax(D, S): D[i] = max(D[i], max_j S[i,j]); rowsum(D, S):

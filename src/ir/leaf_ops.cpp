@@ -1,5 +1,5 @@
-// The built-in leaf operation table. See ops.h.
-#include "lang/ops.h"
+// The built-in leaf operation table. See leaf_ops.h.
+#include "ir/leaf_ops.h"
 
 namespace loom {
 
