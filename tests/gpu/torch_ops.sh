@@ -21,7 +21,7 @@ if ! "$PYTHON" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; 
   echo "FAIL: $PYTHON cannot import torch with CUDA"; exit 1
 fi
 fail=0
-"$PYTHON" tests/gpu/torch_ops.py --gen "$GEN" --work "$WORK" || fail=1
+"$PYTHON" -X faulthandler tests/gpu/torch_ops.py --gen "$GEN" --work "$WORK" || fail=1
 if "$PYTHON" -c "import pytest" 2>/dev/null; then
   "$PYTHON" -m pytest -q -rs -p no:cacheprovider python/tests || fail=1
 else
