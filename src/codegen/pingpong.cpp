@@ -86,29 +86,28 @@ std::optional<CudaGen::Rotation> CudaGen::plan_rotation(const Op& loop) {
   // W's operand roots: defined outside the body, TMA ring tiles, or register arrays of the body
   // (hoisted; a forwarded A tile stands for its register array).
   std::set<const Op*> in_body;
-  for (const Op& o : body.ops) in_body.insert(&o);
+  std::set<ValueId> ring;  // the tiles the body's TMA copies fill
+  for (const Op& o : body.ops) {
+    in_body.insert(&o);
+    if (is_tma_copy(o)) ring.insert(root_of(o.operands[1]));
+  }
   std::vector<ValueId> roots;
   for (ValueId v : W.operands) {
     if (f_.info(v).type != ir::Type::Tensor) continue;
     ValueId root = root_of(v);
     if (const View& w = view(v); w.frag) root = root_of(w.frag->tile);
     roots.push_back(root);
+    if (ring.count(root)) {  // a ring tile (wherever allocated): released once W has run
+      r.late_roots.insert(root);
+      continue;
+    }
     auto d = def_.find(root);
     if (d == def_.end() || !in_body.count(d->second)) continue;  // outside the loop
     // A register array, or a forwarded A tile (its packed fragments, rows.cpp).
-    if (d->second->kind == OpKind::Alloc && (d->second->mem == MemKind::Register || forwarded_.count(root))) {
-      r.hoisted.push_back(d->second);
-      continue;
-    }
-    bool from_tma = false;
-    for (const Op& o : body.ops)
-      if (is_tma_copy(o) && root_of(o.operands[1]) == root) from_tma = true;
-    if (!from_tma) return std::nullopt;
+    if (d->second->kind != OpKind::Alloc || (d->second->mem != MemKind::Register && !forwarded_.count(root)))
+      return std::nullopt;
+    r.hoisted.push_back(d->second);
   }
-  // The ring tiles W reads (wherever they are allocated): released once W has run.
-  for (ValueId root : roots)
-    for (const Op& o : body.ops)
-      if (is_tma_copy(o) && root_of(o.operands[1]) == root) r.late_roots.insert(root);
   // Nothing before Q touches W's operands.
   for (const Op* o : compute) {
     if (o == r.first) break;
