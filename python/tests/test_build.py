@@ -94,7 +94,7 @@ def test_compile_builds_loads_and_caches(gemm_op):
 def test_meta_kernel_gives_shapes_and_padded_strides(gemm_op):
     torch = gemm_op[0]
     A = torch.empty(129, 64, dtype=torch.bfloat16, device="meta")
-    B = torch.empty(64, 257, dtype=torch.bfloat16, device="meta")
+    B = torch.empty_strided((64, 257), (264, 1), dtype=torch.bfloat16, device="meta")  # rows padded to 16 bytes
     C = torch.ops.loom.gemm(A, B)
     assert C.shape == (129, 257) and C.dtype == torch.bfloat16 and C.device.type == "meta"
     assert C.stride() == (264, 1), "rows padded to 16 bytes"

@@ -34,6 +34,22 @@
 
 namespace loom::torch_ext {
 
+// Numbers in messages are turned into text here (std::to_string, show()) and never streamed:
+// formatting a number into the ostringstream that c10::str builds in this extension crashed
+// (H100, torch 2.11 wheel, extension built by the system g++: a segmentation fault in
+// c10::operator<<(ostream&, const SymInt&) -> std::ostream::_M_insert<long>, inside the message of
+// a refused stride), the wheel's C++ library and this extension's disagreeing on the stream's
+// number facet. Strings and names stream fine.
+inline std::string show(const c10::SymInt& v) {
+  if (auto i = v.maybe_as_int()) return std::to_string(*i);
+  return v.toSymNodeImplUnowned()->str();
+}
+inline std::string show(c10::SymIntArrayRef vs) {
+  std::string s = "[";
+  for (size_t i = 0; i < vs.size(); ++i) s += (i ? ", " : "") + show(vs[i]);
+  return s + "]";
+}
+
 // One tensor argument of an entry, as the generated header declares it.
 struct TensorArg {
   const char* op;           // "loom.gemm": how messages name the operator
@@ -63,8 +79,8 @@ class Dims {
   void bind(const char* dim, const c10::SymInt& extent, const std::string& where) {
     for (const Entry& e : entries_)
       if (e.dim == dim) {
-        TORCH_CHECK_VALUE(e.extent == extent, op_, ": dimension ", dim, " disagrees: ", e.where, " = ", e.extent,
-                          " but ", where, " = ", extent);
+        TORCH_CHECK_VALUE(e.extent == extent, op_, ": dimension ", dim, " disagrees: ", e.where, " = ", show(e.extent),
+                          " but ", where, " = ", show(extent));
         return;
       }
     entries_.push_back({dim, extent, where});
@@ -85,30 +101,32 @@ class Dims {
   std::vector<Entry> entries_;
 };
 
-// Element type, rank and strides (the kernel's layout: stride 1 along the contiguous dimension,
-// every other stride positive and a multiple of align_bytes), then the named dimensions. The
-// stride of an extent-1 dimension is ignored, as torch's is_contiguous() ignores it. Works on
-// meta and fake tensors.
+// Device kind (CUDA, or meta under torch.compile), element type, rank and strides (the kernel's
+// layout: stride 1 along the contiguous dimension, every other stride positive and a multiple of
+// align_bytes), then the named dimensions. The stride of an extent-1 dimension is ignored, as
+// torch's is_contiguous() ignores it. Works on meta and fake tensors.
 inline void check_layout(const at::Tensor& t, const TensorArg& a, Dims& dims) {
+  // The device first: a CPU tensor is refused as such, not for the strides its copy got.
+  TORCH_CHECK_VALUE(t.is_cuda() || t.is_meta(), a.op, ": ", a.label(), " must be a CUDA tensor, got one on ",
+                    t.device().str());
   TORCH_CHECK_TYPE(t.scalar_type() == a.dtype, a.op, ": ", a.label(), " must have dtype ", a.dtype, ", got ",
                    t.scalar_type());
-  TORCH_CHECK_VALUE(t.dim() == a.rank, a.op, ": ", a.label(), " must have rank ", a.rank, ", got shape ",
-                    t.sym_sizes());
+  TORCH_CHECK_VALUE(t.dim() == a.rank, a.op, ": ", a.label(), " must have rank ", std::to_string(a.rank),
+                    ", got shape ", show(t.sym_sizes()));
+  // The contiguous dimension first: a transposed operand is refused as such.
   const int inner = a.contiguous_dim();
+  TORCH_CHECK_VALUE(t.sym_size(inner) == 1 || t.sym_stride(inner) == 1, a.op, ": ", a.label(),
+                    " must be contiguous along dimension ", std::to_string(inner), " (", a.dims[inner],
+                    a.col_major ? ", column-major" : "", "): stride 1, got strides ", show(t.sym_strides()),
+                    a.col_major ? "; pass the transpose of a row-major tensor" : "; call .contiguous()");
   for (int d = 0; d < a.rank; ++d) {
-    if (t.sym_size(d) == 1) continue;
+    if (d == inner || t.sym_size(d) == 1) continue;
     const c10::SymInt stride = t.sym_stride(d);
-    if (d == inner) {
-      TORCH_CHECK_VALUE(stride == 1, a.op, ": ", a.label(), " must be contiguous along dimension ", d, " (",
-                        a.dims[d], a.col_major ? ", column-major" : "", "): stride 1, got strides ", t.sym_strides(),
-                        a.col_major ? "; pass the transpose of a row-major tensor" : "; call .contiguous()");
-      continue;
-    }
-    TORCH_CHECK_VALUE(stride > 0, a.op, ": ", a.label(), " must have positive strides, got ", t.sym_strides());
+    TORCH_CHECK_VALUE(stride > 0, a.op, ": ", a.label(), " must have positive strides, got ", show(t.sym_strides()));
     TORCH_CHECK_VALUE((stride * a.element_bytes()) % a.align_bytes == 0, a.op, ": ", a.label(), " has stride ",
-                      stride, " along dimension ", d, " (", a.dims[d], "), not a multiple of ", a.align_bytes,
-                      " bytes; pad the contiguous dimension to a multiple of ", a.align_bytes / a.element_bytes(),
-                      " elements");
+                      show(stride), " along dimension ", std::to_string(d), " (", a.dims[d], "), not a multiple of ",
+                      std::to_string(a.align_bytes), " bytes; pad the contiguous dimension to a multiple of ",
+                      std::to_string(a.align_bytes / a.element_bytes()), " elements");
   }
   for (int d = 0; d < a.rank; ++d)
     dims.bind(a.dims[d], t.sym_size(d), std::string(a.keyword ? a.keyword : a.name) + ".shape[" + std::to_string(d) + "]");
@@ -116,7 +134,7 @@ inline void check_layout(const at::Tensor& t, const TensorArg& a, Dims& dims) {
 
 // A read tensor must hold at least one element (the C ABI refuses a NULL data pointer).
 inline void check_not_empty(const at::Tensor& t, const TensorArg& a) {
-  TORCH_CHECK_VALUE(t.sym_numel() != 0, a.op, ": ", a.label(), " has no elements (shape ", t.sym_sizes(),
+  TORCH_CHECK_VALUE(t.sym_numel() != 0, a.op, ": ", a.label(), " has no elements (shape ", show(t.sym_sizes()),
                     "); loom kernels need at least one element in every tensor they read");
 }
 
@@ -125,13 +143,13 @@ inline c10::Device common_device(const char* op, std::initializer_list<std::pair
   const std::pair<const at::Tensor*, const TensorArg*>* first = nullptr;
   for (const auto& p : ts) {
     const at::Tensor& t = *p.first;
-    TORCH_CHECK_VALUE(t.is_cuda(), op, ": ", p.second->label(), " must be a CUDA tensor, got one on ", t.device());
+    TORCH_CHECK_VALUE(t.is_cuda(), op, ": ", p.second->label(), " must be a CUDA tensor, got one on ", t.device().str());
     if (!first) first = &p;
-    TORCH_CHECK_VALUE(t.device() == first->first->device(), op, ": ", p.second->label(), " is on ", t.device(),
-                      " but ", first->second->label(), " is on ", first->first->device());
+    TORCH_CHECK_VALUE(t.device() == first->first->device(), op, ": ", p.second->label(), " is on ", t.device().str(),
+                      " but ", first->second->label(), " is on ", first->first->device().str());
     TORCH_CHECK_VALUE(reinterpret_cast<std::uintptr_t>(t.data_ptr()) % static_cast<std::uintptr_t>(p.second->align_bytes) == 0,
                       op, ": ", p.second->label(), " starts at an address that is not a multiple of ",
-                      p.second->align_bytes, " bytes (a view with storage offset ", t.storage_offset(),
+                      std::to_string(p.second->align_bytes), " bytes (a view with storage offset ", std::to_string(t.storage_offset()),
                       "); pass an aligned view or a .clone()");
   }
   TORCH_CHECK(first != nullptr, op, ": internal error: no tensor argument");
@@ -223,17 +241,17 @@ inline void check_status(int status, const char* op, const char* function) {
   if (status == LOOM_OK) return;
   switch (status) {
     case LOOM_ERR_DTYPE:
-      TORCH_CHECK_TYPE(false, op, ": ", function, " returned ", status_name(status), " (", status, "): ",
+      TORCH_CHECK_TYPE(false, op, ": ", function, " returned ", status_name(status), " (", std::to_string(status), "): ",
                        loom_error_string(status));
     case LOOM_ERR_NULL:
     case LOOM_ERR_RANK:
     case LOOM_ERR_SHAPE:
     case LOOM_ERR_ALIGN:
     case LOOM_ERR_STRIDE:
-      TORCH_CHECK_VALUE(false, op, ": ", function, " returned ", status_name(status), " (", status, "): ",
+      TORCH_CHECK_VALUE(false, op, ": ", function, " returned ", status_name(status), " (", std::to_string(status), "): ",
                         loom_error_string(status));
     default:  // LOOM_ERR_TENSOR_MAP, LOOM_ERR_LAUNCH, LOOM_ERR_SMEM, LOOM_ERR_DEVICE, unknown codes
-      TORCH_CHECK(false, op, ": ", function, " returned ", status_name(status), " (", status, "): ",
+      TORCH_CHECK(false, op, ": ", function, " returned ", status_name(status), " (", std::to_string(status), "): ",
                   loom_error_string(status));
   }
 }

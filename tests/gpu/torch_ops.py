@@ -53,6 +53,12 @@ def misaligned_copy(t):
     return buf[1:1 + numel].view(*t.shape[:-1], inner)[..., :t.shape[-1]].copy_(t)
 
 
+def filled_like(t, value):
+    """A tensor with t's shape, strides (the padded rows of a loom output) and dtype, filled with
+    value. torch.full_like would pack a padded tensor's rows, misaligning them."""
+    return torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device=t.device).fill_(value)
+
+
 def rel_err(got, ref):
     got, ref = got.float(), ref.float()
     return ((got - ref).norm() / ref.norm().clamp_min(1e-30)).item()
@@ -112,7 +118,7 @@ def test_operator(name, ext):
     def out_form():
         args = make(*shapes[1])
         expected = op(*args)
-        out = torch.full_like(expected, float("nan"))
+        out = filled_like(expected, float("nan"))
         op.out(*args, out=out)  # the overload itself
         torch.cuda.synchronize()
         close(out, ref(*args), f"{name}.out")
@@ -157,8 +163,17 @@ def test_operator(name, ext):
         raises(ValueError, r"argument 'A' (must be contiguous|has stride)", args[0].transpose(-1, -2), *args[1:])
         raises(ValueError, r"argument 'A' starts at an address that is not a multiple of 16 bytes",
                misaligned_copy(args[0]), *args[1:])
+        # An output whose rows are packed (torch.empty of the shape: a stride of 257 bf16) is refused
+        # with the stride named (this message once crashed the process: runtime/loom/torch.h, show()).
+        packed = torch.empty(op(*args).shape, dtype=torch.bfloat16, device="cuda")
+        if packed.shape[-1] % 8:
+            try:
+                op(*args, out=packed)
+                raise AssertionError("an output with unaligned rows was accepted")
+            except ValueError as e:
+                assert re.search(r"argument 'out' \(\w+\) has stride \d+ along dimension", str(e)), str(e)
         # Nothing was written by a refused call: a refused .out leaves the output as it was.
-        out = torch.full_like(op(*args), 7.0)
+        out = filled_like(op(*args), 7.0)
         torch.cuda.synchronize()
         try:
             op(args[0].float(), *args[1:], out=out)

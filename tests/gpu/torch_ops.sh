@@ -6,7 +6,9 @@
 # each operator with the Python package (loom.load: torch.utils.cpp_extension, the .cu for sm_90a)
 # and runs tests/gpu/torch_ops.py: agreement with torch on fresh inputs, the out= form, a
 # non-default stream, bad arguments, torch.compile(fullgraph=True). Then python/tests (pytest),
-# whose torch-only tests run here if a loom binary is given ($LOOM). Exit status 0 only if all pass.
+# whose torch-only tests run here if a loom binary is given ($LOOM; by default build-gpu/bin/loom,
+# written by `bash scripts/pack_loom.sh` on the development machine and carried here with its
+# libraries). Exit status 0 only if all pass.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT" || exit 2
@@ -19,6 +21,9 @@ export TORCH_EXTENSIONS_DIR=$WORK/torch-extensions
 mkdir -p "$WORK"
 if ! "$PYTHON" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   echo "FAIL: $PYTHON cannot import torch with CUDA"; exit 1
+fi
+if [ -z "${LOOM:-}" ] && [ -x build-gpu/bin/loom ]; then
+  export LOOM=$ROOT/build-gpu/bin/loom
 fi
 fail=0
 "$PYTHON" -X faulthandler tests/gpu/torch_ops.py --gen "$GEN" --work "$WORK" || fail=1
