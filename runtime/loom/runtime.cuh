@@ -361,6 +361,15 @@ __device__ __forceinline__ std::uint64_t make_smem_desc(const void* smem_ptr, Sw
   return encode_smem_desc(smem_u32(smem_ptr), sw, lbo_bytes, sbo_bytes);
 }
 
+// The descriptor of the same operand `bytes` further on (a multiple of 16): only the start address
+// field moves. The k16 steps of one tile share its base descriptor (computed once: one address
+// conversion per tile, not per step) and each adds a constant to the low word. No carry leaves
+// the 14-bit field: the advanced address is still a shared-memory address (< 2^18 bytes).
+__device__ __forceinline__ std::uint64_t desc_advance(std::uint64_t d, std::uint32_t bytes) {
+  const std::uint32_t lo = static_cast<std::uint32_t>(d) + (bytes >> 4);
+  return (d & 0xFFFFFFFF00000000ull) | lo;
+}
+
 // Canonical operand tiles of 16-bit elements (bf16/f16), as loom lays them out.
 //
 // A tile is stored as "slices" along its contiguous dimension. A slice is span = 128/64/32 bytes
@@ -409,11 +418,10 @@ __device__ __forceinline__ std::uint64_t desc_k_major(const void* tile, Swizzle 
   const std::uint32_t per_slice = span / 2;
   const std::uint32_t start = (static_cast<std::uint32_t>(k0) / per_slice) * rows * span +
                               (static_cast<std::uint32_t>(k0) % per_slice) * 2;
-  const char* base = static_cast<const char*>(tile) + start;
-  if (sw == Swizzle::None) {
-    return make_smem_desc(base, sw, static_cast<std::uint32_t>(rows) * 16u, 128u);
-  }
-  return make_smem_desc(base, sw, 16u, 8u * span);
+  const std::uint64_t d = sw == Swizzle::None
+                              ? make_smem_desc(tile, sw, static_cast<std::uint32_t>(rows) * 16u, 128u)
+                              : make_smem_desc(tile, sw, 16u, 8u * span);
+  return desc_advance(d, start);
 }
 
 // Descriptor of the k16 step starting at element k0 (a multiple of 16) of an MN-major tile with
@@ -424,11 +432,11 @@ __device__ __forceinline__ std::uint64_t desc_k_major(const void* tile, Swizzle 
 __device__ __forceinline__ std::uint64_t desc_mn_major(const void* tile, Swizzle sw, int rows,
                                                        int k0) {
   const std::uint32_t span = swizzle_span_bytes(sw);
-  const char* base = static_cast<const char*>(tile) + static_cast<std::uint32_t>(k0) * span;
-  if (sw == Swizzle::None) {
-    return make_smem_desc(base, sw, 128u, static_cast<std::uint32_t>(rows) * 16u);
-  }
-  return make_smem_desc(base, sw, static_cast<std::uint32_t>(rows) * span, 8u * span);
+  const std::uint64_t d =
+      sw == Swizzle::None
+          ? make_smem_desc(tile, sw, 128u, static_cast<std::uint32_t>(rows) * 16u)
+          : make_smem_desc(tile, sw, static_cast<std::uint32_t>(rows) * span, 8u * span);
+  return desc_advance(d, static_cast<std::uint32_t>(k0) * span);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -668,6 +676,21 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi) {
     return pack_bf16x2(lo, hi);
   } else {
     return pack_half2(lo, hi);
+  }
+}
+
+// lo, hi = T(a), T(b), converted together (one cvt.rn.{bf16,f16}x2.f32 where two cvt.rn.*.f32
+// would be needed one by one). Generated code converts a float fragment to a 16-bit one this way.
+template <class T>
+__device__ __forceinline__ void convert_pair(T& lo, T& hi, float a, float b) {
+  static_assert(is_wgmma_16bit_v<T>, "convert_pair<T>: T is __nv_bfloat16 or __half");
+  const std::uint32_t w = pack2<T>(a, b);
+  if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+    lo = __ushort_as_bfloat16(static_cast<unsigned short>(w & 0xFFFFu));
+    hi = __ushort_as_bfloat16(static_cast<unsigned short>(w >> 16));
+  } else {
+    lo = __ushort_as_half(static_cast<unsigned short>(w & 0xFFFFu));
+    hi = __ushort_as_half(static_cast<unsigned short>(w >> 16));
   }
 }
 

@@ -499,7 +499,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         __nv_bfloat16 v_P[64];
         // probs_thread: convert(P, S)  [flash_attention_2.loom:265]
         #pragma unroll
-        for (int r = 0; r < 64; ++r) v_P[r] = v_Cp_6[r];
+        for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
         loom::rt::wgmma_wait<0>();
         loom::rt::wgmma_fence_operand(v_C);
         loom::rt::wgmma_fence_operand(v_Cp_6);
@@ -1270,7 +1270,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         __nv_bfloat16 v_P[64];
         // probs_thread: convert(P, S)  [flash_attention_2.loom:265]
         #pragma unroll
-        for (int r = 0; r < 64; ++r) v_P[r] = v_Cp_6[r];
+        for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
         loom::rt::wgmma_wait<0>();
         loom::rt::wgmma_fence_operand(v_C);
         loom::rt::wgmma_fence_operand(v_Cp_6);
