@@ -570,6 +570,7 @@ void CudaGen::emit_call(Stream& s, const Op& op) {
   if (op.name == "mma") return emit_wgmma(s, op);
   if (op.name == "fill") return emit_fill(s, op);
   if (op.name == "rowmax" || op.name == "rowsum") return emit_row_reduce(s, op);
+  if (op.name == "mask_above") return emit_mask(s, op);
   return emit_elementwise(s, op);
 }
 

@@ -256,6 +256,7 @@ class CudaGen {
   void emit_fill(Stream& s, const Op& op);
   std::string elementwise_value(const Op& op, const std::vector<std::string>& in);
   void emit_elementwise(Stream& s, const Op& op);
+  void emit_mask(Stream& s, const Op& op);
 
   // ---- rows.cpp: row vectors, row reductions, register copies, forwarded A operands ----------------
   ValueId root_of(ValueId v) const;

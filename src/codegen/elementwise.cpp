@@ -103,4 +103,29 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
   emit_store(s, op, *frag, value);
 }
 
+// mask_above(D, d) on a thread's accumulator fragment: -inf where column - row > d, with row and
+// column the element's coordinates in D's root (the tile's offsets there plus the fragment's
+// acc_row / acc_col). A uniform branch skips the loop for a tile that lies wholly on or below the
+// diagonal (its largest column - row, width - 1, is <= d), so only the tiles the diagonal crosses
+// pay for the compare.
+void CudaGen::emit_mask(Stream& s, const Op& op) {
+  const ValueId dv = op.operands[0];
+  auto df = register_frag(dv);
+  if (!df || df->role != MmaRole::Acc) cannot(&op, "`mask_above` on something other than an accumulator fragment in registers");
+  const View& t = view(df->tile);
+  if (t.dims.size() != 2 || t.dims[0] != 0 || t.dims[1] != 1 || t.off.size() != 2)
+    cannot(&op, "`mask_above` on a tile that is not a rank-2 piece of a rank-2 tensor");
+  const std::vector<int64_t> ext = tile_static(*df, &op);
+  const std::string d = var(op.operands[1]);
+  s.line("{  // mask_above: -inf where column - row > " + d + " (coordinates in " + names_[static_cast<size_t>(t.root)] + ")");
+  s.line("  const int64_t lim = (" + d + ") - ((" + t.off[1] + ") - (" + t.off[0] + "));  // in the tile's own coordinates");
+  s.line("  if (lim < " + std::to_string(ext[1] - 1) + ") {  // the diagonal crosses this tile");
+  s.line("    const int tid = loom::rt::thread_in_warpgroup();");
+  s.line("    #pragma unroll");
+  s.line("    for (int r = 0; r < " + std::to_string(ext[1] / 2) + "; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) " +
+         var(dv) + "[r] = -INFINITY;");
+  s.line("  }");
+  s.line("}");
+}
+
 }  // namespace loom::codegen::detail

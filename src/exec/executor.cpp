@@ -443,6 +443,7 @@ class Executor {
         }
         std::string name = op.result == ir::kNone ? "" : f_.info(op.result).name;
         View v(make_buffer(op.dtype, std::move(ext), name));
+        if (op.holds != ir::kNone) v.buffer()->holds = std::make_shared<const View>(view_of(op.holds, fr));
         if (opt_.detect_races && op.result != ir::kNone) buffer_names_[v.buffer().get()] = value_name(names_, op.result);
         return v;
       }

@@ -448,6 +448,33 @@ void run_leaf_op(const LeafOp& op, const std::vector<LeafArg>& args) {
       scatter(D, di, d);
       return;
     }
+    case OpFamily::Mask: {
+      // Coordinates in the root: the buffer the view was cut from (row-major flat index), or for a
+      // register conduit's buffer, the tensor it holds a piece of.
+      const View& D = args[0].view;
+      if (D.rank() != 2) fail("needs a rank-2 tensor");
+      const double d = args[1].scalar;
+      std::vector<int64_t> di = flat_indices(D);
+      std::vector<double> v = gather(D, di);
+      for (size_t k = 0; k < di.size(); ++k) {
+        const Buffer* b = D.buffer().get();
+        int64_t f = di[k];
+        while (b->holds) {
+          std::vector<int64_t> c(b->extents.size());
+          for (size_t x = c.size(); x-- > 0;) {
+            c[x] = f % b->extents[x];
+            f /= b->extents[x];
+          }
+          f = b->holds->flat(c);
+          b = b->holds->buffer().get();
+        }
+        if (b->extents.size() != 2) fail("needs a rank-2 tensor cut from a rank-2 tensor");
+        const int64_t i = f / b->extents[1], j = f % b->extents[1];
+        if (static_cast<double>(j - i) > d) v[k] = -std::numeric_limits<double>::infinity();
+      }
+      scatter(D, di, v);
+      return;
+    }
     case OpFamily::Binary: {
       const View &D = args[0].view, &A = args[1].view, &B = args[2].view;
       same_shape(0, 1);

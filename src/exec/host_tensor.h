@@ -23,11 +23,16 @@
 
 namespace loom::exec {
 
+class View;
+
 struct Buffer {
   DType dtype = DType::F32;
   std::vector<int64_t> extents;
   std::vector<double> data;  // row-major
   std::string name;          // for messages ("C1", "Acc")
+  // A register conduit's buffer: the piece of the tensor it stands for (element c of this buffer
+  // is element c of that view), so that mask_above finds coordinates in the program's tensor.
+  std::shared_ptr<const View> holds;
 };
 
 // Rounds `v` to what an element of type `t` can hold.

@@ -18,6 +18,8 @@ const std::vector<LeafOp>& leaf_ops() {
         {"scale", OpFamily::Scale, {D, S, {"s", OpArgKind::Scalar, Access::Read}}},
         {"rowmax", OpFamily::RowReduce, {{"D", OpArgKind::Tensor, Access::ReadWrite}, S}},
         {"rowsum", OpFamily::RowReduce, {{"D", OpArgKind::Tensor, Access::ReadWrite}, S}},
+        {"mask_above", OpFamily::Mask,
+         {{"D", OpArgKind::Tensor, Access::ReadWrite}, {"d", OpArgKind::Scalar, Access::Read}}},
     };
     for (const char* u : {"exp", "exp2", "relu", "sigmoid", "tanh", "silu"}) v.push_back({u, OpFamily::Unary, {D, S}});
     for (const char* b : {"add", "sub", "mul", "div", "max"})

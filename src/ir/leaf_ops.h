@@ -8,7 +8,10 @@
 // Semantics (docs/language.md): mma(C, A, B): C += A*B; fill(X, v); clear(X): X = 0; copy(D, S)
 // (same element type); convert(D, S); exp/exp2/relu/sigmoid/tanh/silu(D, S) elementwise;
 // scale(D, S, s): D = S*s; rowmax(D, S): D[i] = max(D[i], max_j S[i,j]); rowsum(D, S):
-// D[i] += sum_j S[i,j]; add/sub/mul/div/max(D, A, B) elementwise, B of rank 1 broadcast along rows.
+// D[i] += sum_j S[i,j]; add/sub/mul/div/max(D, A, B) elementwise, B of rank 1 broadcast along rows;
+// mask_above(D, d): D[i, j] = -inf where j - i > d, (i, j) the element's coordinates in the tensor
+// D was cut from (its root: a parameter or a local), so that pieces of one tile agree on where the
+// diagonal is (causal attention).
 // Test: tests/errors/leaf_op_*.loom.
 #pragma once
 
@@ -26,7 +29,7 @@ struct OpArg {
   Access access;
 };
 
-enum class OpFamily { Mma, Fill, Copy, Convert, Unary, Scale, RowReduce, Binary };
+enum class OpFamily { Mma, Fill, Copy, Convert, Unary, Scale, RowReduce, Binary, Mask };
 
 struct LeafOp {
   const char* name;

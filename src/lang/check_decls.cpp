@@ -518,6 +518,9 @@ class BodyChecker {
         for (size_t i = 0; i < 3; ++i)
           if (ranks[i] != 2) rank_err(i, "a rank-2 tensor");
         break;
+      case OpFamily::Mask:
+        if (ranks[0] != 2) rank_err(0, "a rank-2 tensor");
+        break;
       case OpFamily::RowReduce:
         if (ranks[0] != 1) rank_err(0, "a rank-1 tensor");
         if (ranks[1] != 2) rank_err(1, "a rank-2 tensor");

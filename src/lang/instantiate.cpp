@@ -417,6 +417,9 @@ class Instantiator {
           if (!is_float(ts[i]->dtype)) type_error(s, i, "needs a floating-point tensor, found " + dt(i));
         for (size_t d = 0; d < ts[0]->ext.size(); ++d) shape_mismatch(0, 1, d, d, "the tensors differ in shape");
         break;
+      case OpFamily::Mask:
+        if (!is_float(ts[0]->dtype)) type_error(s, 0, "needs a floating-point tensor, found " + dt(0));
+        break;
       case OpFamily::RowReduce:
         if (!is_float(ts[1]->dtype)) type_error(s, 1, "needs a floating-point tensor, found " + dt(1));
         if (ts[0]->dtype != DType::F32 && ts[0]->dtype != ts[1]->dtype)

@@ -113,6 +113,7 @@ void CopyEliminator::replace_values(const std::unordered_map<ValueId, ValueId>& 
   std::function<void(Block&)> walk = [&](Block& b) {
     for (Op& op : b.ops) {
       for_each_operand(op, [&](ValueId& v) { v = get(v); });
+      if (op.holds != kNone) op.holds = get(op.holds);
       for (Block& r : op.regions) walk(r);
     }
     for (ValueId& i : b.yield.indices)

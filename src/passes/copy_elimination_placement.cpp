@@ -167,6 +167,7 @@ bool CopyEliminator::register_conduits() {
     r.name = sa->name;
     r.loc = sa->loc;
     r.origin = sa->origin + " [register conduit]";
+    r.holds = p;
     r.operands = dims_of(p, vi.rank, ops);
     ValueId rv = r.result;
     ops.push_back(std::move(r));

@@ -60,7 +60,7 @@ constexpr int kRefAcc = kRefRows * kRefMaxD / kRefThreads;  // accumulators per 
 
 __global__ void __launch_bounds__(kRefThreads)
 reference(float* ref, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, int64_t M, int64_t N,
-          int D, float scale_log2) {
+          int D, float scale_log2, int causal) {
   extern __shared__ float sm[];
   float* Qs = sm;                       // [kRefRows][D]
   float* Ks = Qs + kRefRows * D;        // [kRefKeys][D + 1] (padded: conflict-free column reads)
@@ -98,7 +98,9 @@ reference(float* ref, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv
       int r = p / kRefKeys, c = p % kRefKeys;
       float s = 0.f;
       for (int d = 0; d < D; ++d) s = fmaf(Qs[r * D + d], Ks[c * (D + 1) + d], s);
-      Ps[p] = n0 + c < N ? s * scale_log2 : -INFINITY;
+      // Causal (--causal): query row r0 + r sees the keys up to itself only.
+      const bool seen = n0 + c < N && (!causal || n0 + c <= r0 + r);
+      Ps[p] = seen ? s * scale_log2 : -INFINITY;
     }
     __syncthreads();
     if (t < kRefRows) {
@@ -285,6 +287,7 @@ struct Options {
   std::string only;
   uint64_t seed = 0;
   bool strict = false, skip_large = false, skip_errors = false, allow_nondet = false;
+  bool causal = false;  // the kernel is causal (examples/flash_attention_3_causal): so is the reference
 };
 
 // Runs one shape at one softmax scale multiplier. Prints one table row.
@@ -304,7 +307,7 @@ Outcome run(const Shape& s, float scale_mult, uint64_t seed, const Options& opt)
   CHECK(cudaEventCreate(&e2));
   CHECK(cudaEventRecord(e0));
   reference<<<dim3(unsigned((s.M + kRefRows - 1) / kRefRows), unsigned(s.BH)), kRefThreads, smem>>>(
-      b.ref, b.Q, b.K, b.V, s.M, s.N, int(s.D), scale);
+      b.ref, b.Q, b.K, b.V, s.M, s.N, int(s.D), scale, opt.causal ? 1 : 0);
   CHECK(cudaGetLastError());
   CHECK(cudaEventRecord(e1));
   CHECK(cudaEventSynchronize(e1));
@@ -480,10 +483,11 @@ int main(int argc, char** argv) {
     else if (a == "--skip-large") opt.skip_large = true;
     else if (a == "--skip-errors") opt.skip_errors = true;
     else if (a == "--allow-nondeterminism") opt.allow_nondet = true;
+    else if (a == "--causal") opt.causal = true;
     else {
       std::fprintf(stderr,
                    "usage: %s [--d \"64 128\"] [--only BHxMxNxD] [--seed S] [--strict] [--skip-large] [--skip-errors] "
-                   "[--allow-nondeterminism]\n",
+                   "[--allow-nondeterminism] [--causal]\n",
                    argv[0]);
       return 2;
     }
@@ -493,9 +497,9 @@ int main(int argc, char** argv) {
   CHECK(cudaGetDevice(&dev));
   CHECK(cudaGetDeviceProperties(&prop, dev));
   const loom_kernel_info* info = loom_mha_info();
-  std::printf("attention_correctness: %s (%d SMs); kernel %s, %d threads/block, %lld B dynamic smem; seed %llu\n",
+  std::printf("attention_correctness: %s (%d SMs); kernel %s%s, %d threads/block, %lld B dynamic smem; seed %llu\n",
               prop.name, prop.multiProcessorCount, info && info->name ? info->name : "?",
-              info ? info->threads_per_block : 0, info ? (long long)info->smem_bytes : 0LL,
+              opt.causal ? " (causal: so is the reference)" : "", info ? info->threads_per_block : 0, info ? (long long)info->smem_bytes : 0LL,
               (unsigned long long)opt.seed);
   uint64_t seed = opt.seed;
 

@@ -54,6 +54,7 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            "torch_ops|bash tests/gpu/torch_ops.sh $WORK"
            # attention (entry mha), one generated directory each; D in {64, 128} where compiled
            "flash_attention_2|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_2 $WORK"
+           "flash_attention_3_causal|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_3_causal $WORK"
            "flash_attention_3|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_3 $WORK")
 # ---------------------------------------------------------------------------------------------
 

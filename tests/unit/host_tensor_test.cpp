@@ -446,6 +446,28 @@ TEST(HostTensorLeaf, RowReductions) {
   }
 }
 
+// mask_above(D, d): -inf where column - row > d, in the coordinates of the tensor D was cut from
+// (here a 4 x 4 tile whose lower-right 2 x 2 block is the piece), also through a register
+// conduit's buffer that holds that piece.
+TEST(HostTensorLeaf, MaskAboveUsesTheRootsCoordinates) {
+  const double inf = std::numeric_limits<double>::infinity();
+  View St = make(DType::F32, {4, 4}, std::vector<double>(16, 1.0));
+  View corner = blocks_of(St, {2, 2}, {1, 1});  // rows 2..3, columns 2..3
+  run("mask_above", {T(corner), S(0)});
+  EXPECT_EQ(values(St), (std::vector<double>{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -inf, 1, 1, 1, 1}));
+  View whole = make(DType::F32, {4, 4}, std::vector<double>(16, 1.0));
+  run("mask_above", {T(whole), S(-1)});  // the diagonal too
+  EXPECT_EQ(values(whole), (std::vector<double>{-inf, -inf, -inf, -inf, 1, -inf, -inf, -inf, 1, 1, -inf, -inf, 1, 1, 1, -inf}));
+  // A conduit: a buffer of the piece's shape that holds the piece rows 2..3, columns 0..1 of T.
+  View Tt = make(DType::F32, {4, 4});
+  View piece = blocks_of(Tt, {2, 2}, {1, 0});
+  View R = make(DType::F32, {2, 2}, {5, 5, 5, 5});
+  R.buffer()->holds = std::make_shared<const View>(piece);
+  run("mask_above", {T(R), S(-2)});  // masked where column - row > -2: (2, 1) only
+  EXPECT_EQ(values(R), (std::vector<double>{5, -inf, 5, 5}));
+  EXPECT_THROW(run("mask_above", {T(make(DType::F32, {4})), S(0)}), std::runtime_error);
+}
+
 TEST(HostTensorLeaf, BinaryAndRowBroadcast) {
   View A = make(DType::F32, {2, 2}, {1, 2, 3, 4});
   View B = make(DType::F32, {2, 2}, {10, 20, 30, 40});

@@ -454,7 +454,8 @@ TEST_P(PropertyTest, ExecutorMatchesReference) {
 // sides of each condition (the executor does not evaluate conditions: every mapping runs every shape).
 TEST(SpecializedMappings, EveryMappingMatchesTheReference) {
   int with_specializations = 0;
-  for (const char* name : {"gemm", "batched_gemm", "dual_gemm", "gemm_reduce", "flash_attention_2", "flash_attention_3"}) {
+  for (const char* name :
+       {"gemm", "batched_gemm", "dual_gemm", "gemm_reduce", "flash_attention_2", "flash_attention_3", "flash_attention_3_causal"}) {
     auto r = check_text(read_file(source_dir() + "/examples/" + name + "/" + name + ".loom"), std::string(name) + ".loom");
     ASSERT_TRUE(r.ok && r.tree) << name << "\n" << r.diagnostics;
     if (r.program.specializations.empty()) continue;

@@ -635,6 +635,7 @@ const std::vector<ExampleRun>& example_runs() {
       // 227 KB only with the first K tile's and the last P tile's buffers reusing the bytes of the
       // loop's K and V stages.
       {"flash_attention_3", "flash_attention_3", attention, {{"scale", 0.25}}, 1, {}, true},
+      {"flash_attention_3_causal", "flash_attention_3_causal", attention, {{"scale", 0.25}}, 1, {}, false},
       {"gemm", "gemm", {{"M", 130}, {"N", 260}, {"K", 70}}, {}, 0, {}, false},
       {"gemm_reduce", "gemm_reduce", {{"M", 130}, {"N", 256}, {"K", 70}}, {}, 0, {}, false},
   };

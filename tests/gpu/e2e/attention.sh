@@ -33,6 +33,9 @@ if [ ! -f "$GENDIR/mha.cu" ] || [ ! -f "$GENDIR/mha.h" ]; then
   exit 1
 fi
 name=$(basename "$GENDIR")
+# A causal artifact (examples/flash_attention_3_causal) is checked against the causal reference.
+CAUSAL=()
+case $name in *causal*) CAUSAL=(--causal) ;; esac
 BIN=$WORK/attention_e2e_$name
 t0=$(date +%s.%N)
 "$NVCC" -std=c++17 -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iruntime -Itests/gpu -I"$GENDIR" \
@@ -40,7 +43,7 @@ t0=$(date +%s.%N)
 awk -v a="$t0" -v b="$(date +%s.%N)" -v n="$name" 'BEGIN { printf "== %s: built in %.1f s\n", n, b - a }'
 fail=0
 log=$WORK/attention_e2e_$name.log
-"$BIN" --d "$DIMS" "${EXTRA[@]+"${EXTRA[@]}"}" 2>&1 | tee "$log"
+"$BIN" --d "$DIMS" "${EXTRA[@]+"${EXTRA[@]}"}" "${CAUSAL[@]+"${CAUSAL[@]}"}" 2>&1 | tee "$log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || fail=1
 # The head dimensions the kernel accepted ("... D tested: 64 128)").
 tested=$(sed -n 's/.*D tested:\([0-9 ]*\)).*/\1/p' "$log" | tail -n 1)
@@ -52,14 +55,14 @@ for D in $tested; do
   for base in 1x77x77 2x200x300; do
     shape=${base}x$D
     # A quick run without the sanitizer: does the kernel take this shape?
-    if "$BIN" --only "$shape" 2>&1 | grep -q '^attention_correctness: SKIP'; then
+    if "$BIN" --only "$shape" "${CAUSAL[@]+"${CAUSAL[@]}"}" 2>&1 | grep -q '^attention_correctness: SKIP'; then
       IFS=x read -r bh m n <<<"$base"
       shape=${bh}x${m}x$(((n + 127) / 128 * 128))x$D
       echo "== $base x$D refused by the kernel (LOOM_ERR_SHAPE): sanitizers run $shape instead"
     fi
     for tool in memcheck racecheck synccheck; do
       echo "== compute-sanitizer --tool $tool, $shape"
-      "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$BIN" --only "$shape" --seed 1 || fail=1
+      "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$BIN" --only "$shape" --seed 1 "${CAUSAL[@]+"${CAUSAL[@]}"}" || fail=1
     done
   done
 done
