@@ -443,7 +443,14 @@ class Executor {
         }
         std::string name = op.result == ir::kNone ? "" : f_.info(op.result).name;
         View v(make_buffer(op.dtype, std::move(ext), name));
-        if (op.holds != ir::kNone) v.buffer()->holds = std::make_shared<const View>(view_of(op.holds, fr));
+        // The piece this allocation holds a copy of, when it is still evaluated here (copy
+        // elimination may have removed it; then mask_above uses this buffer's own coordinates).
+        if (op.holds != ir::kNone) {
+          try {
+            v.buffer()->holds = std::make_shared<const View>(view_of(op.holds, fr));
+          } catch (const std::runtime_error&) {
+          }
+        }
         if (opt_.detect_races && op.result != ir::kNone) buffer_names_[v.buffer().get()] = value_name(names_, op.result);
         return v;
       }

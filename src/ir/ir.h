@@ -185,10 +185,13 @@ struct Op {
   bool distinct = false;          // Alloc: must keep storage of its own, never coalesced with the
                                   // tensor it is copied from (a replicated-row snapshot, read while
                                   // the original is written)
-  ValueId holds = kNone;          // Alloc: a REGISTER conduit (copy elimination 4c) holds the elements
-                                  // of this piece of a NONE tensor, in the same coordinates: what a
-                                  // position-dependent leaf (mask_above) needs to find an element's
-                                  // coordinates in the tensor the program cut it from
+  ValueId holds = kNone;          // Alloc: the piece whose elements this allocation holds, in the
+                                  // same coordinates — a launch's copy of its argument (dependence
+                                  // analysis), a REGISTER conduit of a NONE tensor's piece (copy
+                                  // elimination 4c). Printed `holds(%v)`; what a position-dependent
+                                  // leaf (mask_above) needs to find an element's coordinates in the
+                                  // tensor the program cut it from. Not an operand: the piece may be
+                                  // gone after copy elimination (then the executor ignores it).
   SourceLoc loc;                  // the source statement this op comes from
   std::string origin;             // e.g. "gemm_block: clear(Acc)" for comments in printed IR / CUDA
 };

@@ -293,6 +293,7 @@ void Lowering::launch(const Stmt& s, Scope& sc) {
     op.dtype = ta.dtype;
     op.operands = ext;
     op.layout = tile_layout(cn.instance, prm.name.name);
+    op.holds = args[i].value;  // the callee's copy of the argument piece (mask_above's coordinates)
   }
   // (2) copy-ins after the last write of each read argument. A red(sum|max) argument is not
   //     copied in: its allocation starts at the reduction's identity and its copy-out folds it in.

@@ -337,6 +337,14 @@ std::vector<ExampleCase> all_cases() {
   // clipped view of the carried scores, its README). The register-P gap is reported for the
   // in-loop P, the first NONE tensor in program order still accessed (the last tile's Pl, which
   // copy elimination narrows to its clipped view, comes after the loop).
+  // flash_attention_3_causal: flash_attention_2's mapping text, so its variants; the small tiles
+  // put the diagonal across several key tiles per Q tile, and M != N exercises the loop bound.
+  {
+    std::map<std::string, int64_t> s = {{"BH", 1}, {"M", 70}, {"N", 90}, {"D", 32}};
+    out.push_back({"flash_attention_3_causal", fa_scalars, kAttentionUlps,
+                   fa_common(false, 50, 140, s, "pv takes P from REGISTER (the FA3 data flow) instead of SHARED", "P")});
+  }
+
   {
     std::map<std::string, int64_t> s = {{"BH", 1}, {"M", 70}, {"N", 90}, {"D", 32}};
     std::vector<Edit> small = fa_small("32", "G=1", "BR=64", true);
