@@ -19,7 +19,7 @@ const std::vector<LeafOp>& leaf_ops() {
         {"rowmax", OpFamily::RowReduce, {{"D", OpArgKind::Tensor, Access::ReadWrite}, S}},
         {"rowsum", OpFamily::RowReduce, {{"D", OpArgKind::Tensor, Access::ReadWrite}, S}},
     };
-    for (const char* u : {"exp", "exp2", "relu", "sigmoid", "tanh", "silu"}) v.push_back({u, OpFamily::Unary, {D, S}});
+    for (const char* u : {"exp", "exp2", "relu", "sigmoid", "tanh", "silu", "gelu"}) v.push_back({u, OpFamily::Unary, {D, S}});
     for (const char* b : {"add", "sub", "mul", "div", "max"})
       v.push_back({b, OpFamily::Binary, {D, {"A", OpArgKind::Tensor, Access::Read}, {"B", OpArgKind::Tensor, Access::Read}}});
     return v;
