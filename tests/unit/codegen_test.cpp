@@ -163,7 +163,7 @@ std::vector<std::string> tma_barriers(const std::string& cu) {
 // ---- goldens ---------------------------------------------------------------------------------------------
 
 TEST(Codegen, Golden) {
-  for (const char* name : {"gemm", "batched_gemm", "dual_gemm", "flash_attention_2"}) {
+  for (const char* name : {"gemm", "batched_gemm", "dual_gemm", "flash_attention_2", "gemm_bias_act", "gemm_residual"}) {
     SCOPED_TRACE(name);
     codegen::CudaArtifact a = artifact_of(name);
     EXPECT_EQ(a.entry, std::string(name) == "flash_attention_2" ? "mha" : name);

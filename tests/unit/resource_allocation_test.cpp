@@ -637,6 +637,8 @@ const std::vector<ExampleRun>& example_runs() {
       {"flash_attention_3", "flash_attention_3", attention, {{"scale", 0.25}}, 1, {}, true},
       {"gemm", "gemm", {{"M", 130}, {"N", 260}, {"K", 70}}, {}, 0, {}, false},
       {"gemm_reduce", "gemm_reduce", {{"M", 130}, {"N", 256}, {"K", 70}}, {}, 0, {}, false},
+      {"gemm_bias_act", "gemm_bias_act", {{"M", 130}, {"N", 260}, {"K", 70}}, {}, 0, {}, false},
+      {"gemm_residual", "gemm_residual", {{"M", 130}, {"N", 260}, {"K", 70}}, {{"alpha", 0.5}}, 0, {}, false},
   };
   return runs;
 }
