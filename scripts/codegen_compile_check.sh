@@ -37,7 +37,7 @@ CUDA_INCLUDE=$(cd "$(dirname "$NVCC")/../include" 2>/dev/null && pwd)
 # The CLI's --emit=ptx|cubin run `nvcc` from PATH: use the same one.
 export PATH="$(dirname "$NVCC"):$PATH"
 STATUS=0
-EXAMPLES=(gemm batched_gemm dual_gemm)
+EXAMPLES=(gemm batched_gemm dual_gemm gemm_bias_act gemm_residual)
 NVCC_FLAGS=(-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I "$ROOT/runtime")
 
 fail() {
