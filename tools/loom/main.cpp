@@ -178,7 +178,7 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
   std::vector<loom::ir::Function> fs;
   for (const Unit& u : units) fs.push_back(loom::lower_to_event_ir(u.program, u.tree));
   // Integer inputs keep mma, copies and sums exact, so those programs must match exactly. Programs
-  // with transcendental or dividing leaf ops (exp, exp2, sigmoid, tanh, silu, div) round, and their
+  // with transcendental or dividing leaf ops (exp, exp2, sigmoid, tanh, silu, gelu, div) round, and their
   // row sums add in a schedule-dependent order: they may differ by one rounding step of the output
   // element type (1 ulp), never more.
   double tolerance = o.tolerance < 0 ? 0 : o.tolerance;
