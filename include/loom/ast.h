@@ -247,4 +247,11 @@ struct Program {
 // specializations of its own.
 Program specialized(const Program& p, size_t i);
 
+// The dimension of the output D along which the rank-1 operand B of an element-wise leaf op `s`
+// (add, sub, mul, div, max with D of rank 2) in a leaf of task `t` runs (docs/language.md, section
+// 6): 1 — one value per column, D[i, j] = A[i, j] op B[j] — when B's dimension name is D's second
+// dimension name and not its first; 0 — one value per row, D[i, j] = A[i, j] op B[i] — otherwise.
+// Also 0 when `s` is no such op or its operands are not parameters of `t`.
+int leaf_broadcast_dim(const TaskDecl& t, const Stmt& s);
+
 }  // namespace loom

@@ -729,4 +729,12 @@ __device__ __forceinline__ float ex2_approx(float x) {
   return r;
 }
 
+// GELU in its tanh form, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), computed as the equal
+// x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (0.5 (1 + tanh u) = sigmoid(2u)): one expf and one
+// division; -0 for large negative x, x for large positive x. The leaf `gelu` lowers to it.
+__device__ __forceinline__ float gelu_tanh(float x) {
+  const float u = 1.5957691216057308f * x * fmaf(0.044715f, x * x, 1.0f);
+  return x / (1.0f + expf(-u));
+}
+
 }  // namespace loom::rt

@@ -241,10 +241,18 @@ View CudaGen::piece_view(const Op& op) {
       }
       v.frag = fr;
       const View& tile = view(fr.tile);
+      if (tile.dims.size() == 1 && fr.role == MmaRole::Rhs) {
+        // A column vector's piece (operands.cpp): a warp's whole vector, or a lane's columns.
+        auto eb = bounds_.extent_bounds(op.result);
+        if (eb.size() != 1 || !eb[0]) cannot(&op, "a column vector's mma piece without a static size");
+        v.cols = fr.level == 2;
+        v.ext = {std::to_string(*eb[0])};
+        break;
+      }
       if (tile.dims.size() == 1) {
         // A row vector's piece (rows.cpp): a warp's 16 rows, or a lane's 2.
         if (fr.role != MmaRole::Acc || fr.m != 64)
-          cannot(&op, "an mma partition of a rank-1 tensor other than an accumulator's rows (acc, m = 64)");
+          cannot(&op, "an mma partition of a rank-1 tensor other than an accumulator's rows (acc, m = 64) or columns (rhs)");
         v.rows = fr.level == 2;
         v.ext = {fr.level == 2 ? "2" : "16"};
         break;

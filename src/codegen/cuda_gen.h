@@ -5,6 +5,7 @@
 //   dma.cpp         — global -> shared TMA copies: tensor maps, shared tiles, their layouts;
 //   wgmma.cpp       — tensor-core mma: accumulator fragments in registers, smem descriptors;
 //   elementwise.cpp — fill and element-wise leaves on register fragments (row vectors broadcast);
+//   operands.cpp    — global inputs of element-wise leaves: column vectors (a bias), global tiles;
 //   rows.cpp        — row vectors in registers, row reductions, register copies, A operands
 //                     forwarded from registers (the attention softmax);
 //   pingpong.cpp    — compute warpgroups taking turns on the tensor cores, the deferred mma;
@@ -97,6 +98,7 @@ struct View {
   std::vector<std::string> ext;   // per view dimension
   std::optional<Frag> frag;
   bool rows = false;  // a thread's piece of a row vector: its 2 rows (rows.cpp)
+  bool cols = false;  // a thread's piece of a column vector: its fragment's columns (operands.cpp)
 };
 
 // One code stream: the lines one role executes, with the values it has defined.
@@ -257,6 +259,13 @@ class CudaGen {
   std::string elementwise_value(const Op& op, const std::vector<std::string>& in);
   void emit_elementwise(Stream& s, const Op& op);
   void emit_mask(Stream& s, const Op& op);
+
+  // ---- operands.cpp: global inputs of element-wise leaves (column vectors, fragments of global tiles) --
+  struct GlobalInput {
+    std::vector<std::string> decls;                        // emitted once, before the leaf's loop
+    std::function<std::string(const std::string&)> value;  // fp32 value of register idx (0 past the extents)
+  };
+  std::optional<GlobalInput> global_input(const Op& op, size_t i);
 
   // ---- rows.cpp: row vectors, row reductions, register copies, forwarded A operands ----------------
   ValueId root_of(ValueId v) const;

@@ -1,7 +1,8 @@
 // Element-wise leaves on a thread's registers: `fill`, and `convert`, unary, binary and scale leaves
 // as per-thread loops over a fragment's registers, with row vectors (rows.cpp) broadcast along the
-// fragment's rows; or over a row vector's 2 registers when every operand is one (stores to global
-// memory go to epilogue.cpp).
+// fragment's rows, and global inputs (operands.cpp: a column vector broadcast along the columns, a
+// global tile's fragment) read in place; or over a row vector's 2 registers when every operand is
+// one (stores to global memory go to epilogue.cpp).
 #include "codegen/cuda_gen.h"
 
 namespace loom::codegen::detail {
@@ -29,6 +30,7 @@ std::string CudaGen::elementwise_value(const Op& op, const std::vector<std::stri
   if (n == "sigmoid") return "(1.0f / (1.0f + expf(-(" + one() + "))))";
   if (n == "tanh") return "tanhf(" + one() + ")";
   if (n == "silu") return "((" + one() + ") / (1.0f + expf(-(" + one() + "))))";
+  if (n == "gelu") return "loom::rt::gelu_tanh(" + one() + ")";
   if (n == "scale") return "(" + in.at(0) + " * " + in.at(1) + ")";
   if (n == "add") return "(" + in.at(0) + " + " + in.at(1) + ")";
   if (n == "sub") return "(" + in.at(0) + " - " + in.at(1) + ")";
@@ -49,12 +51,23 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
   if (!lo || (lo->family != OpFamily::Convert && lo->family != OpFamily::Unary && lo->family != OpFamily::Binary &&
               lo->family != OpFamily::Scale && lo->family != OpFamily::Copy))
     cannot(&op, "the leaf `" + op.name + "`");
-  std::optional<Frag> frag;
-  std::map<size_t, std::string> rows;  // operand index -> row vector array
+  std::optional<Frag> frag, global_frag;
+  std::map<size_t, std::string> rows;     // operand index -> row vector array
+  std::map<size_t, GlobalInput> globals;  // operand index -> a global input (operands.cpp)
   for (size_t i = 1; i < op.operands.size(); ++i) {
     if (f_.info(op.operands[i]).type != ir::Type::Tensor) continue;
     if (auto r = row_array(op.operands[i])) {
       rows[i] = *r;
+      continue;
+    }
+    if (auto g = global_input(op, i)) {
+      globals[i] = *g;
+      const View& w = view(op.operands[i]);
+      if (!w.cols) {
+        if (global_frag && tile_static(*global_frag, &op) != tile_static(*w.frag, &op))
+          cannot(&op, "`" + op.name + "` on fragments of different tiles");
+        global_frag = w.frag;
+      }
       continue;
     }
     auto xf = register_frag(op.operands[i]);
@@ -63,7 +76,13 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
       cannot(&op, "`" + op.name + "` on fragments of different tiles");
     frag = xf;
   }
+  if (global_frag) {
+    if (frag && tile_static(*frag, &op) != tile_static(*global_frag, &op))
+      cannot(&op, "`" + op.name + "` on fragments of different tiles");
+    if (!frag) frag = global_frag;
+  }
   const ValueId dv = op.operands[0];
+  if (!frag && !globals.empty()) cannot(&op, "`" + op.name + "` of a column vector without an accumulator fragment");
   if (!frag) {
     auto dr = row_array(dv);
     if (rows.empty() || !dr) cannot(&op, "`" + op.name + "` without a fragment or row vector input and output in registers");
@@ -77,12 +96,20 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
   auto value = [&](const std::string& idx) {
     std::vector<std::string> in;
     for (size_t i = 1; i < op.operands.size(); ++i) {
-      if (rows.count(i)) in.push_back(rows[i] + "[((" + idx + ") >> 1) & 1]");
+      if (globals.count(i)) in.push_back(globals[i].value(idx));
+      else if (rows.count(i)) in.push_back(rows[i] + "[((" + idx + ") >> 1) & 1]");
       else if (f_.info(op.operands[i]).type == ir::Type::Tensor) in.push_back(var(op.operands[i]) + "[" + idx + "]");
       else in.push_back(var(op.operands[i]));
     }
     return elementwise_value(op, in);
   };
+  // The global inputs' pointers and extents, declared once in a scope around the leaf.
+  if (!globals.empty()) {
+    s.line("{  // global inputs of `" + op.name + "`, read once per tile");
+    s.indent += 2;
+    for (auto& [i, g] : globals)
+      for (const std::string& d : g.decls) s.line(d);
+  }
   if (auto df = register_frag(dv)) {
     if (tile_static(*df, &op) != tile_static(*frag, &op)) cannot(&op, "`" + op.name + "` between fragments of different tiles");
     const DType dt = view(dv).dtype, st = view(op.operands[1]).dtype;
@@ -98,9 +125,13 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
     s.line("#pragma unroll");
     s.line("for (int r = 0; r < " + std::to_string(tile_static(*df, &op)[1] / 2) + "; ++r) " + var(dv) + "[r] = " +
            value("r") + ";");
-    return;
+  } else {
+    emit_store(s, op, *frag, value);
   }
-  emit_store(s, op, *frag, value);
+  if (!globals.empty()) {
+    s.indent -= 2;
+    s.line("}");
+  }
 }
 
 // mask_above(D, d) on a thread's accumulator fragment: -inf where column - row > d, with row and

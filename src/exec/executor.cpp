@@ -740,7 +740,7 @@ class Executor {
             std::stable_sort(acc.begin(), acc.end(), [](const MemAccess& a, const MemAccess& b) { return a.mode > b.mode; });
             check_races(id, acc);
           }
-          run_leaf_op(*leaf, args);
+          run_leaf_op(*leaf, args, op.broadcast_dim);
           break;
         }
         case OpKind::Join: break;

@@ -314,14 +314,15 @@ View mma_of(const View& v, MmaRole role, ProcKind holder, int64_t p) {
   if (p < 0 || p >= pieces)
     throw std::out_of_range(std::string("mma partition of ") + desc(v) + ": piece " + std::to_string(p) +
                             " is outside [0, " + std::to_string(pieces) + ")");
-  if (v.rank() != 2 && !(v.rank() == 1 && role == MmaRole::Acc))
+  if (v.rank() != 2 && !(v.rank() == 1 && role != MmaRole::Lhs))
     throw std::invalid_argument(std::string("mma partition (") + mma_role_name(role) + ") of " + desc(v) +
-                                ": needs a rank-2 tile or a rank-1 row vector with role acc");
+                                ": needs a rank-2 tile, a rank-1 row vector with role acc or a column vector with role rhs");
   auto up = [](int64_t x, int64_t g) { return (x + g - 1) / g * g; };
   std::vector<int64_t> tile = v.extents();
   const int64_t row_group = wg ? 64 : 16;
   if (role != MmaRole::Rhs) tile[0] = up(tile[0], row_group);
   if (tile.size() == 2 && !wg && role != MmaRole::Lhs) tile[1] = up(tile[1], 8);
+  if (tile.size() == 1 && !wg && role == MmaRole::Rhs) tile[0] = up(tile[0], 8);  // a column vector
   static const MmaInstr kAny{};  // mma_piece does not depend on the instruction (only divisibility)
   return v.piece(mma_piece(kAny, role, holder, tile, p));
 }
@@ -337,7 +338,7 @@ void copy_view(const View& src, const View& dst) {
 
 // ---- leaf ops -------------------------------------------------------------------------------------------
 
-void run_leaf_op(const LeafOp& op, const std::vector<LeafArg>& args) {
+void run_leaf_op(const LeafOp& op, const std::vector<LeafArg>& args, int broadcast_dim) {
   const std::string name = op.name;
   if (args.size() != op.args.size())
     throw std::runtime_error("'" + name + "': " + std::to_string(args.size()) + " arguments, expected " +
@@ -421,6 +422,8 @@ void run_leaf_op(const LeafOp& op, const std::vector<LeafArg>& args) {
         f = [](double x) { return std::tanh(x); };
       } else if (name == "silu") {
         f = [](double x) { return x * sigmoid(x); };
+      } else if (name == "gelu") {  // the tanh form
+        f = [](double x) { return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); };
       } else {
         fail("no CPU implementation of this unary op");
       }
@@ -478,9 +481,12 @@ void run_leaf_op(const LeafOp& op, const std::vector<LeafArg>& args) {
     case OpFamily::Binary: {
       const View &D = args[0].view, &A = args[1].view, &B = args[2].view;
       same_shape(0, 1);
-      const bool bcast = B.extents() != D.extents();
-      if (bcast && !(D.rank() == 2 && B.rank() == 1 && B.extents()[0] == D.extents()[0]))
-        fail("B must have D's shape, or be rank 1 with one value per row of a rank-2 D");
+      const bool bcast = B.rank() != D.rank();
+      const bool by_cols = bcast && broadcast_dim == 1;
+      if (bcast && !(D.rank() == 2 && B.rank() == 1 && B.extents()[0] == D.extents()[by_cols ? 1 : 0]))
+        fail(by_cols ? "B must be rank 1 with one value per column of a rank-2 D"
+                     : "B must have D's shape, or be rank 1 with one value per row of a rank-2 D");
+      if (!bcast && B.extents() != D.extents()) fail("B must have D's shape");
       std::function<double(double, double)> f;
       if (name == "add") f = [](double x, double y) { return x + y; };
       else if (name == "sub") f = [](double x, double y) { return x - y; };
@@ -489,8 +495,8 @@ void run_leaf_op(const LeafOp& op, const std::vector<LeafArg>& args) {
       else if (name == "max") f = nan_max;
       else fail("no CPU implementation of this binary op");
       std::vector<double> a = gather(A, flat_indices(A)), b = gather(B, flat_indices(B));
-      const int64_t cols = bcast ? D.extents()[1] : 1;
-      for (size_t k = 0; k < a.size(); ++k) a[k] = f(a[k], b[bcast ? k / static_cast<size_t>(cols) : k]);
+      const size_t cols = bcast ? static_cast<size_t>(D.extents()[1]) : 1;
+      for (size_t k = 0; k < a.size(); ++k) a[k] = f(a[k], b[!bcast ? k : by_cols ? k % cols : k / cols]);
       scatter(D, flat_indices(D), a);
       return;
     }

@@ -87,7 +87,9 @@ struct LeafArg {
   View view;
   double scalar = 0;
 };
-void run_leaf_op(const LeafOp& op, const std::vector<LeafArg>& args);
+// `broadcast_dim`: for a binary op with a rank-1 B and a rank-2 D, the dimension of D that B runs
+// along (0: one value per row, 1: one value per column; ir::Op::broadcast_dim).
+void run_leaf_op(const LeafOp& op, const std::vector<LeafArg>& args, int broadcast_dim = 0);
 
 // Elementwise copy between views of equal shape (and equal element types).
 void copy_view(const View& src, const View& dst);

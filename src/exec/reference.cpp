@@ -199,7 +199,8 @@ class Interp {
           la.push_back(std::move(a));
         }
         ++stats.leaf_ops;
-        run_leaf_op(*op, la);
+        const TaskDecl* t = task_of(v);
+        run_leaf_op(*op, la, t ? leaf_broadcast_dim(*t, s) : 0);
       } catch (const Located&) {
         throw;
       } catch (const std::exception& e) {
@@ -506,7 +507,7 @@ class Interp {
         if (proc != ProcKind::Warpgroup && proc != ProcKind::Warp)
           fail(std::string("an mma partition held by a ") + proc_name(proc) + " (only WARPGROUP or WARP)");
         part.counts = {proc == ProcKind::Warpgroup ? 4 : 32};
-        part.replicated = src.view.rank() == 1 && proc == ProcKind::Warp;
+        part.replicated = src.view.rank() == 1 && part.role == MmaRole::Acc && proc == ProcKind::Warp;
       }
       env.parts[name] = std::move(part);
       return;

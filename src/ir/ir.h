@@ -24,6 +24,8 @@
 //                        of a red(sum) / red(max) argument; reducing copies into the same elements
 //                        commute, so parallel ones need no order between them;
 //   call NAME(args)      a leaf: a built-in leaf op (src/ir/leaf_ops.h) or an extern leaf variant;
+//                        a binary op with a rank-1 B broadcasts it along D's rows, or, printed
+//                        `broadcast(cols)` (Op::broadcast_dim = 1), along D's columns;
 //   join                 completes when all of its preconditions have completed (no work);
 //   for %k in [0, %n) iter(%c1, ..., %cm distance d_m) { ...; yield %x }
 //                        sequential loop. Every iteration's body may start once the loop's
@@ -180,6 +182,10 @@ struct Op {
   bool warp_specialize = false;   // For: the mapping's warpspecialize
   bool pingpong = false;          // For: the mapping's pingpong (compute warpgroups take turns on
                                   // the tensor cores; src/codegen/pingpong.cpp)
+  int broadcast_dim = 0;          // Call of a binary leaf op whose B has rank 1 and D rank 2: the
+                                  // dimension of D that B runs along — 0: one value per row
+                                  // (D[i, j] = A[i, j] op B[i]), 1: one value per column (B[j]);
+                                  // printed `broadcast(cols)` when 1
   Role role = Role::Any;          // asynchronous ops: which warps run it (warp specialization)
   TileLayout layout;              // Alloc: the mapping's layout(...) (see TileLayout)
   bool distinct = false;          // Alloc: must keep storage of its own, never coalesced with the

@@ -176,7 +176,7 @@ class Printer {
         case OpKind::Call: {
           out += "call " + op.name + "(";
           for (size_t i = 0; i < op.operands.size(); ++i) out += (i ? ", " : "") + val(op.operands[i]);
-          out += ")" + after(op);
+          out += std::string(")") + (op.broadcast_dim == 1 ? " broadcast(cols)" : "") + after(op);
           break;
         }
         case OpKind::For:

@@ -125,6 +125,10 @@ class Verifier {
               problem(where + ": call arguments are tensors or scalars, not events");
           for (ValueId v : op.operands)
             if (valid(v) && !visible(v, scopes)) problem(where + ": argument used where it is not defined");
+          if (op.broadcast_dim != 0 &&
+              (op.broadcast_dim != 1 || op.operands.size() != 3 || !valid(op.operands[0]) || !valid(op.operands[2]) ||
+               f_.info(op.operands[0]).rank != 2 || f_.info(op.operands[2]).rank != 1))
+            problem(where + ": broadcast(cols) needs a rank-2 output and a rank-1 third operand");
           break;
         case OpKind::For:
         case OpKind::PFor: {

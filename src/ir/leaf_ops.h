@@ -6,9 +6,11 @@
 // It is shared vocabulary (namespace loom, like DType): the front end, the middle end and the back
 // end all read it, and none of them owns it.
 // Semantics (docs/language.md): mma(C, A, B): C += A*B; fill(X, v); clear(X): X = 0; copy(D, S)
-// (same element type); convert(D, S); exp/exp2/relu/sigmoid/tanh/silu(D, S) elementwise;
+// (same element type); convert(D, S); exp/exp2/relu/sigmoid/tanh/silu/gelu(D, S) elementwise (gelu:
+// the tanh form);
 // scale(D, S, s): D = S*s; rowmax(D, S): D[i] = max(D[i], max_j S[i,j]); rowsum(D, S):
-// D[i] += sum_j S[i,j]; add/sub/mul/div/max(D, A, B) elementwise, B of rank 1 broadcast along rows;
+// D[i] += sum_j S[i,j]; add/sub/mul/div/max(D, A, B) elementwise, B of rank 1 broadcast along rows
+// or along columns (named like D's second dimension: leaf_broadcast_dim in loom/ast.h);
 // mask_above(D, d): D[i, j] = -inf where j - i > d, (i, j) the element's coordinates in the tensor
 // D was cut from (its root: a parameter or a local), so that pieces of one tile agree on where the
 // diagonal is (causal attention).

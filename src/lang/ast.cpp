@@ -2,6 +2,8 @@
 #include <algorithm>
 #include "loom/ast.h"
 
+#include "ir/leaf_ops.h"
+
 namespace loom {
 
 Expr Expr::integer(int64_t v, SourceLoc loc) {
@@ -97,6 +99,21 @@ const TaskDecl* Program::find_task(const std::string& name) const {
   for (const TaskDecl& t : tasks)
     if (t.name.name == name) return &t;
   return nullptr;
+}
+
+int leaf_broadcast_dim(const TaskDecl& t, const Stmt& s) {
+  const LeafOp* op = s.kind == StmtKind::Call ? find_leaf_op(s.target.name) : nullptr;
+  if (!op || op->family != OpFamily::Binary || s.args.size() != 3) return 0;
+  auto param = [&](const Expr& e) -> const Param* {
+    if (e.kind != ExprKind::Name) return nullptr;
+    for (const Param& p : t.params)
+      if (p.is_tensor && p.name.name == e.name) return &p;
+    return nullptr;
+  };
+  const Param* d = param(s.args[0]);
+  const Param* b = param(s.args[2]);
+  if (!d || !b || d->dims.size() != 2 || b->dims.size() != 1) return 0;
+  return b->dims[0].name == d->dims[1].name && b->dims[0].name != d->dims[0].name ? 1 : 0;
 }
 
 const VariantDecl* Program::find_variant(const std::string& name) const {

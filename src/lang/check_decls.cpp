@@ -364,11 +364,12 @@ class BodyChecker {
           return;
         }
         for (const Expr& a : ins.args) check_scalar(a);
-        bool acc = *parse_mma_role(v.args[1].name) == MmaRole::Acc;
-        if (src.rank != 2 && !(src.rank == 1 && acc)) {
-          auto& d = r_.error(v.args[0].loc, "an mma partition needs a rank-2 tensor (or a rank-1 row vector with role acc), "
-                                            "this one has rank " + std::to_string(src.rank));
-          d.hint = "mma(v, acc, ...) on a rank-1 tensor gives each piece the entries of its accumulator rows";
+        const MmaRole role = *parse_mma_role(v.args[1].name);
+        if (src.rank != 2 && !(src.rank == 1 && role != MmaRole::Lhs)) {
+          auto& d = r_.error(v.args[0].loc, "an mma partition needs a rank-2 tensor (or a rank-1 row vector with role acc, "
+                                            "or column vector with role rhs), this one has rank " + std::to_string(src.rank));
+          d.hint = "mma(v, acc, ...) on a rank-1 tensor gives each piece the entries of its accumulator rows, "
+                   "mma(v, rhs, ...) those of its accumulator columns";
           return;
         }
         p.rank = src.rank;
@@ -534,7 +535,7 @@ class BodyChecker {
       case OpFamily::Binary:
         if (ranks[1] != ranks[0]) rank_err(1, "a rank-" + std::to_string(ranks[0]) + " tensor (the rank of the output)");
         if (ranks[2] != ranks[0] && !(ranks[0] == 2 && ranks[2] == 1))
-          rank_err(2, "a rank-" + std::to_string(ranks[0]) + " tensor or a rank-1 tensor broadcast along rows");
+          rank_err(2, "a rank-" + std::to_string(ranks[0]) + " tensor or a rank-1 tensor broadcast along rows or columns");
         break;
       case OpFamily::Fill: break;
     }

@@ -152,7 +152,7 @@ class Instantiator {
 
     if (v.kind == VariantKind::Leaf) {
       check_registers(in, proc, env);
-      if (!v.is_extern) run_leaf(v.body, env);
+      if (!v.is_extern) run_leaf(t, v.body, env);
       return id;
     }
     path_.push_back(&in);
@@ -333,9 +333,12 @@ class Instantiator {
       tile.push_back(*src.ext[d]);
     }
     MmaRole role = *parse_mma_role(v.args[1].name);
-    // A rank-1 row vector is co-partitioned with the rows of an accumulator tile of N columns.
-    bool row_vector = tile.size() == 1;
+    // A rank-1 row vector (acc) is co-partitioned with the rows of an accumulator tile of N
+    // columns; a column vector (rhs) with the columns of a K x N tile of B.
+    const bool col_vector = tile.size() == 1 && role == MmaRole::Rhs;
+    bool row_vector = tile.size() == 1 && !col_vector;
     if (row_vector) tile.push_back(shape[1]);
+    if (col_vector) tile.insert(tile.begin(), shape[2]);
     MmaPartitionShape sh = mma_partition_shape(*instr, shape[0], shape[1], shape[2], role, proc, tile);
     if (!sh.error.empty()) {
       auto& d = r_.error(v.loc, sh.bad_instruction ? sh.error
@@ -343,7 +346,9 @@ class Instantiator {
       d.hint = sh.hint;
       return false;
     }
-    if (row_vector) {
+    if (col_vector) {
+      part.piece.ext.push_back(sh.piece_extents[1]);  // overlapping pieces, but read-only (check_decls)
+    } else if (row_vector) {
       part.piece.ext.push_back(sh.piece_extents[0]);
       part.piece.overlapping = proc == ProcKind::Warp;  // the 4 lanes of a quad share their rows
     } else {
@@ -354,7 +359,7 @@ class Instantiator {
   }
 
   // ---- leaf bodies: element types and static shapes of built-in ops ----
-  void run_leaf(const std::vector<Stmt>& body, Env& env) {
+  void run_leaf(const TaskDecl& task, const std::vector<Stmt>& body, Env& env) {
     for (const Stmt& s : body) {
       if (s.kind == StmtKind::Bind) {
         bind(s, env, ProcKind::Thread);
@@ -366,7 +371,7 @@ class Instantiator {
       std::vector<const TVal*> ts;
       for (size_t i = 0; i < s.args.size(); ++i)
         ts.push_back(op->args[i].kind == OpArgKind::Tensor ? tensor(s.args[i], env) : nullptr);
-      check_op_types(s, *op, ts);
+      check_op_types(s, *op, ts, leaf_broadcast_dim(task, s));
     }
   }
 
@@ -377,7 +382,7 @@ class Instantiator {
 
   static bool same_ext(const Ext& a, const Ext& b) { return !a || !b || *a == *b; }
 
-  void check_op_types(const Stmt& s, const LeafOp& op, const std::vector<const TVal*>& ts) {
+  void check_op_types(const Stmt& s, const LeafOp& op, const std::vector<const TVal*>& ts, int broadcast_dim) {
     for (size_t i = 0; i < ts.size(); ++i)
       if (op.args[i].kind == OpArgKind::Tensor && !ts[i]) return;
     auto dt = [&](size_t i) { return std::string(dtype_name(ts[i]->dtype)); };
@@ -432,6 +437,8 @@ class Instantiator {
         for (size_t d = 0; d < ts[0]->ext.size(); ++d) shape_mismatch(0, 1, d, d, "the tensors differ in shape");
         if (ts[2]->ext.size() == ts[0]->ext.size()) {
           for (size_t d = 0; d < ts[0]->ext.size(); ++d) shape_mismatch(0, 2, d, d, "the tensors differ in shape");
+        } else if (broadcast_dim == 1) {
+          shape_mismatch(0, 2, 1, 0, "the broadcast operand is named like the output's second dimension and needs one value per column");
         } else {
           shape_mismatch(0, 2, 0, 0, "the broadcast operand needs one value per row");
         }

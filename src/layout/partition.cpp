@@ -150,6 +150,11 @@ std::vector<DimMap> mma_piece(const MmaInstr& instr, MmaRole role, ProcKind hold
     rows = {p / 4, {{2, 8}, {tile[0] / 16, 16}}};
     if (tile.size() > 1) cols = {2 * (p % 4), {{2, 1}, {tile[1] / 8, 8}}};
   }
+  if (tile.size() == 1 && role == MmaRole::Rhs) {
+    // A column vector co-partitioned with the accumulator (and B) columns: a warp's piece is all of
+    // them, a lane's its columns 2(p%4), 2(p%4)+1 of each 8-column group.
+    return {wg ? DimMap{0, {{tile[0], 1}}} : DimMap{2 * (p % 4), {{2, 1}, {tile[0] / 8, 8}}}};
+  }
   if (tile.size() == 1) return {rows};  // a row vector co-partitioned with the accumulator rows
   DimMap all_rows{0, {{tile[0], 1}}};
   DimMap all_cols{0, {{tile[1], 1}}};

@@ -58,7 +58,9 @@ MmaPartitionShape mma_partition_shape(const MmaInstr& instr, int64_t m, int64_t 
 
 // The DimMaps of piece `p` (a warp index or a lane index) of a legal mma partition. A rank-1 `tile`
 // is a row vector co-partitioned with the accumulator rows (role acc): its piece is the rows only,
-// and at WARP level the four lanes of a quad share them.
+// and at WARP level the four lanes of a quad share them; or (role rhs) a column vector co-partitioned
+// with the accumulator's columns: a warp's piece is the whole vector, a lane's its N/4 columns
+// (shared by the 8 lanes with the same lane % 4).
 std::vector<DimMap> mma_piece(const MmaInstr& instr, MmaRole role, ProcKind holder,
                               const std::vector<int64_t>& tile, int64_t p);
 

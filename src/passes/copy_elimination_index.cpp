@@ -75,7 +75,8 @@ std::set<ValueId> CopyEliminator::family(const Index& ix, ValueId root) {
 // whose rows the four lanes of a quad share (src/layout/partition.h).
 bool CopyEliminator::replicated(const Index& ix, ValueId v) const {
   for (const Op* d = find_def(ix, v); d && d->kind == OpKind::Piece; d = find_def(ix, d->operands[0]))
-    if (d->part.kind == ir::PartitionSpec::Kind::Mma && d->part.holder == ProcKind::Warp && f_.info(d->operands[0]).rank == 1)
+    if (d->part.kind == ir::PartitionSpec::Kind::Mma && d->part.role == MmaRole::Acc && d->part.holder == ProcKind::Warp &&
+        f_.info(d->operands[0]).rank == 1)
       return true;
   return false;
 }

@@ -390,11 +390,12 @@ void Lowering::leaf_call(const Stmt& s, Scope& sc) {
   }
   std::vector<std::pair<int, bool>> rw;  // (root, writes)
   for (const auto& [root, acc] : uses) rw.push_back({root, acc != Access::Read});
-  call(s.target.name, operands, rw);
+  call(s.target.name, operands, rw, fr_->task ? leaf_broadcast_dim(*fr_->task, s) : 0);
 }
 
 // A `call` ordered by the accesses `rw` (root, writes) of its tensor operands.
-ValueId Lowering::call(const std::string& name, const std::vector<ValueId>& operands, const std::vector<std::pair<int, bool>>& rw) {
+ValueId Lowering::call(const std::string& name, const std::vector<ValueId>& operands, const std::vector<std::pair<int, bool>>& rw,
+                       int broadcast_dim) {
   Events after;
   for (const auto& [root, w] : rw) {
     const RootState& st = fr_->roots[static_cast<size_t>(root)];
@@ -405,6 +406,7 @@ ValueId Lowering::call(const std::string& name, const std::vector<ValueId>& oper
   Op& op = emit(OpKind::Call, e, true);
   op.name = name;
   op.operands = operands;
+  op.broadcast_dim = broadcast_dim;
   op.after = after;
   for (const auto& [root, w] : rw)
     if (!w) add_event(fr_->roots[static_cast<size_t>(root)].readers, EventRef{e, {}});

@@ -152,7 +152,7 @@ class Lowering {
   ValueId copy(ValueId src, ValueId dst, const Events& after);
   void launch(const Stmt& s, Scope& sc);
   void leaf_call(const Stmt& s, Scope& sc);
-  ValueId call(const std::string& name, const std::vector<ValueId>& operands, const std::vector<std::pair<int, bool>>& rw);
+  ValueId call(const std::string& name, const std::vector<ValueId>& operands, const std::vector<std::pair<int, bool>>& rw, int broadcast_dim = 0);
   void lower_stmts(const std::vector<Stmt>& body, Scope& sc);
   NodeResult lower_node(int id, const std::vector<ValueId>& params, const std::vector<Events>& init);
   ir::TileLayout tile_layout(const std::string& instance, const std::string& arg) const;

@@ -110,11 +110,12 @@ void Lowering::loop(const Stmt& s, Scope& sc) {
   loop_level(s, 0, trips, touched, here, proc, text);
 }
 
-// Pieces of an mma partition of a rank-1 tensor held by a WARP are shared by the 4 lanes of a quad
+// Pieces of an mma partition (role acc) of a rank-1 tensor held by a WARP are shared by the 4 lanes of a quad
 // (docs/language.md section 5): replicated row pieces, the only overlapping pieces a prange may
 // write through (besides red). The reference interpreter (src/exec/reference.h) decides the same way.
 bool Lowering::overlapping(const PartVal& pv) const {
-  return pv.spec.kind == PartitionSpec::Kind::Mma && pv.spec.holder == ProcKind::Warp && info(pv.src).rank == 1;
+  return pv.spec.kind == PartitionSpec::Kind::Mma && pv.spec.role == MmaRole::Acc && pv.spec.holder == ProcKind::Warp &&
+         info(pv.src).rank == 1;
 }
 
 // Before the pfor of prange `s`: one snapshot per source of an overlapping partition that a launch

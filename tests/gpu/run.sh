@@ -49,6 +49,9 @@ SANITIZED=(tma_load_test tma_store_test mbarrier_test wgmma_test)
 #   E2E_TESTS+=("gemm_4096|bash tests/gpu/e2e/gemm.sh $WORK")
 E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + batched_gemm
            "dual_gemm|bash tests/gpu/e2e/dual_gemm.sh $WORK"
+           # fused epilogues: bias + activation (four kernels, one per activation) and a residual
+           "gemm_bias_act|bash tests/gpu/e2e/gemm_bias_act.sh $WORK"
+           "gemm_residual|bash tests/gpu/e2e/gemm_residual.sh $WORK"
            "gemm_colmajor_b|bash tests/gpu/e2e/gemm_colmajor_b.sh $WORK"  # gemm with layout(B: col_major)
            # torch.ops.loom.{gemm,batched_gemm,dual_gemm}: build, agreement, out=, streams, errors, torch.compile
            "torch_ops|bash tests/gpu/torch_ops.sh $WORK"

@@ -214,6 +214,74 @@ std::vector<ExampleCase> all_cases() {
          }});
   }
 
+  // gemm_bias_act: C = act(A * B + bias), the bias a column vector (mma rhs pieces, broadcast along
+  // the accumulator's columns). Each mapping also picks one of the four activations (act_thread's
+  // variant); the activations are deterministic per element, so the comparison is exact.
+  {
+    const std::string act = "act_thread = bias_gelu_thread on";
+    auto use = [&](const std::string& v) { return Edit{act, "act_thread = " + v + " on"}; };
+    std::vector<Edit> small = {{"U=128, V=128", "U=64, V=32"}, {"N_MMA=128", "N_MMA=32"}, {"G=2", "G=1"}, {"W=64", "W=16"}};
+    std::map<std::string, int64_t> s = {{"M", 65}, {"N", 40}, {"K", 33}};
+    out.push_back(
+        {"gemm_bias_act",
+         {},
+         0,
+         {
+             {"small_tiles_gelu", "64x32 tiles, G=1, W=16, warpspecialize pipeline(4), GELU", small, s},
+             {"two_warpgroups_depth2_relu", "128x32 tiles, G=2, W=32, pipeline(2), ReLU",
+              {{"U=128, V=128", "U=128, V=32"}, {"N_MMA=128", "N_MMA=32"}, {"W=64", "W=32"}, {"pipeline(4)", "pipeline(2)"},
+               use("bias_relu_thread")},
+              {{"M", 130}, {"N", 40}, {"K", 70}}},
+             {"no_ws_no_pipeline_identity", "small tiles, no warpspecialize, no pipeline, identity",
+              concat(small, {{" warpspecialize pipeline(4)", ""}, use("bias_thread")}), s},
+             {"operands_global_silu", "A, B tiles from GLOBAL below the block, SiLU",
+              concat(small, {{"mem(NONE, SHARED, SHARED) tune(G=1) call(gemm: gemm_wg)\n      layout(A: row_major swizzle128, B: "
+                              "row_major swizzle128);",
+                              "mem(NONE, GLOBAL, GLOBAL) tune(G=1) call(gemm: gemm_wg);"},
+                             {"mem(NONE, SHARED, SHARED)", "mem(NONE, GLOBAL, GLOBAL)"},
+                             {"mem(REGISTER, SHARED, SHARED)", "mem(REGISTER, GLOBAL, GLOBAL)"},
+                             use("bias_silu_thread")}),
+              s},
+             {"bias_in_shared_wide_n", "the bias tile staged in SHARED at the block, 64x64 tiles with N_MMA=64",
+              {{"U=128, V=128", "U=64, V=64"}, {"N_MMA=128", "N_MMA=64"}, {"G=2", "G=1"}, {"W=64", "W=16"},
+               {"mem(GLOBAL, NONE, GLOBAL)", "mem(GLOBAL, NONE, SHARED)"},
+               {"act_thread = bias_gelu_thread on THREAD mem(GLOBAL, REGISTER, GLOBAL)",
+                "act_thread = bias_gelu_thread on THREAD mem(GLOBAL, REGISTER, SHARED)"}},
+              {{"M", 65}, {"N", 100}, {"K", 33}}},
+         }});
+  }
+
+  // gemm_residual: D = A * B + alpha * C, C read in the epilogue (alpha = -2 keeps it exact).
+  {
+    std::vector<Edit> small = {{"U=128, V=128", "U=64, V=32"}, {"N_MMA=128", "N_MMA=32"}, {"G=2", "G=1"}, {"W=64", "W=16"}};
+    std::map<std::string, int64_t> s = {{"M", 65}, {"N", 40}, {"K", 33}};
+    out.push_back(
+        {"gemm_residual",
+         {{"alpha", -2.0}},
+         0,
+         {
+             {"small_tiles", "64x32 tiles, G=1, W=16, warpspecialize pipeline(4)", small, s},
+             {"two_warpgroups_depth2", "128x32 tiles, G=2, W=32, pipeline(2)",
+              {{"U=128, V=128", "U=128, V=32"}, {"N_MMA=128", "N_MMA=32"}, {"W=64", "W=32"}, {"pipeline(4)", "pipeline(2)"}},
+              {{"M", 130}, {"N", 40}, {"K", 70}}},
+             {"no_ws_no_pipeline", "small tiles, no warpspecialize, no pipeline",
+              concat(small, {{" warpspecialize pipeline(4)", ""}}), s},
+             {"operands_global", "A, B tiles from GLOBAL below the block",
+              concat(small, {{"mem(NONE, SHARED, SHARED) tune(G=1) call(gemm: gemm_wg)\n      layout(A: row_major swizzle128, B: "
+                              "row_major swizzle128);",
+                              "mem(NONE, GLOBAL, GLOBAL) tune(G=1) call(gemm: gemm_wg);"},
+                             {"mem(NONE, SHARED, SHARED)", "mem(NONE, GLOBAL, GLOBAL)"},
+                             {"mem(REGISTER, SHARED, SHARED)", "mem(REGISTER, GLOBAL, GLOBAL)"}}),
+              s},
+             {"residual_in_shared_wide_n", "the C tile staged in SHARED at the block, 64x64 tiles with N_MMA=64",
+              {{"U=128, V=128", "U=64, V=64"}, {"N_MMA=128", "N_MMA=64"}, {"G=2", "G=1"}, {"W=64", "W=16"},
+               {"mem(GLOBAL, NONE, GLOBAL, NONE)", "mem(GLOBAL, NONE, SHARED, NONE)"},
+               {"res_thread = residual_thread on THREAD mem(GLOBAL, REGISTER, GLOBAL, REGISTER)",
+                "res_thread = residual_thread on THREAD mem(GLOBAL, REGISTER, SHARED, REGISTER)"}},
+              {{"M", 65}, {"N", 100}, {"K", 33}}},
+         }});
+  }
+
   // gemm_reduce: C = A * B and R = rowsum(C); column tiles of V inside the block. The example keeps
   // the row sums Racc in SHARED; every variant but the last lowers completely (race-checked).
   {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "exec/inputs.h"
 #include "exec/reference.h"
@@ -127,6 +128,61 @@ TEST(Reference, DualGemm) {
       }
       double want = x / (1 + std::exp(-x)) * y;  // silu(A B1) * (A B2)
       double got = at(out, "D", {i, j});
+      if (std::fabs(got - want) > 1e-2 * std::fabs(want) + 1e-3 && ++bad <= 5)
+        ADD_FAILURE() << "D[" << i << ", " << j << "] = " << got << ", want " << want;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+// gemm_bias_act with each activation (the variant act_thread runs): the bias is added per column,
+// C[i, j] = act(sum_k A[i, k] B[k, j] + bias[j]), at a shape with M != N (a row broadcast would
+// read past the bias or use the wrong entries).
+TEST(Reference, GemmBiasActAddsTheBiasPerColumn) {
+  const double c = 0.7978845608028654;
+  const std::vector<std::pair<std::string, std::function<double(double)>>> acts = {
+      {"bias_thread", [](double x) { return x; }},
+      {"bias_relu_thread", [](double x) { return x > 0 ? x : 0.0; }},
+      {"bias_gelu_thread", [c](double x) { return 0.5 * x * (1 + std::tanh(c * (x + 0.044715 * x * x * x))); }},
+      {"bias_silu_thread", [](double x) { return x / (1 + std::exp(-x)); }},
+  };
+  for (const auto& [variant, act] : acts) {
+    SCOPED_TRACE(variant);
+    auto r = check_text(patched("gemm_bias_act", {{"act_thread = bias_gelu_thread on", "act_thread = " + variant + " on"}}),
+                        "gemm_bias_act.loom");
+    ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
+    const int64_t M = 70, N = 130, K = 33;
+    Args in = make_inputs(r.program, *r.tree, {{"M", M}, {"N", N}, {"K", K}}, 4);
+    Args out = copy_args(in);
+    run_reference(r.program, *r.tree, out);
+    expect_no_nan(out);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double x = at(in, "bias", {j});
+        for (int64_t k = 0; k < K; ++k) x += at(in, "A", {i, k}) * at(in, "B", {k, j});
+        const double want = act(x), got = at(out, "C", {i, j});
+        if (std::fabs(got - want) > 1e-2 * std::fabs(want) + 1e-3 && ++bad <= 5)
+          ADD_FAILURE() << "C[" << i << ", " << j << "] = " << got << ", want " << want;
+      }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+// gemm_residual: D = A B + alpha C.
+TEST(Reference, GemmResidual) {
+  auto r = load_example("gemm_residual");
+  ASSERT_TRUE(r.tree);
+  const int64_t M = 129, N = 100, K = 65;
+  Args in = make_inputs(r.program, *r.tree, {{"M", M}, {"N", N}, {"K", K}}, 6, {{"alpha", -0.5}});
+  Args out = copy_args(in);
+  run_reference(r.program, *r.tree, out);
+  expect_no_nan(out);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double want = -0.5 * at(in, "C", {i, j});
+      for (int64_t k = 0; k < K; ++k) want += at(in, "A", {i, k}) * at(in, "B", {k, j});
+      const double got = at(out, "D", {i, j});
       if (std::fabs(got - want) > 1e-2 * std::fabs(want) + 1e-3 && ++bad <= 5)
         ADD_FAILURE() << "D[" << i << ", " << j << "] = " << got << ", want " << want;
     }

@@ -1,0 +1,65 @@
+// Inputs of element-wise leaves read from global memory, in the epilogue: the leaf's mapping keeps
+// the tensor in GLOBAL down to the threads, and each thread reads the elements that meet its
+// accumulator registers, converted to fp32, once per tile (where the leaf runs, after the K loop):
+//
+//   * a column vector: a lane's piece of a rank-1 tensor cut by `mma(v, rhs, ...)` (the columns of
+//     the accumulator, src/layout/partition.h), the B operand of a binary leaf that broadcasts it
+//     along columns (ir::Op::broadcast_dim = 1: a bias, D[i, j] = X[i, j] + b[j]). Register r of a
+//     thread's 64 x N fragment lies in column acc_col(t, r) of the warpgroup's tile, which is
+//     entry acc_col(t, r) of the warpgroup's piece of the vector;
+//   * a global fragment: a thread's accumulator-distributed piece of a global rank-2 tile (a
+//     residual C in D = A B + alpha C); register r reads element (acc_row(t, r), acc_col(t, r)).
+//
+// Elements past the tile's run-time extents (a clipped edge tile) read as 0 and are never loaded:
+// those registers are not stored either (epilogue.cpp). Loads go through the read-only data path
+// (__ldg); the 8 lanes that share a column vector's entries (and a quad's neighbours, for a
+// fragment) hit the same sectors.
+#include "codegen/cuda_gen.h"
+
+namespace loom::codegen::detail {
+
+// Whether operand i of element-wise leaf `op` is such a global input; if so, the declarations to
+// emit once before the leaf's loop and the fp32 value for a register index expression.
+std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i) {
+  const ValueId v = op.operands[i];
+  if (f_.info(v).type != ir::Type::Tensor || f_.info(v).mem != MemKind::Global) return std::nullopt;
+  const View& w = view(v);
+  if (!w.frag || w.frag->level != 2 || !w.param) return std::nullopt;
+  const std::string P = pname(w.root), T = cpp_type(w.dtype), n = var(v);
+  const View& tile = view(w.frag->tile);
+  const int rank = f_.info(w.root).rank;
+  if (w.dtype != DType::BF16 && w.dtype != DType::F16 && w.dtype != DType::F32)
+    cannot(&op, "a global input of element type " + std::string(dtype_name(w.dtype)));
+  GlobalInput g;
+  std::string lin;
+  for (int d = 0; d < rank; ++d)
+    lin += (d ? " + " : "") + std::string("(") + tile.off[static_cast<size_t>(d)] + ") * " + P + ".stride[" + std::to_string(d) + "]";
+  g.decls.push_back("const " + T + "* const " + n + "_p = reinterpret_cast<const " + T + "*>(" + P + ".data) + " + lin + ";");
+  g.decls.push_back("const int " + n + "_t = loom::rt::thread_in_warpgroup();");
+  if (w.cols) {
+    // A column vector, broadcast along the fragment's columns.
+    if (i != 2 || op.broadcast_dim != 1)
+      cannot(&op, "a column vector (an mma rhs piece of a rank-1 tensor) other than the broadcast operand of a binary leaf");
+    const std::string E = tile.ext[0], S = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
+    g.decls.push_back("const int64_t " + n + "_e = " + E + ";  // the tile's entries of " + P);
+    g.value = [=](const std::string& idx) {
+      const std::string col = "loom::rt::acc_col(" + n + "_t, " + idx + ")";
+      return "(" + col + " < " + n + "_e ? static_cast<float>(__ldg(" + n + "_p + " + col + " * " + S + ")) : 0.0f)";
+    };
+    return g;
+  }
+  if (w.frag->role != MmaRole::Acc || tile.dims.size() != 2)
+    cannot(&op, "a global input other than a thread's accumulator fragment of a rank-2 tile or a column vector");
+  const std::string E0 = tile.ext[0], E1 = tile.ext[1];
+  const std::string RS = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
+  const std::string CS = P + ".stride[" + std::to_string(tile.dims[1]) + "]";
+  g.decls.push_back("const int64_t " + n + "_e0 = " + E0 + ", " + n + "_e1 = " + E1 + ";  // the tile of " + P);
+  g.value = [=](const std::string& idx) {
+    const std::string row = "loom::rt::acc_row(" + n + "_t, " + idx + ")", col = "loom::rt::acc_col(" + n + "_t, " + idx + ")";
+    return "(" + row + " < " + n + "_e0 && " + col + " < " + n + "_e1 ? static_cast<float>(__ldg(" + n + "_p + " + row + " * " +
+           RS + " + " + col + " * " + CS + ")) : 0.0f)";
+  };
+  return g;
+}
+
+}  // namespace loom::codegen::detail
