@@ -113,18 +113,18 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
   if (auto df = register_frag(dv)) {
     if (tile_static(*df, &op) != tile_static(*frag, &op)) cannot(&op, "`" + op.name + "` between fragments of different tiles");
     const DType dt = view(dv).dtype, st = view(op.operands[1]).dtype;
-    if (op.name == "convert" && st == DType::F32 && (dt == DType::BF16 || dt == DType::F16)) {
+    s.line("#pragma unroll");
+    if (op.name == "convert" && globals.empty() && st == DType::F32 && (dt == DType::BF16 || dt == DType::F16)) {
       // Two floats per conversion (cvt.rn.bf16x2.f32): registers 2j and 2j + 1 are one pair of
       // the fragment (adjacent columns of one row), which is also how an A fragment packs them,
-      // so a later pack of these registers folds away.
-      s.line("#pragma unroll");
+      // so a later pack of these registers folds away. (A global input is read through its own
+      // expression, below.)
       s.line("for (int r = 0; r < " + std::to_string(tile_static(*df, &op)[1] / 2) + "; r += 2) loom::rt::convert_pair(" +
              var(dv) + "[r], " + var(dv) + "[r + 1], " + var(op.operands[1]) + "[r], " + var(op.operands[1]) + "[r + 1]);");
-      return;
+    } else {
+      s.line("for (int r = 0; r < " + std::to_string(tile_static(*df, &op)[1] / 2) + "; ++r) " + var(dv) + "[r] = " +
+             value("r") + ";");
     }
-    s.line("#pragma unroll");
-    s.line("for (int r = 0; r < " + std::to_string(tile_static(*df, &op)[1] / 2) + "; ++r) " + var(dv) + "[r] = " +
-           value("r") + ";");
   } else {
     emit_store(s, op, *frag, value);
   }
