@@ -34,7 +34,6 @@ import ctypes
 import datetime
 import math
 import os
-import statistics
 import sys
 import time
 
@@ -44,6 +43,9 @@ import triton
 import triton.language as tl
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from loom_abi import LOOM_ERRORS, LoomLib, LoomTensor, fmt, loom_tensor, rel_err, time_rounds  # noqa: E402
+
 TOKENS = 16384
 HIDDEN = 2048
 SEQ_LENS = (512, 1024, 2048, 4096, 8192, 16384)
@@ -52,70 +54,16 @@ TOLERANCE = 1e-2
 LOG2E = 1.4426950408889634
 
 # ------------------------------------------------------------------------------------------------
-# loom's C ABI (runtime/loom/abi.h, LOOM_ABI_VERSION 1), mirrored exactly.
-LOOM_MAX_RANK = 5
-LOOM_BF16 = 1
-LOOM_ERRORS = {0: "success", 1: "NULL", 2: "RANK", 3: "DTYPE", 4: "SHAPE", 5: "ALIGN", 6: "STRIDE",
-               7: "TENSOR_MAP", 8: "LAUNCH", 9: "SMEM", 10: "DEVICE"}
+# loom's C ABI through ctypes (bench/loom_abi.py); entry `mha`.
+LOOM_ARGTYPES = [LoomTensor, LoomTensor, LoomTensor, LoomTensor, ctypes.c_float]
 
 
-class LoomTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p),
-                ("rank", ctypes.c_int32),
-                ("dtype", ctypes.c_int32),
-                ("shape", ctypes.c_int64 * LOOM_MAX_RANK),
-                ("stride", ctypes.c_int64 * LOOM_MAX_RANK)]
+class MhaLib(LoomLib):
+    """A generated mha artifact serving one column (fa2 / fa3), causal or not."""
 
-
-class LoomArgInfo(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p),
-                ("kind", ctypes.c_int),
-                ("dtype", ctypes.c_int),
-                ("rank", ctypes.c_int),
-                ("dims", ctypes.c_char_p * LOOM_MAX_RANK),
-                ("align_bytes", ctypes.c_int64),
-                ("privilege", ctypes.c_int)]
-
-
-class LoomKernelInfo(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p),
-                ("num_args", ctypes.c_int),
-                ("args", ctypes.POINTER(LoomArgInfo)),
-                ("smem_bytes", ctypes.c_int64),
-                ("threads_per_block", ctypes.c_int)]
-
-
-# The C layout (checked against abi.h with offsetof on x86-64): 96 bytes, shape at 16, stride at 56.
-assert ctypes.sizeof(LoomTensor) == 96 and LoomTensor.shape.offset == 16 and LoomTensor.stride.offset == 56
-assert ctypes.sizeof(LoomArgInfo) == 80 and ctypes.sizeof(LoomKernelInfo) == 40
-
-
-def loom_tensor(t, shape, stride):
-    """A loom_tensor over torch tensor t's memory with the given shape and strides (in elements)."""
-    d = LoomTensor()
-    d.data = t.data_ptr()
-    d.rank = len(shape)
-    d.dtype = LOOM_BF16
-    for i in range(LOOM_MAX_RANK):
-        d.shape[i] = shape[i] if i < len(shape) else 0
-        d.stride[i] = stride[i] if i < len(stride) else 0
-    return d
-
-
-class LoomLib:
     def __init__(self, column, causal, path):
-        self.column, self.causal, self.path = column, causal, path
-        self.lib = ctypes.CDLL(path, mode=os.RTLD_LOCAL | os.RTLD_NOW)
-        self.fn = self.lib.loom_mha
-        self.fn.restype = ctypes.c_int
-        self.fn.argtypes = [LoomTensor, LoomTensor, LoomTensor, LoomTensor, ctypes.c_float, ctypes.c_void_p]
-        info_fn = self.lib.loom_mha_info
-        info_fn.restype = ctypes.POINTER(LoomKernelInfo)
-        info_fn.argtypes = []
-        info = info_fn().contents
-        self.describe = "%s (%s): %d threads/block, %d B dynamic smem" % (
-            os.path.basename(path), info.name.decode() if info.name else "?", info.threads_per_block,
-            info.smem_bytes)
+        super().__init__(path, "mha", LOOM_ARGTYPES)
+        self.column, self.causal = column, causal
 
 
 # ------------------------------------------------------------------------------------------------
@@ -212,39 +160,6 @@ def triton_attention(q, k, v, o, softmax_scale, causal):
 
 # ------------------------------------------------------------------------------------------------
 
-def rel_err(x, ref):
-    x = x.float()
-    ref = ref.float()
-    if not torch.isfinite(x).all():
-        return float("inf")
-    return (torch.linalg.vector_norm(x - ref) / torch.linalg.vector_norm(ref)).item()
-
-
-def time_rounds(methods, reps, rounds=2):
-    """methods: {name: callable}. Returns {name: (median_ms, spread_ms)} over `rounds` alternating rounds."""
-    samples = {n: [] for n in methods}
-    medians = {n: [] for n in methods}
-    for _ in range(rounds):
-        for name, fn in methods.items():
-            starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-            ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-            torch.cuda.synchronize()
-            torch.cuda._sleep(50_000_000)  # keeps the GPU busy (~30 ms) while the launches are enqueued
-            for i in range(reps):
-                starts[i].record()
-                fn()
-                ends[i].record()
-            torch.cuda.synchronize()
-            t = [s.elapsed_time(e) for s, e in zip(starts, ends)]
-            samples[name] += t
-            medians[name].append(statistics.median(t))
-    return {n: (statistics.median(samples[n]), max(medians[n]) - min(medians[n])) for n in methods}
-
-
-def fmt(x, spec="%.1f"):
-    return "n/a" if x is None else spec % x
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib", action="append", default=[], help="NAME[:causal]=PATH.so, NAME fa2 or fa3")
@@ -268,7 +183,7 @@ def main():
         if column not in libs or flag not in ("", "causal"):
             sys.exit("--lib %s: want fa2|fa3[:causal]=PATH" % spec)
         try:
-            lib = LoomLib(column, flag == "causal", path)
+            lib = MhaLib(column, flag == "causal", path)
             libs[column][flag == "causal"].append(lib)
             notes.append("loom %s%s: %s" % (column, " causal" if flag else "", lib.describe))
         except OSError as e:

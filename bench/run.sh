@@ -22,6 +22,9 @@
 #
 # Options (device half): --ncu SHAPE  also profile one loom launch with Nsight Compute
 #                                     (SHAPE as the bench names it: 4096x4096x4096, 8x4096x4096x4096)
+#                        --sweep N    time N seeded random shapes per kernel instead of the fixed
+#                                     table (gemm_bench --sweep; its own acceptance; report
+#                                     gemm-sweep.md); --sweep-seed S
 #                        --skip-triton, --skip-bench, --skip-correctness
 #                        --regen      build loom and regenerate even if build-gpu/gen exists
 # Environment: OUT (results; default build-gpu/out), LOOM_BUILD_DIR (default build-gpu),
@@ -42,13 +45,15 @@ work=$build/device
 out=${OUT:-$build/out}
 entries=(gemm batched_gemm)
 
-prepare=0 regen=0 ncu_shape="" skip_triton=0 skip_bench=0 skip_correctness=0
+prepare=0 regen=0 ncu_shape="" skip_triton=0 skip_bench=0 skip_correctness=0 sweep=0 sweep_seed=20261125
 args_line="bash bench/run.sh $*"
 while [ $# -gt 0 ]; do
   case $1 in
     --prepare) prepare=1 ;;
     --regen) regen=1 ;;
     --ncu) ncu_shape=${2:?--ncu needs a shape}; shift ;;
+    --sweep) sweep=${2:?--sweep needs a count}; shift ;;
+    --sweep-seed) sweep_seed=${2:?--sweep-seed needs a seed}; shift ;;
     --skip-triton) skip_triton=1 ;;
     --skip-bench) skip_bench=1 ;;
     --skip-correctness) skip_correctness=1 ;;
@@ -291,7 +296,12 @@ fi
 
 if [ $skip_bench -eq 0 ] && [ -x "$work/bin/gemm_bench" ]; then
   failed_before=$any_failed
-  step "gemm_bench (vs cuBLAS)" 500 "$work/bin/gemm_bench" --out "$report" --command "$args_line"
+  if [ "$sweep" -gt 0 ]; then
+    step "gemm_bench (vs cuBLAS)" 500 "$work/bin/gemm_bench" --out "$out/gemm-sweep.md" --sweep "$sweep" \
+      --sweep-seed "$sweep_seed" --command "$args_line"
+  else
+    step "gemm_bench (vs cuBLAS)" 500 "$work/bin/gemm_bench" --out "$report" --command "$args_line"
+  fi
   if [ $? -eq 4 ]; then  # everything measured and correct; only the speed target was missed
     summary[-1]=${summary[-1]/FAIL (exit 4)  /acceptance FAIL}
     any_failed=$failed_before

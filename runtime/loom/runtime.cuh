@@ -623,6 +623,15 @@ __device__ __forceinline__ void stmatrix_x2(void* row, std::uint32_t r0, std::ui
                "r"(r0), "r"(r1)
                : "memory");
 }
+// ldmatrix.x4 (non-transposed): the inverse of stmatrix_x4: lane l gives the address of row
+// l & 7 of matrix l >> 3; w[m] receives the lane's pair of adjacent elements of matrix m (row
+// lane / 4, columns 2 (lane % 4) and + 1), the accumulator fragment's order.
+__device__ __forceinline__ void ldmatrix_x4(const void* row, std::uint32_t (&w)[4]) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+               : "r"(smem_u32(row))
+               : "memory");
+}
 __device__ __forceinline__ void stmatrix_x4(void* row, std::uint32_t r0, std::uint32_t r1,
                                             std::uint32_t r2, std::uint32_t r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(
@@ -710,6 +719,19 @@ __device__ __forceinline__ std::uint32_t pack_pair(T lo, T hi) {
   return static_cast<std::uint32_t>(l) | (static_cast<std::uint32_t>(h) << 16);
 }
 
+// The inverse of pack_pair: the low and high 16-bit halves of w as two T.
+template <class T>
+__device__ __forceinline__ void unpack_pair(std::uint32_t w, T& lo, T& hi) {
+  static_assert(is_wgmma_16bit_v<T>, "unpack_pair<T>: T is __nv_bfloat16 or __half");
+  if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+    lo = __ushort_as_bfloat16(static_cast<unsigned short>(w & 0xffffu));
+    hi = __ushort_as_bfloat16(static_cast<unsigned short>(w >> 16));
+  } else {
+    lo = __ushort_as_half(static_cast<unsigned short>(w & 0xffffu));
+    hi = __ushort_as_half(static_cast<unsigned short>(w >> 16));
+  }
+}
+
 // The mask that keeps the halves of a packed pair at columns col and col + 1 that lie before
 // column n (the rest become +0): the columns of a clipped operand tile past the tensor's edge.
 __device__ __forceinline__ std::uint32_t pair_mask(int col, std::int64_t n) {
@@ -729,12 +751,50 @@ __device__ __forceinline__ float ex2_approx(float x) {
   return r;
 }
 
+// 1 / (1 + 2^(-x log2 e)) with one ex2.approx and a fast division (__fdividef: 2 ulp; 0 when the
+// denominator overflows). Errors of a few fp32 ulp, far below the 16-bit outputs these feed.
+// sigmoid(x) = 1 / (1 + e^-x); -> 0 for large negative x, 1 for large positive x.
+__device__ __forceinline__ float sigmoid_fast(float x) {
+  return __fdividef(1.0f, 1.0f + ex2_approx(-1.4426950408889634f * x));
+}
+
+// silu(x) = x sigmoid(x) = x / (1 + e^-x): -0 for large negative x, x for large positive x.
+__device__ __forceinline__ float silu_fast(float x) {
+  return __fdividef(x, 1.0f + ex2_approx(-1.4426950408889634f * x));
+}
+
 // GELU in its tanh form, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), computed as the equal
-// x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (0.5 (1 + tanh u) = sigmoid(2u)): one expf and one
-// division; -0 for large negative x, x for large positive x. The leaf `gelu` lowers to it.
+// x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (0.5 (1 + tanh u) = sigmoid(2u)): one ex2.approx and
+// one fast division, accurate to a few fp32 ulp (tanh.approx would be one MUFU op too, but its
+// 2^-11 relative error becomes a large relative error of 1 + tanh u for negative x). -0 for large
+// negative x, x for large positive x. The leaf `gelu` lowers to it.
 __device__ __forceinline__ float gelu_tanh(float x) {
   const float u = 1.5957691216057308f * x * fmaf(0.044715f, x * x, 1.0f);
-  return x / (1.0f + expf(-u));
+  return __fdividef(x, 1.0f + ex2_approx(-1.4426950408889634f * u));
+}
+
+// Entries c and c + 1 of a vector p[k * stride] (c even), as fp32 into lo and hi; an entry at or past
+// e reads 0 and is not loaded. One 32-bit load through the read-only path when the pair is two
+// adjacent, 4-byte aligned 16-bit values; else one load per entry.
+template <class T>
+__device__ __forceinline__ void ldg_pair(const T* p, std::int64_t c, std::int64_t stride, std::int64_t e, float& lo,
+                                         float& hi) {
+  if constexpr (sizeof(T) == 2) {
+    const T* q = p + c;
+    if (stride == 1 && c + 1 < e && (reinterpret_cast<std::uintptr_t>(q) & 3) == 0) {
+      const std::uint32_t w = __ldg(reinterpret_cast<const unsigned int*>(q));
+      if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+        lo = __uint_as_float(w << 16);
+        hi = __uint_as_float(w & 0xffff0000u);
+      } else {
+        lo = __half2float(__ushort_as_half(static_cast<unsigned short>(w & 0xffffu)));
+        hi = __half2float(__ushort_as_half(static_cast<unsigned short>(w >> 16)));
+      }
+      return;
+    }
+  }
+  lo = c < e ? static_cast<float>(__ldg(p + c * stride)) : 0.0f;
+  hi = c + 1 < e ? static_cast<float>(__ldg(p + (c + 1) * stride)) : 0.0f;
 }
 
 }  // namespace loom::rt

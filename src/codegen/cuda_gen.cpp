@@ -463,7 +463,8 @@ void CudaGen::emit_op(const Op& op, const Op* loop) {
       if (!op.origin.empty()) s.line("// " + op.origin + "  [" + source_ + ":" + std::to_string(op.loc.line) + "]");
       const bool turn = turn_loop_ && loop == turn_loop_ && &s == &compute_ && is_wgmma(op);
       if (turn) turn_begin(s);
-      if (op.kind == OpKind::Copy && !is_tma_copy(op)) emit_register_copy(s, op);
+      if (op.kind == OpKind::Copy && is_smem_fragment_load(op)) emit_smem_fragment_load(s, op);
+      else if (op.kind == OpKind::Copy && !is_tma_copy(op)) emit_register_copy(s, op);
       else if (op.kind == OpKind::Copy) emit_copy(s, op, loop);
       else emit_call(s, op);
       if (rotated) rotated_release_early(s, *rotation_, op);

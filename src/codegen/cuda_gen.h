@@ -262,7 +262,9 @@ class CudaGen {
 
   // ---- operands.cpp: global inputs of element-wise leaves (column vectors, fragments of global tiles) --
   struct GlobalInput {
-    std::vector<std::string> decls;                        // emitted once, before the leaf's loop
+    std::vector<std::string> decls;  // emitted once, before the leaf's loop
+    // The loads into registers, given the fragment's register count (emitted after decls).
+    std::function<std::vector<std::string>(int64_t)> preload;
     std::function<std::string(const std::string&)> value;  // fp32 value of register idx (0 past the extents)
   };
   std::optional<GlobalInput> global_input(const Op& op, size_t i);
@@ -277,6 +279,10 @@ class CudaGen {
                        const std::string& clipped_comment, const std::function<void(const std::string&, bool)>& body);
   void emit_row_reduce(Stream& s, const Op& op);
   void emit_register_copy(Stream& s, const Op& op);
+
+  // ---- smem_fragments.cpp: shared -> register copies of accumulator fragments (ldmatrix) -------
+  bool is_smem_fragment_load(const Op& op);
+  void emit_smem_fragment_load(Stream& s, const Op& op);
   int64_t forwarded_words(ValueId tile, const Op* at);
 
   // ---- pingpong.cpp: turns on the tensor cores, the deferred mma of a rotated loop ----------------

@@ -19,7 +19,8 @@ void CudaGen::emit_fill(Stream& s, const Op& op) {
 
 // The C++ expression of one element of an element-wise leaf (docs/language.md semantics), given
 // the expression of each input element. exp2 runs on the MUFU (ex2.approx), and exp as
-// ex2(x * log2 e).
+// ex2(x * log2 e); sigmoid, silu and gelu as runtime.cuh's MUFU forms (one ex2 or tanh.approx and a
+// fast reciprocal: a few units in the last place of fp32, far below the 16-bit outputs they feed).
 std::string CudaGen::elementwise_value(const Op& op, const std::vector<std::string>& in) {
   const std::string& n = op.name;
   auto one = [&]() { return in.at(0); };
@@ -27,9 +28,9 @@ std::string CudaGen::elementwise_value(const Op& op, const std::vector<std::stri
   if (n == "exp") return "loom::rt::ex2_approx((" + one() + ") * 1.44269504088896341f)";
   if (n == "exp2") return "loom::rt::ex2_approx(" + one() + ")";
   if (n == "relu") return "fmaxf(" + one() + ", 0.0f)";
-  if (n == "sigmoid") return "(1.0f / (1.0f + expf(-(" + one() + "))))";
+  if (n == "sigmoid") return "loom::rt::sigmoid_fast(" + one() + ")";
   if (n == "tanh") return "tanhf(" + one() + ")";
-  if (n == "silu") return "((" + one() + ") / (1.0f + expf(-(" + one() + "))))";
+  if (n == "silu") return "loom::rt::silu_fast(" + one() + ")";
   if (n == "gelu") return "loom::rt::gelu_tanh(" + one() + ")";
   if (n == "scale") return "(" + in.at(0) + " * " + in.at(1) + ")";
   if (n == "add") return "(" + in.at(0) + " + " + in.at(1) + ")";
@@ -98,7 +99,12 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
     for (size_t i = 1; i < op.operands.size(); ++i) {
       if (globals.count(i)) in.push_back(globals[i].value(idx));
       else if (rows.count(i)) in.push_back(rows[i] + "[((" + idx + ") >> 1) & 1]");
-      else if (f_.info(op.operands[i]).type == ir::Type::Tensor) in.push_back(var(op.operands[i]) + "[" + idx + "]");
+      else if (f_.info(op.operands[i]).type == ir::Type::Tensor) {
+        // A 16-bit fragment (a tile read from shared memory, smem_fragments.cpp) computes in fp32.
+        const DType t = view(op.operands[i]).dtype;
+        const std::string e = var(op.operands[i]) + "[" + idx + "]";
+        in.push_back(t == DType::BF16 || t == DType::F16 ? "static_cast<float>(" + e + ")" : e);
+      }
       else in.push_back(var(op.operands[i]));
     }
     return elementwise_value(op, in);
@@ -107,8 +113,11 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
   if (!globals.empty()) {
     s.line("{  // global inputs of `" + op.name + "`, read once per tile");
     s.indent += 2;
-    for (auto& [i, g] : globals)
+    const int64_t regs = tile_static(*frag, &op)[1] / 2;
+    for (auto& [i, g] : globals) {
       for (const std::string& d : g.decls) s.line(d);
+      for (const std::string& d : g.preload(regs)) s.line(d);
+    }
   }
   if (auto df = register_frag(dv)) {
     if (tile_static(*df, &op) != tile_static(*frag, &op)) cannot(&op, "`" + op.name + "` between fragments of different tiles");

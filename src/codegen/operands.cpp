@@ -1,19 +1,23 @@
 // Inputs of element-wise leaves read from global memory, in the epilogue: the leaf's mapping keeps
-// the tensor in GLOBAL down to the threads, and each thread reads the elements that meet its
-// accumulator registers, converted to fp32, once per tile (where the leaf runs, after the K loop):
+// the tensor in GLOBAL down to the threads, and each thread loads the elements that meet its
+// accumulator registers into registers of its own, converted to fp32, once per tile (where the leaf
+// runs, after the K loop), before the leaf's loop reads them:
 //
 //   * a column vector: a lane's piece of a rank-1 tensor cut by `mma(v, rhs, ...)` (the columns of
 //     the accumulator, src/layout/partition.h), the B operand of a binary leaf that broadcasts it
 //     along columns (ir::Op::broadcast_dim = 1: a bias, D[i, j] = X[i, j] + b[j]). Register r of a
-//     thread's 64 x N fragment lies in column acc_col(t, r) of the warpgroup's tile, which is
-//     entry acc_col(t, r) of the warpgroup's piece of the vector;
+//     thread's 64 x N fragment lies in column acc_col(t, r) of the warpgroup's tile; registers
+//     4j .. 4j + 3 cover only the two columns acc_col(t, 4j) and + 1 (two rows each), so a thread
+//     loads N / 4 pairs of entries (N / 2 values), not one per register;
 //   * a global fragment: a thread's accumulator-distributed piece of a global rank-2 tile (a
-//     residual C in D = A B + alpha C); register r reads element (acc_row(t, r), acc_col(t, r)).
+//     residual C in D = A B + alpha C); registers 2j and 2j + 1 are the adjacent elements
+//     (acc_row(t, 2j), acc_col(t, 2j)) and (.., + 1): one pair load each.
 //
-// Elements past the tile's run-time extents (a clipped edge tile) read as 0 and are never loaded:
-// those registers are not stored either (epilogue.cpp). Loads go through the read-only data path
-// (__ldg); the 8 lanes that share a column vector's entries (and a quad's neighbours, for a
-// fragment) hit the same sectors.
+// A pair is one 32-bit load when the two elements are 16-bit, adjacent in memory and 4-byte aligned
+// (loom::rt::ldg_pair; else two loads). Elements past the tile's run-time extents (a clipped edge
+// tile) read as 0 and are never loaded: those registers are not stored either (epilogue.cpp).
+// Loads go through the read-only data path (__ldg); the 8 lanes that share a column vector's entries
+// (and a quad's neighbours, for a fragment) hit the same sectors.
 #include "codegen/cuda_gen.h"
 
 namespace loom::codegen::detail {
@@ -42,10 +46,15 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
       cannot(&op, "a column vector (an mma rhs piece of a rank-1 tensor) other than the broadcast operand of a binary leaf");
     const std::string E = tile.ext[0], S = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
     g.decls.push_back("const int64_t " + n + "_e = " + E + ";  // the tile's entries of " + P);
-    g.value = [=](const std::string& idx) {
-      const std::string col = "loom::rt::acc_col(" + n + "_t, " + idx + ")";
-      return "(" + col + " < " + n + "_e ? static_cast<float>(__ldg(" + n + "_p + " + col + " * " + S + ")) : 0.0f)";
+    g.preload = [=](int64_t regs) {
+      const std::string k = std::to_string(regs / 2);
+      return std::vector<std::string>{
+          "float " + n + "_v[" + k + "];  // entries at columns acc_col(t, 4j) + h, in " + n + "_v[2j + h]",
+          "#pragma unroll",
+          "for (int j = 0; j < " + std::to_string(regs / 4) + "; ++j) loom::rt::ldg_pair(" + n + "_p, loom::rt::acc_col(" + n +
+              "_t, 4 * j), " + S + ", " + n + "_e, " + n + "_v[2 * j], " + n + "_v[2 * j + 1]);"};
     };
+    g.value = [=](const std::string& idx) { return n + "_v[((" + idx + ") >> 2) * 2 + ((" + idx + ") & 1)]"; };
     return g;
   }
   if (w.frag->role != MmaRole::Acc || tile.dims.size() != 2)
@@ -54,11 +63,18 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
   const std::string RS = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
   const std::string CS = P + ".stride[" + std::to_string(tile.dims[1]) + "]";
   g.decls.push_back("const int64_t " + n + "_e0 = " + E0 + ", " + n + "_e1 = " + E1 + ";  // the tile of " + P);
-  g.value = [=](const std::string& idx) {
-    const std::string row = "loom::rt::acc_row(" + n + "_t, " + idx + ")", col = "loom::rt::acc_col(" + n + "_t, " + idx + ")";
-    return "(" + row + " < " + n + "_e0 && " + col + " < " + n + "_e1 ? static_cast<float>(__ldg(" + n + "_p + " + row + " * " +
-           RS + " + " + col + " * " + CS + ")) : 0.0f)";
+  g.preload = [=](int64_t regs) {
+    const std::string row = "loom::rt::acc_row(" + n + "_t, 2 * j)";
+    return std::vector<std::string>{
+        "float " + n + "_v[" + std::to_string(regs) + "];  // the thread's elements of the tile, in fragment order",
+        "#pragma unroll",
+        "for (int j = 0; j < " + std::to_string(regs / 2) + "; ++j) {",
+        "  const bool in_rows = " + row + " < " + n + "_e0;",
+        "  loom::rt::ldg_pair(" + n + "_p + (in_rows ? " + row + " * " + RS + " : 0), loom::rt::acc_col(" + n + "_t, 2 * j), " +
+            CS + ", in_rows ? " + n + "_e1 : 0, " + n + "_v[2 * j], " + n + "_v[2 * j + 1]);",
+        "}"};
   };
+  g.value = [=](const std::string& idx) { return n + "_v[" + idx + "]"; };
   return g;
 }
 

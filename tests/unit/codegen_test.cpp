@@ -527,9 +527,45 @@ TEST(Codegen, DualGemmFacts) {
   EXPECT_EQ(count(a.cu, "loom::rt::wgmma_commit();"), 2);
   EXPECT_EQ(count(a.cu, "loom::rt::wgmma_wait<2>();"), 1);  // two groups per iteration may run
   EXPECT_EQ(count(a.cu, "loom::rt::wgmma_wait<0>();"), 1);  // only after the loop
-  EXPECT_NE(a.cu.find("(1.0f + expf(-("), std::string::npos);  // silu
+  EXPECT_NE(a.cu.find("loom::rt::silu_fast("), std::string::npos);  // silu: ex2.approx and a fast division
   EXPECT_NE(a.cu.find("int loom_dual_gemm(loom_tensor D, loom_tensor A, loom_tensor B1, loom_tensor B2, cudaStream_t stream)"),
             std::string::npos);
+}
+
+// The epilogue's global inputs (operands.cpp): gemm_bias_act's bias is loaded once per tile into
+// N / 2 registers (a pair per 4 accumulator registers), never in the K loop.
+TEST(Codegen, BiasLoadedOncePerTileInPairs) {
+  codegen::CudaArtifact a = artifact_of("gemm_bias_act");
+  const std::string k0 = between(a.cu, "namespace mapping0 {", "}  // namespace mapping0");
+  ASSERT_FALSE(k0.empty());
+  EXPECT_NE(k0.find("float v_bp_1_v[64];"), std::string::npos);  // 128 x 256 tile: 64 columns per thread
+  EXPECT_NE(k0.find("for (int j = 0; j < 32; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j)"), std::string::npos);
+  EXPECT_NE(k0.find("v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]"), std::string::npos);
+  EXPECT_EQ(count(k0, "__ldg("), 0);  // only through ldg_pair
+  EXPECT_NE(k0.find("loom::rt::gelu_tanh("), std::string::npos);
+}
+
+// gemm_residual's C staged in SHARED (smem_fragments.cpp): the DMA role TMA-loads the tile after the
+// K loop's loads, the consumers wait on its barrier, read their fragments with ldmatrix and free the
+// buffer for the next tile; a shared tile without the 128-byte swizzle is a located user error.
+TEST(Codegen, ResidualReadFromSharedWithLdmatrix) {
+  codegen::CudaArtifact a = artifact_of("gemm_residual");
+  EXPECT_EQ(count(a.cu, "&tm_C_2, &bar_v_e_6[0]"), 2);  // two 64-column boxes of the 128 x 128 tile
+  EXPECT_NE(a.cu.find("loom::rt::mbarrier::wait(&bar_v_e_6[0], tile_iter & 1);"), std::string::npos);
+  EXPECT_NE(a.cu.find("loom::rt::ldmatrix_x4(base + (cg / 8) * 16384 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16), w);"),
+            std::string::npos);
+  EXPECT_NE(a.cu.find("loom::rt::mbarrier::arrive(&bar_free_v_e_6[0]);"), std::string::npos);
+  EXPECT_NE(a.cu.find("(static_cast<float>(v_C_3[r]) * v_alpha)"), std::string::npos);
+  std::string text = read_file(example_path("gemm_residual"));
+  const std::string from = "layout(C: row_major swizzle128)";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "layout(C: row_major swizzle64)");
+  Generated g = generate("gemm_residual", text);
+  ASSERT_TRUE(g.error.has_value()) << g.internal;
+  EXPECT_TRUE(g.error->loc.valid());
+  EXPECT_EQ(g.error->message,
+            "the CUDA back end cannot lower a shared -> register copy from a shared tile without the row-major 128-byte swizzle yet "
+            "(from `res_warp: residual(Dp[t], Xp[t], Cp[t], Rp[t], alpha)`)");
 }
 
 // Every example outside the goldens must fail with a located CompileError (the back end's

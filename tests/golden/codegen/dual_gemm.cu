@@ -289,7 +289,7 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
       const int64_t v_Dp_1_e0 = loom_clip(v_Dp_e0, (v_g * v_4), v_4);
       // glu_thread: silu(X, X)  [dual_gemm.loom:103]
       #pragma unroll
-      for (int r = 0; r < 64; ++r) v_C[r] = ((v_C[r]) / (1.0f + expf(-(v_C[r]))));
+      for (int r = 0; r < 64; ++r) v_C[r] = loom::rt::silu_fast(v_C[r]);
       // glu_thread: mul(D, X, Y)  [dual_gemm.loom:104]
       {  // the warpgroup's 64 x 128 accumulator tile -> D, clipped to v_Dp_1_e0 x v_Dp_e1
         const int tid = loom::rt::thread_in_warpgroup();

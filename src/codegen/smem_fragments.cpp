@@ -1,0 +1,68 @@
+// Shared -> register copies of accumulator fragments: a thread's piece `mma(X, acc, ...)` of a
+// 16-bit tile that the DMA role brought into shared memory (a residual C, TMA-loaded while the
+// mainloop runs), read into the thread's register array in the wgmma accumulator order with
+// ldmatrix — the mirror of the staged epilogue store's stmatrix (epilogue.cpp).
+//
+// The shared tile is the TMA layout (dma.cpp): slices of 128-byte rows (64 16-bit columns), each
+// slice `rows` x 128 bytes, 16-byte chunks XOR-swizzled by the row (128-byte swizzle). One
+// ldmatrix.x4 per 16 columns gives a warp the four 8 x 8 matrices (rows 0-7 / 8-15 of its 16 rows,
+// column groups c, c + 1); lane l supplies the address of row (l & 7) + 8 ((l >> 3) & 1) of column
+// group c + (l >> 4), and receives, per matrix, the pair of adjacent elements the accumulator layout
+// gives it: registers 4c .. 4c + 7 (acc_row / acc_col). Elements past the tensor's edge are TMA's
+// zero fill (a clipped tile reads zeros there, and the epilogue does not store them).
+#include "codegen/cuda_gen.h"
+
+namespace loom::codegen::detail {
+
+bool CudaGen::is_smem_fragment_load(const Op& op) {
+  if (op.kind != OpKind::Copy || !op.name.empty()) return false;
+  const ValueId src = op.operands[0], dst = op.operands[1];
+  if (f_.info(src).type != ir::Type::Tensor || f_.info(dst).type != ir::Type::Tensor) return false;
+  const View& s = view(src);
+  return s.mem == MemKind::Shared && !s.param && s.frag && s.frag->level == 2 && register_frag(dst).has_value();
+}
+
+void CudaGen::emit_smem_fragment_load(Stream& s, const Op& op) {
+  const ValueId src = op.operands[0], dst = op.operands[1];
+  const View& sv = view(src);
+  auto df = register_frag(dst);
+  if (!df || !sv.frag || sv.frag->role != MmaRole::Acc || df->role != MmaRole::Acc)
+    cannot(&op, "a shared -> register copy other than of an accumulator fragment");
+  if (sv.dtype != view(dst).dtype || (sv.dtype != DType::BF16 && sv.dtype != DType::F16))
+    cannot(&op, "a shared -> register copy of " + std::string(dtype_name(sv.dtype)) + " elements (ldmatrix moves 16-bit ones)");
+  const std::vector<int64_t> xt = tile_static(*sv.frag, &op);
+  if (xt != tile_static(*df, &op)) cannot(&op, "a shared -> register copy between fragments of different tiles");
+  const View& tile = view(sv.frag->tile);  // the warpgroup's tile of the shared alloc
+  const ValueId root = tile.root;
+  const int rank = f_.info(root).rank;
+  if (rank != 2 || tile.dims.size() != 2 || tile.dims[0] != 0 || tile.dims[1] != 1)
+    cannot(&op, "a shared -> register copy from a tile that is not a piece of a rank-2 shared alloc");
+  const Op* alloc = def_.at(root);
+  if (alloc->layout.col_major || alloc->layout.swizzle != 128)
+    cannot(&op, "a shared -> register copy from a shared tile without the row-major 128-byte swizzle",
+           "give the tensor layout(X: row_major swizzle128) in the instance that stages it");
+  const std::vector<int64_t> ext = static_extents(root, &op);
+  if (ext[0] % 8 != 0 || ext[1] % 64 != 0)
+    cannot(&op, "a shared -> register copy from a tile of " + std::to_string(ext[0]) + " x " + std::to_string(ext[1]) +
+                    " elements (rows a multiple of 8, columns of 64)");
+  if (xt[1] % 16 != 0) cannot(&op, "a shared -> register copy of a fragment narrower than 16 columns");
+  const std::string T = cpp_type(sv.dtype), d = var(dst);
+  const int64_t slice_bytes = ext[0] * 128;
+  s.line("{  // " + names_[static_cast<size_t>(src)] + " -> " + names_[static_cast<size_t>(dst)] +
+         ": the thread's accumulator-order elements of the shared tile, by ldmatrix (16 columns per x4)");
+  s.line("  const int tid = loom::rt::thread_in_warpgroup(), lane = loom::rt::lane_id();");
+  s.line("  const int mrow = static_cast<int>(" + tile.off[0] + ") + 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);");
+  s.line("  const int cg0 = static_cast<int>(" + tile.off[1] + ") / 8;  // the tile's first 8-column group");
+  s.line("  const uint8_t* const base = reinterpret_cast<const uint8_t*>(" + var(root) + ");");
+  s.line("  #pragma unroll");
+  s.line("  for (int c = 0; c < " + std::to_string(xt[1] / 8) + "; c += 2) {");
+  s.line("    const int cg = cg0 + c + (lane >> 4);");
+  s.line("    uint32_t w[4];");
+  s.line("    loom::rt::ldmatrix_x4(base + (cg / 8) * " + std::to_string(slice_bytes) + " + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16), w);");
+  s.line("    #pragma unroll");
+  s.line("    for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<" + T + ">(w[q], " + d + "[4 * c + 2 * q], " + d + "[4 * c + 2 * q + 1]);");
+  s.line("  }");
+  s.line("}");
+}
+
+}  // namespace loom::codegen::detail
