@@ -114,6 +114,21 @@ TEST(CliDiagnostics, RunErrors) {
   EXPECT_NE(d[0]["message"].get<std::string>().find("--size"), std::string::npos);
 }
 
+// `loom run --cpu` runs every mapping whose condition holds at --size (SMS: the machine model's 132)
+// and names the ones it skips: flash_attention_2's when(D <= 64) mapping splits D into 64-wide
+// tiles, so it cannot compute D = 128, and the launcher never picks it there.
+TEST(CliRun, SpecializationsRunOnlyWhereTheirConditionHolds) {
+  test::Cli wide = run_loom("run --cpu --size BH=1,M=65,N=70,D=128 " + example("flash_attention_2"), "");
+  EXPECT_EQ(wide.status, 0) << wide.out << wide.err;
+  EXPECT_NE(wide.out.find("match (1 of 2 mappings; not run, their condition does not hold at --size: when(D <= 64) "
+                          "[flash_attention_2.loom:"),
+            std::string::npos)
+      << wide.out;
+  test::Cli narrow = run_loom("run --cpu --size BH=1,M=65,N=70,D=64 " + example("flash_attention_2"), "");
+  EXPECT_EQ(narrow.status, 0) << narrow.out << narrow.err;
+  EXPECT_NE(narrow.out.find("match (all 2 mappings)"), std::string::npos) << narrow.out;
+}
+
 TEST(CliDiagnostics, ScheduleErrors) {
   const std::filesystem::path p = std::filesystem::path(testing::TempDir()) / ("loom_bad_graph_" + std::to_string(getpid()) + ".json");
   std::ofstream(p) << "{\n  \"nodes\": [\n    oops\n";

@@ -7,11 +7,13 @@
 //   loom schedule GRAPH.json ... optimal software pipelining + warp specialization (docs/schedule.md)
 // FILE may be `-` for stdin. Common flags: --diagnostics=json, --version, --help.
 // Exit status: 0 ok, 1 user error (diagnostics printed), 2 internal error (a loom bug).
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <unistd.h>
 #include <map>
+#include <optional>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -24,6 +26,7 @@
 #include "exec/reference.h"
 #include "loom/check.h"
 #include "loom/frontend.h"
+#include "loom/machine.h"
 #include "codegen/cuda.h"
 #include "codegen/torch_ext.h"
 #include "passes/pipeline.h"
@@ -159,6 +162,56 @@ std::vector<Unit> mapping_units(const loom::Program& program, const loom::TaskTr
   return out;
 }
 
+// The value of a specialized mapping's condition term at the --size extents, SMS being the machine
+// model's multiprocessor count; nullopt when it names an extent --size does not bind or divides by 0.
+std::optional<int64_t> size_value(const loom::ir::SizeExpr& e, const std::map<std::string, int64_t>& sizes, int64_t sms) {
+  using K = loom::ir::SizeExpr::Kind;
+  switch (e.kind) {
+    case K::Int: return e.value;
+    case K::Name: {
+      if (e.name == "SMS") return sms;
+      auto it = sizes.find(e.name);
+      return it == sizes.end() ? std::nullopt : std::optional<int64_t>(it->second);
+    }
+    case K::Neg: {
+      auto a = size_value(e.args.at(0), sizes, sms);
+      return a ? std::optional<int64_t>(-*a) : std::nullopt;
+    }
+    case K::Binary:
+    case K::Call: {
+      auto a = size_value(e.args.at(0), sizes, sms), b = size_value(e.args.at(1), sizes, sms);
+      if (!a || !b) return std::nullopt;
+      if (e.kind == K::Call) {
+        if (e.name == "min") return std::min(*a, *b);
+        if (e.name == "max") return std::max(*a, *b);
+        if (e.name == "cdiv" && *b > 0) return (*a + *b - 1) / *b;
+        return std::nullopt;
+      }
+      switch (e.op) {
+        case '+': return *a + *b;
+        case '-': return *a - *b;
+        case '*': return *a * *b;
+        case '/': return *b ? std::optional<int64_t>(*a / *b) : std::nullopt;
+        case '%': return *b ? std::optional<int64_t>(*a % *b) : std::nullopt;
+        default: return std::nullopt;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether a specialized mapping's when(...) holds at the --size extents (nullopt: cannot tell).
+std::optional<bool> condition_holds(const loom::ir::LaunchCondition& c, const std::map<std::string, int64_t>& sizes,
+                                    int64_t sms) {
+  auto l = size_value(c.lhs, sizes, sms), r = size_value(c.rhs, sizes, sms);
+  if (!l || !r) return std::nullopt;
+  if (c.cmp == "<") return *l < *r;
+  if (c.cmp == "<=") return *l <= *r;
+  if (c.cmp == ">") return *l > *r;
+  if (c.cmp == ">=") return *l >= *r;
+  return std::nullopt;
+}
+
 // `loom run --cpu`: the same random integer inputs through the sequential reference interpreter and
 // through the compiled event IR executed in a seeded random order; prints `match` or the first
 // mismatching element. The executor also checks for data races (src/exec/executor.h, RACES) unless
@@ -171,12 +224,22 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
   } catch (const std::runtime_error& e) {
     return fail("loom", std::string("--size: ") + e.what());
   }
-  // Every mapping (the default and each specialization) runs on the same inputs against the same
-  // reference: mapping choices may change speed, never results.
+  // Every mapping (the default and each specialization whose condition holds at --size, with SMS the
+  // machine model's multiprocessor count) runs on the same inputs against the same reference: mapping
+  // choices may change speed, never results. A specialization whose condition does not hold is never
+  // launched for these extents (it may not even cover them: when(D <= 64) with 64-wide tiles), so it
+  // is not run, and the output says so.
   std::string source = o.input == "-" ? "<stdin>" : std::filesystem::path(o.input).filename().string();
   std::vector<Unit> units = mapping_units(program, tree, source);
   std::vector<loom::ir::Function> fs;
-  for (const Unit& u : units) fs.push_back(loom::lower_to_event_ir(u.program, u.tree));
+  std::vector<std::string> not_run;
+  for (size_t m = 0; m < units.size(); ++m) {
+    fs.push_back(loom::lower_to_event_ir(units[m].program, units[m].tree));
+    const loom::Machine* machine = program.mapping ? loom::find_machine(program.mapping->target.name) : nullptr;
+    if (m > 0 && fs.back().when && machine &&
+        condition_holds(*fs.back().when, sizes, machine->limits.sm_count) == std::optional<bool>(false))
+      not_run.push_back(units[m].when_text);
+  }
   // Integer inputs keep mma, copies and sums exact, so those programs must match exactly. Programs
   // with transcendental or dividing leaf ops (exp, exp2, sigmoid, tanh, silu, gelu, div) round, and their
   // row sums add in a schedule-dependent order: they may differ by one rounding step of the output
@@ -201,6 +264,7 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
       return fail(o.input == "-" ? "<stdin>" : o.input, e.what());
     }
     for (size_t m = 0; m < fs.size(); ++m) {
+      if (std::find(not_run.begin(), not_run.end(), units[m].when_text) != not_run.end() && m > 0) continue;
       const std::string which = units.size() == 1 ? "" : m == 0 ? " (the default mapping)" : " (mapping " + units[m].when_text + ")";
       loom::exec::Args got = loom::exec::copy_args(inputs);
       loom::exec::ExecOptions eo;
@@ -220,7 +284,12 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
   }
   if (all_match) {
     std::cout << "match";
-    if (units.size() > 1) std::cout << " (all " << units.size() << " mappings)";
+    if (units.size() > 1 && not_run.empty()) std::cout << " (all " << units.size() << " mappings)";
+    if (!not_run.empty()) {
+      std::cout << " (" << units.size() - not_run.size() << " of " << units.size() << " mappings; not run, their condition does not hold at --size:";
+      for (const std::string& w : not_run) std::cout << " " << w;
+      std::cout << ")";
+    }
     if (tolerance > 0) std::cout << " (within " << tolerance << ")";
     if (ulps > 0) std::cout << " (within 1 ulp: the program rounds inexact results)";
     std::cout << "\n";
