@@ -275,7 +275,8 @@ class CudaGen {
     std::vector<std::string> decls;                        // emitted once, before the leaf's loop
     std::function<std::string(const std::string&)> value;  // fp32 value of register idx (0 past the extents)
   };
-  std::optional<GlobalInput> global_input(const Op& op, size_t i);
+  std::optional<GlobalInput> global_input(const Op& op, size_t i);  // a global or (shared_input) shared one
+  std::optional<GlobalInput> shared_input(const Op& op, size_t i);
 
   // ---- rows.cpp: row vectors, row reductions, register copies, forwarded A operands ----------------
   ValueId root_of(ValueId v) const;

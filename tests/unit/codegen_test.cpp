@@ -165,7 +165,7 @@ std::vector<std::string> tma_barriers(const std::string& cu) {
 TEST(Codegen, Golden) {
   for (const char* name :
        {"gemm", "batched_gemm", "dual_gemm", "flash_attention_2", "flash_attention_3_causal", "gemm_bias_act", "gemm_residual",
-        "add_gemm"}) {
+        "add_gemm", "relu_gemm"}) {
     SCOPED_TRACE(name);
     codegen::CudaArtifact a = artifact_of(name);
     EXPECT_EQ(a.entry, std::string(name).rfind("flash_attention", 0) == 0 ? "mha" : name);

@@ -210,6 +210,32 @@ std::vector<ExampleCase> all_cases() {
          }});
   }
 
+  // relu_gemm: C = relu(A) * B, the K step's A tile rectified into R (the wgmma's A operand).
+  {
+    const std::string ws = "\n      warpspecialize pipeline(3)";
+    std::vector<Edit> small = concat(gemm_small(), {{"N_MMA=64", "N_MMA=16"}});
+    std::map<std::string, int64_t> s = {{"M", 65}, {"N", 40}, {"K", 33}};
+    out.push_back(
+        {"relu_gemm",
+         {},
+         0,
+         {
+             {"small_tiles", "64x32 tiles, G=1, W=16, warpspecialize pipeline(3)", small, s},
+             {"two_warpgroups_depth2", "128x48 tiles, G=2, N_MMA=48, W=32, pipeline(2)",
+              {{"U=128, V=256", "U=128, V=48"}, {"N_MMA=256", "N_MMA=48"}, {"N_MMA=64", "N_MMA=32"}, {"W=64", "W=32"},
+               {"pipeline(3)", "pipeline(2)"}},
+              {{"M", 130}, {"N", 50}, {"K", 40}}},
+             {"no_ws_no_pipeline", "small tiles, no warpspecialize, no pipeline", concat(small, {{ws, ""}}), s},
+             {"pipeline_only_depth4", "small tiles, pipeline(4) without warpspecialize, K steps of 32",
+              concat(gemm_small("U=64, V=32", "N_MMA=32", "W=32"), {{"N_MMA=64", "N_MMA=32"}, {ws, " pipeline(4)"}}),
+              {{"M", 65}, {"N", 40}, {"K", 100}}},
+             {"two_warpgroups_depth4_wide", "128x64 tiles, G=2, N_MMA=64, W=16, pipeline(4)",
+              {{"N_MMA=64)", "N_MMA=16)"}, {"U=128, V=256", "U=128, V=64"}, {"N_MMA=256", "N_MMA=64"}, {"W=64", "W=16"},
+               {"pipeline(3)", "pipeline(4)"}},
+              {{"M", 129}, {"N", 70}, {"K", 50}}},
+         }});
+  }
+
   // dual_gemm: D = silu(A * B1) * (A * B2). silu is inexact but deterministic per element, and the
   // accumulators are exact integers, so the comparison is still exact.
   {
