@@ -86,7 +86,8 @@ std::string CudaGen::assemble() {
   // The persistent tile loop each role runs: decode the tile (grouped order on the two innermost
   // block loops), recompute the tile's index and view values, then the role's code.
   auto tile_loop = [&](const Stream& st, const std::string& ind) {
-    for (const Op* L : loops_) o << ind << "int64_t " << base(L) << " = 0;  // iterations of loop " << var(L->result) << " so far\n";
+    for (const Op* L : loops_)
+      if (ring_head(L) == L) o << ind << "int64_t " << base(L) << " = 0;  // iterations of loop " << var(L->result) << " so far\n";
     o << ind << "int64_t tile_iter = 0;  // tiles this block has run\n";
     o << ind << "(void)tile_iter;\n";
     const size_t G = grid_.size();

@@ -57,6 +57,7 @@ CudaArtifact CudaGen::run() {
   find_kernel();
   find_register_residents();
   prologue();
+  plan_ring_chains(*kernel_);
   plan_signals(*kernel_);
   plan_releases();
   emit_kernel_block();
@@ -444,7 +445,15 @@ void CudaGen::emit_op(const Op& op, const Op* loop) {
       }
       return;
     }
-    case OpKind::For: emit_for(op); return;
+    case OpKind::For:
+      emit_for(op);
+      // A later DMA op waits for the whole loop (a loop that reuses its ring buffers): the
+      // compute warps arrive once the loop's wgmmas are done.
+      if (auto it = signal_of_op_.find(&op); it != signal_of_op_.end()) {
+        wgmma_drain(compute_, op);
+        arrive(compute_, signals_[static_cast<size_t>(it->second)], "0");
+      }
+      return;
     case OpKind::PFor: cannot(&op, std::string("a `pfor ") + proc_name(op.proc) + "` inside the kernel");
     case OpKind::Copy:
     case OpKind::Call: {
@@ -542,7 +551,7 @@ void CudaGen::emit_for(const Op& op) {
       if (p == &op) inside = true;
     it = inside ? accumulators_.erase(it) : std::next(it);
   }
-  auto sig = signal_of_loop_.find(&op);
+  auto sig = signal_of_loop_.find(ring_head(&op));
   for (size_t si = 0; si < ss.size(); ++si) {
     Stream* s = ss[si];
     if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], true);

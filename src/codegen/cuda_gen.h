@@ -230,12 +230,22 @@ class CudaGen {
   // this block has run so far (the kernel is persistent: a block runs tile after tile, and a ring
   // buffer's slots and its barriers' phases carry on from one tile to the next).
   std::string iter(const Op* L) const { return "(" + base(L) + " + " + var(L->regions[0].args[0]) + ")"; }
-  std::string base(const Op* L) const { return var(L->result) + "_base"; }
+  std::string base(const Op* L) const { return var(ring_head(L)->result) + "_base"; }
+
+  // ---- rings.cpp: RING CHAINS ---------------------------------------------------------------------
+  // A pipelined loop whose TMA copies write exactly the ring buffers of the block's previous
+  // pipelined loop (the pipelining pass shared them; warp_specialize.h, SHARED RINGS) continues
+  // that loop's ring: it uses the running counter of the chain's first loop (its head: base()), the
+  // head's TMA barriers (tma_barrier) and its release barrier (signal_of_loop_ is keyed by the
+  // head), so slots and phases run on across the loops as they do across tiles.
+  void plan_ring_chains(const ir::Block& b);
+  const Op* ring_head(const Op* L) const;
+  bool owns_tma_barrier(const Op& copy) const;  // false: it completes on its head copy's barrier
 
   // ---- dma.cpp: TMA copies --------------------------------------------------------------------------
   bool is_tma_copy(const Op& op);
-  // The mbarrier (ring) a TMA copy completes on.
-  std::string tma_barrier(const Op& copy) const { return "bar_" + var(copy.result); }
+  // The mbarrier (ring) a TMA copy completes on (rings.cpp: shared along a ring chain).
+  std::string tma_barrier(const Op& copy) const;
   void emit_copy(Stream& s, const Op& op, const Op* loop);
   void check_tile_layout(const ir::TileLayout& layout, int64_t row_bytes, const Op* at);
   std::tuple<std::string, int64_t, int64_t, ir::TileLayout> smem_tile(const View& v, const Op* at);
@@ -267,7 +277,8 @@ class CudaGen {
     std::function<std::vector<std::string>(int64_t)> preload;
     std::function<std::string(const std::string&)> value;  // fp32 value of register idx (0 past the extents)
   };
-  std::optional<GlobalInput> global_input(const Op& op, size_t i);
+  std::optional<GlobalInput> global_input(const Op& op, size_t i);  // a global or (shared_input) shared one
+  std::optional<GlobalInput> shared_input(const Op& op, size_t i);
 
   // ---- rows.cpp: row vectors, row reductions, register copies, forwarded A operands ----------------
   ValueId root_of(ValueId v) const;
@@ -359,6 +370,8 @@ class CudaGen {
   std::map<const Op*, int> release_after_;  // compute op -> barrier: a once-per-tile TMA buffer is free
   std::map<const Op*, int> release_wait_;   // TMA copy -> that barrier (the DMA waits before reloading)
   std::vector<const Op*> loops_;  // every loop of the kernel block (their running counters)
+  std::map<const Op*, const Op*> ring_head_;  // a loop continuing a ring chain -> the chain's first loop
+  std::map<const Op*, const Op*> tma_canon_;  // its TMA copies -> the head's copy into the same buffer
   bool pingpong_ = false;                   // some loop takes turns: the turn barriers' hand-overs
   const Op* turn_loop_ = nullptr;           // the pingpong loop being emitted (its wgmmas are turns)
   const Rotation* rotation_ = nullptr;      // its rotation, if any

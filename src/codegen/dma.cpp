@@ -58,7 +58,8 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
   // The barrier: one per copy op, a ring of the loop's pipeline depth.
   const int64_t R = loop ? std::max<int64_t>(1, loop->pipeline_depth) : 1;
   const std::string bar = tma_barrier(op);
-  barriers_.push_back(Barrier{bar, R, "1", "TMA " + names_[static_cast<size_t>(op.operands[0])] + " -> " +
+  if (owns_tma_barrier(op))
+    barriers_.push_back(Barrier{bar, R, "1", "TMA " + names_[static_cast<size_t>(op.operands[0])] + " -> " +
                                               names_[static_cast<size_t>(op.operands[1])] + " landed"});
   const std::string slot = loop ? iter(loop) + " % " + std::to_string(R) : "0";
   const int64_t bytes = rows * cols * eb;

@@ -28,6 +28,7 @@ bool CudaGen::has_role(const Op& op, ir::Role role) const {
 void CudaGen::plan_signal(const Op& waiter, const EventRef& r) {
   auto [producer, loop, distance] = producer_of(r.value);
   if (loop) {  // a carried event: the loop's yield
+    loop = ring_head(loop);  // a ring chain releases its slots on its first loop's barrier (rings.cpp)
     if (signal_of_loop_.count(loop)) {
       Signal& s = signals_[static_cast<size_t>(signal_of_loop_[loop])];
       if (distance > s.ring) cannot(&waiter, "carried events of different distances into the DMA role");
@@ -327,7 +328,7 @@ void CudaGen::wait(Stream& s, const Op& x, const EventRef& r, const Op* loop) {
     // before the loop).
     const std::string k = iter(carried_loop);
     if (&s == &dma_) {
-      auto it = signal_of_loop_.find(carried_loop);
+      auto it = signal_of_loop_.find(ring_head(carried_loop));
       if (it == signal_of_loop_.end()) cannot(&x, "a DMA-role wait on a carried event without a signal");
       int sig = it->second;
       // A rotated loop's buffers that the deferred mma reads are released on a barrier of their own.
@@ -361,8 +362,9 @@ void CudaGen::wait(Stream& s, const Op& x, const EventRef& r, const Op* loop) {
   }
   if (producer->kind == OpKind::For) {
     // The whole loop: every iteration's yield. In the compute role all of them ran before this
-    // op in program order; what may still be in flight is their wgmmas.
-    if (&s == &dma_) cannot(&x, "a DMA-role wait on a whole loop");
+    // op in program order; what may still be in flight is their wgmmas. The DMA role waits for
+    // the compute warps' arrival after the loop (emit_op, once per tile; its wgmmas drained).
+    if (&s == &dma_) return dma_wait_signal(s, x, *producer, r);
     std::vector<const Op*> leaves;
     collect_producers(producer->regions[0].yield.value, leaves);
     for (const Op* y : leaves) wait_compute(s, x, *y, false, r);

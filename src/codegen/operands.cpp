@@ -26,6 +26,7 @@ namespace loom::codegen::detail {
 // emit once before the leaf's loop and the fp32 value for a register index expression.
 std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i) {
   const ValueId v = op.operands[i];
+  if (f_.info(v).type == ir::Type::Tensor && mem_of(v) == MemKind::Shared) return shared_input(op, i);
   if (f_.info(v).type != ir::Type::Tensor || f_.info(v).mem != MemKind::Global) return std::nullopt;
   const View& w = view(v);
   if (!w.frag || w.frag->level != 2 || !w.param) return std::nullopt;
@@ -75,6 +76,41 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
         "}"};
   };
   g.value = [=](const std::string& idx) { return n + "_v[" + idx + "]"; };
+  return g;
+}
+
+// A shared input: a thread's accumulator-distributed piece of a 16-bit tile in shared memory (a
+// TMA-loaded operand tile, read where a prologue leaf transforms it: examples/relu_gemm's
+// relu(R, A), whose R is forwarded to the wgmma's A fragments). Register r reads element
+// (acc_row(t, r), acc_col(t, r)) of the warpgroup's tile, at its swizzled address in the alloc's
+// tile (runtime.cuh, k_major_offset: the row-major tile is K-major); 0 past the tile's extents.
+std::optional<CudaGen::GlobalInput> CudaGen::shared_input(const Op& op, size_t i) {
+  const ValueId v = op.operands[i];
+  const View& w = view(v);
+  if (!w.frag || w.frag->level != 2 || w.frag->role != MmaRole::Acc) return std::nullopt;
+  const View& tile = view(w.frag->tile);
+  const int rank = f_.info(tile.root).rank;
+  if (tile.param || tile.dims.size() != 2) cannot(&op, "a shared input that is not a thread's accumulator piece of a shared tile");
+  if (w.dtype != DType::BF16 && w.dtype != DType::F16) cannot(&op, "a shared input of element type " + std::string(dtype_name(w.dtype)));
+  View whole = tile;
+  whole.off[static_cast<size_t>(rank - 2)] = "0";
+  whole.off[static_cast<size_t>(rank - 1)] = "0";
+  auto [ptr, rows, cols, layout] = smem_tile(whole, &op);
+  if (layout.col_major) cannot(&op, "a shared input read from a column-major tile");
+  check_tile_layout(layout, cols * dtype_bytes(w.dtype), &op);
+  const std::string n = var(v), T = cpp_type(w.dtype), sw = swizzle_enum(layout.swizzle);
+  const std::string ro = tile.off[static_cast<size_t>(rank - 2)], co = tile.off[static_cast<size_t>(rank - 1)];
+  GlobalInput g;
+  g.decls.push_back("const uint8_t* const " + n + "_p = reinterpret_cast<const uint8_t*>(" + ptr + ");  // the shared tile");
+  g.decls.push_back("const int " + n + "_t = loom::rt::thread_in_warpgroup();");
+  g.decls.push_back("const int64_t " + n + "_e0 = " + tile.ext[0] + ", " + n + "_e1 = " + tile.ext[1] + ";  // the warpgroup's tile");
+  const std::string rows_s = std::to_string(rows);
+  g.value = [=](const std::string& idx) {
+    const std::string row = "loom::rt::acc_row(" + n + "_t, " + idx + ")", col = "loom::rt::acc_col(" + n + "_t, " + idx + ")";
+    return "(" + row + " < " + n + "_e0 && " + col + " < " + n + "_e1 ? static_cast<float>(*reinterpret_cast<const " + T + "*>(" +
+           n + "_p + loom::rt::k_major_offset(" + sw + ", " + rows_s + ", int(" + ro + ") + " + row + ", int(" + co + ") + " + col +
+           "))) : 0.0f)";
+  };
   return g;
 }
 

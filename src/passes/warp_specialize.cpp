@@ -178,9 +178,26 @@ class LoopFacts {
 
 // ---- 1. pipelining of one loop -------------------------------------------------------------------------
 
+// A ring buffer a pipelined loop of a block made (1, shared rings): what a later loop of the same
+// block needs to know to take it over.
+struct RingBuffer {
+  ValueId buffer = ir::kNone;   // the hoisted [D, bounds...] alloc
+  DType dtype = DType::F32;
+  ir::TileLayout layout;
+  std::vector<int64_t> bounds;  // the constant bounds of the slot
+  int64_t depth = 1;
+  bool warp_specialize = false;
+  ValueId loop = ir::kNone;     // the event of the loop that made it
+};
+
 class Pipeliner {
  public:
-  Pipeliner(Function& f, Block& parent, size_t at) : f_(f), parent_(parent), at_(at), facts_(f, parent.ops[at]) {}
+  // `earlier`: the rings of the block's previous pipelined loop (shared rings, below).
+  Pipeliner(Function& f, Block& parent, size_t at, const std::vector<RingBuffer>& earlier)
+      : f_(f), parent_(parent), at_(at), facts_(f, parent.ops[at]), earlier_(earlier) {}
+
+  // The ring buffers of the loop after run() (its own, or the ones it took over).
+  const std::vector<RingBuffer>& made() const { return made_; }
 
   // Pipelines the loop: returns the tensors that became ring slots; `inserted` is how many ops
   // went before the loop.
@@ -200,7 +217,8 @@ class Pipeliner {
     }
     inserted = 0;
     if (rings.empty()) return {};
-    apply(rings, loop().pipeline_depth);
+    std::vector<ValueId> shared = share(rings);
+    apply(rings, loop().pipeline_depth, shared);
     inserted = pre_.size();
     std::vector<ValueId> out;
     for (const Ring& r : rings) out.push_back(r.tensor);
@@ -214,6 +232,7 @@ class Pipeliner {
     size_t copy_index = 0;        // X in the body
     std::vector<ValueId> bounds;  // per extent of T, defined before the loop
     bool exact = true;            // the bounds are T's extents in every iteration
+    std::vector<int64_t> consts;  // the bounds' values where all are constants (else empty)
   };
   struct Bound {
     ValueId v = ir::kNone;
@@ -319,18 +338,72 @@ class Pipeliner {
       }
       ring.bounds.push_back(b->v);
       ring.exact = ring.exact && b->exact;
+      const Op* c = b->constant ? def_anywhere(b->v) : nullptr;
+      if (c && c->kind == OpKind::Const) ring.consts.push_back(c->ival);
     }
+    if (ring.consts.size() != ring.bounds.size()) ring.consts.clear();
     return ring;
   }
 
-  void apply(std::vector<Ring>& rings, int64_t depth) {
+  // A constant's defining op: in the body or the block (facts_), or hoisted by this pipeliner.
+  const Op* def_anywhere(ValueId v) const {
+    if (const Op* d = facts_.def(v)) return d;
+    for (const Op& op : pre_)
+      if (op.result == v) return &op;
+    return nullptr;
+  }
+
+  // SHARED RINGS. Two consecutive pipelined loops of one block (examples/add_gemm: a K loop over
+  // A, B, then an L loop over C, D into the same accumulator) would each get rings of their own,
+  // though the second runs after the first: twice the shared memory for buffers used one after
+  // the other. When every ring this loop needs matches a distinct ring of the block's previous
+  // pipelined loop — same element type, layout, constant slot bounds, pipeline depth and warp
+  // specialization, and as many rings — this loop takes those buffers over instead of hoisting
+  // its own. Its copy into slot l mod D then also overwrites what the previous loop read there,
+  // so each such copy waits for the previous loop's whole event (added unless the loop already
+  // waits for it; the event IR cannot name one iteration of a finished loop, so iteration l < D
+  // waits for all of it, not only for the iteration that last read the slot). Returns the buffer
+  // for each ring, or an empty list when the rings are not shared.
+  std::vector<ValueId> share(const std::vector<Ring>& rings) {
+    const Op& L = loop();
+    if (earlier_.empty() || earlier_.size() != rings.size()) return {};
+    std::vector<ValueId> out;
+    std::set<size_t> taken;
+    for (const Ring& r : rings) {
+      const ValueInfo ti = f_.info(r.tensor);
+      const Op& alloc = L.regions[0].ops[r.alloc_index];
+      size_t pick = earlier_.size();
+      for (size_t j = 0; j < earlier_.size() && pick == earlier_.size(); ++j) {
+        const RingBuffer& e = earlier_[j];
+        if (!taken.count(j) && !r.consts.empty() && e.dtype == ti.dtype && e.layout == alloc.layout &&
+            e.bounds == r.consts && e.depth == L.pipeline_depth && e.warp_specialize == L.warp_specialize)
+          pick = j;
+      }
+      if (pick == earlier_.size()) return {};
+      taken.insert(pick);
+      out.push_back(earlier_[pick].buffer);
+    }
+    // The previous loop's rings are now this loop's: the hoisted bounds are not needed.
+    pre_.clear();
+    consts_.clear();
+    dims_.clear();
+    const ValueId previous = earlier_.front().loop;
+    const bool waits = std::any_of(L.after.begin(), L.after.end(), [&](const EventRef& e) { return e.value == previous; });
+    Block& body = loop().regions[0];
+    for (const Ring& r : rings)
+      if (!waits) body.ops[r.copy_index].after.push_back(EventRef{previous, {}});
+    return out;
+  }
+
+  void apply(std::vector<Ring>& rings, int64_t depth, const std::vector<ValueId>& shared) {
     const ValueId stages = hoist_const(depth);
     ValueId zero = ir::kNone;
     for (const Ring& r : rings)
       if (!r.exact) zero = hoist_const(0);
-    // The rings: [D, bounds...] before the loop.
-    std::vector<ValueId> buffers;
+    // The rings: [D, bounds...] before the loop (or the previous loop's, shared).
+    std::vector<ValueId> buffers = shared;
     for (const Ring& r : rings) {
+      if (!shared.empty()) break;
       const Op& alloc = loop().regions[0].ops[r.alloc_index];
       Op op;
       op.kind = OpKind::Alloc;
@@ -343,6 +416,11 @@ class Pipeliner {
       op.operands.insert(op.operands.end(), r.bounds.begin(), r.bounds.end());
       const ValueInfo ti = f_.info(r.tensor);
       buffers.push_back(hoist(std::move(op), ValueInfo{Type::Tensor, ti.name + "_stages", ti.dtype, MemKind::Shared, ti.rank + 1, {}}));
+    }
+    for (size_t i = 0; i < rings.size(); ++i) {
+      const Op& alloc = loop().regions[0].ops[rings[i].alloc_index];
+      made_.push_back(RingBuffer{buffers[i], f_.info(rings[i].tensor).dtype, alloc.layout, rings[i].consts, depth,
+                                 loop().warp_specialize, loop().result});
     }
 
     Op& L = loop();
@@ -408,6 +486,8 @@ class Pipeliner {
   std::vector<Op> pre_;  // ops to insert before the loop
   std::map<int64_t, ValueId> consts_;
   std::map<std::pair<ValueId, int64_t>, ValueId> dims_;
+  const std::vector<RingBuffer>& earlier_;
+  std::vector<RingBuffer> made_;
 };
 
 // ---- 2. the shared buffers of a loop body, one iteration at a time ----------------------------------------
@@ -475,12 +555,17 @@ void order_buffers(Function& f, Op& loop, const std::vector<ValueId>& rings) {
 
 // Pipelines (1) and orders (2) every `for` of `b`, innermost first.
 void lower_loops(Function& f, Block& b) {
+  std::vector<RingBuffer> previous;  // the rings of the block's last pipelined loop (shared rings)
   for (size_t i = 0; i < b.ops.size(); ++i) {
     for (Block& r : b.ops[i].regions) lower_loops(f, r);
     if (b.ops[i].kind != OpKind::For) continue;
     size_t inserted = 0;
     std::vector<ValueId> rings;
-    if (b.ops[i].pipeline_depth > 1) rings = Pipeliner(f, b, i).run(inserted);
+    if (b.ops[i].pipeline_depth > 1) {
+      Pipeliner p(f, b, i, previous);
+      rings = p.run(inserted);
+      previous = p.made();
+    }
     i += inserted;
     order_buffers(f, b.ops[i], rings);
   }

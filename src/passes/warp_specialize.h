@@ -44,6 +44,21 @@
 //        %e.2 = copy %Ap.1 -> %A.1 after [%w]
 //        ...
 //    Every access of the slot must also complete before the iteration's yield: see 2.
+//    SHARED RINGS. Consecutive pipelined loops of one block (examples/add_gemm: a K loop over A, B
+//    into an accumulator, then an L loop over C, D into the same one) would each hoist rings of
+//    their own, though the second loop's run after the first's. When every ring a loop needs
+//    matches a distinct ring of the block's previous pipelined loop — element type, layout,
+//    constant slot bounds, depth and warp specialization, and as many rings — the loop takes those
+//    buffers over (slot l mod D of the same alloc) instead of hoisting new ones. Its copy into a
+//    slot then overwrites what the previous loop read there: unless the loop already waits for the
+//    previous loop's event, each such copy gets it as a precondition (the IR cannot name one
+//    iteration of a finished loop, so the first D copies wait for all of it). The back end runs
+//    the two loops on one ring (src/codegen/rings.cpp). Before -> after (add_gemm, the L loop):
+//      %A_stages.1 = alloc SHARED bf16 [%c3, %U, %c64]   // gone: the K loop's %A_stages is used
+//      %e.6 = for %l in [0, %7) iter(%c.1, %w.1 distance 3) pipeline(3) after [%e.1] {
+//        %slot.1 = mod %l, %c3
+//        %A_slot.1 = piece %A_stages slices(0) [%slot.1]
+//        ...
 // 2. ONE ITERATION AT A TIME (every `for`). A SHARED buffer of a loop body is one buffer on the GPU
 //    (resource_allocation.h), though the IR makes a fresh one per iteration. So every access of a
 //    SHARED alloc at the top of the body must wait (transitively) for the distance-1 carried event

@@ -52,6 +52,10 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            # fused epilogues: bias + activation (four kernels, one per activation) and a residual
            "gemm_bias_act|bash tests/gpu/e2e/gemm_bias_act.sh $WORK"
            "gemm_residual|bash tests/gpu/e2e/gemm_residual.sh $WORK"
+           # two matmuls into one accumulator (E = A·B + C·D; prints its cuBLAS comparison)
+           "add_gemm|bash tests/gpu/e2e/add_gemm.sh $WORK"
+           # a ReLU prologue on A in the wgmma's A fragments (C = ReLU(A)·B; prints its cuBLAS comparison)
+           "relu_gemm|bash tests/gpu/e2e/relu_gemm.sh $WORK"
            "gemm_colmajor_b|bash tests/gpu/e2e/gemm_colmajor_b.sh $WORK"  # gemm with layout(B: col_major)
            # torch.ops.loom.{gemm,batched_gemm,dual_gemm}: build, agreement, out=, streams, errors, torch.compile
            "torch_ops|bash tests/gpu/torch_ops.sh $WORK"

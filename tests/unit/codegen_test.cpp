@@ -164,7 +164,8 @@ std::vector<std::string> tma_barriers(const std::string& cu) {
 
 TEST(Codegen, Golden) {
   for (const char* name :
-       {"gemm", "batched_gemm", "dual_gemm", "flash_attention_2", "flash_attention_3_causal", "gemm_bias_act", "gemm_residual"}) {
+       {"gemm", "batched_gemm", "dual_gemm", "flash_attention_2", "flash_attention_3_causal", "gemm_bias_act", "gemm_residual",
+        "add_gemm", "relu_gemm"}) {
     SCOPED_TRACE(name);
     codegen::CudaArtifact a = artifact_of(name);
     EXPECT_EQ(a.entry, std::string(name).rfind("flash_attention", 0) == 0 ? "mha" : name);
@@ -516,6 +517,23 @@ TEST(Codegen, BatchedGemmFacts) {
   // Its own kernel and launcher names: both kernels link into one program.
   EXPECT_NE(a.cu.find("batched_gemm_kernel("), std::string::npos);
   EXPECT_NE(a.cu.find("int launch_batched_gemm("), std::string::npos);
+}
+
+// add_gemm (E = A B + C D): the L loop continues the K loop's ring (rings.cpp): one running
+// counter, the K loop's TMA and release barriers, and the producer waits once per tile for the
+// consumers to finish the K loop (their arrival after it) before it overwrites the slots.
+TEST(Codegen, AddGemmOneRingForBothLoops) {
+  codegen::CudaArtifact a = artifact_of("add_gemm");
+  auto has = [&](const std::string& s) { return a.cu.find(s) != std::string::npos; };
+  EXPECT_EQ(count(a.cu, "int64_t v_e_1_base = 0;"), 2);  // one counter per role, none for the L loop
+  EXPECT_FALSE(has("v_e_6_base"));
+  EXPECT_EQ(count(a.cu, "mbarrier::init(&bar_"), 4);  // release, K loop done, two TMA rings
+  EXPECT_TRUE(has("const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c3;  // ring slot"));
+  EXPECT_TRUE(has("loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);"));
+  EXPECT_TRUE(has("if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);"));
+  EXPECT_TRUE(has("&tm_C_2, &bar_v_e_2[(v_e_1_base + v_l) % 3]"));
+  EXPECT_TRUE(has("loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_l) % 3], ((v_e_1_base + v_l) / 3) & 1);"));
+  EXPECT_TRUE(has("loom_stage"));  // 144 KB of rings leave room for the staged epilogue
 }
 
 // ---- what the back end cannot lower yet ------------------------------------------------------------

@@ -177,6 +177,65 @@ std::vector<ExampleCase> all_cases() {
   // batched_gemm: the same mappings below one more HOST level.
   out.push_back({"batched_gemm", {}, 0, gemm_family({{"Bt", 2}, {"M", 65}, {"N", 40}, {"K", 33}})});
 
+  // add_gemm: E = A * B + C * D, a K loop then an L loop into one accumulator; the L loop takes
+  // over the K loop's rings (warp_specialize.h, SHARED RINGS) wherever both are pipelined.
+  {
+    const std::string ws = " warpspecialize\n      pipeline(3)";
+    std::map<std::string, int64_t> s = {{"M", 65}, {"N", 40}, {"K", 33}, {"L", 20}};
+    out.push_back(
+        {"add_gemm",
+         {},
+         0,
+         {
+             {"small_tiles", "64x32 tiles, G=1, W=16, warpspecialize pipeline(3)", gemm_small(), s},
+             {"two_warpgroups_depth2", "128x48 tiles, G=2, N_MMA=48, W=32, pipeline(2)",
+              {{"U=128, V=256", "U=128, V=48"}, {"N_MMA=256", "N_MMA=48"}, {"W=64", "W=32"}, {"pipeline(3)", "pipeline(2)"}},
+              {{"M", 130}, {"N", 50}, {"K", 40}, {"L", 70}}},
+             {"no_ws_no_pipeline", "small tiles, no warpspecialize, no pipeline", concat(gemm_small(), {{ws, ""}}), s},
+             {"pipeline_only_depth4", "small tiles, pipeline(4) without warpspecialize, steps of 32",
+              concat(gemm_small("U=64, V=32", "N_MMA=32", "W=32"), {{ws, " pipeline(4)"}}),
+              {{"M", 65}, {"N", 40}, {"K", 100}, {"L", 33}}},
+             {"operands_global", "A, B, C, D tiles read from GLOBAL below the block",
+              concat(gemm_small(),
+                     {{"mem(NONE, SHARED, SHARED) tune(G=1) call(gemm: gemm_wg)\n      layout(A: row_major swizzle128, B: "
+                       "row_major swizzle128);",
+                       "mem(NONE, GLOBAL, GLOBAL) tune(G=1) call(gemm: gemm_wg);"},
+                      {"mem(NONE, SHARED, SHARED)", "mem(NONE, GLOBAL, GLOBAL)"},
+                      {"mem(REGISTER, SHARED, SHARED)", "mem(REGISTER, GLOBAL, GLOBAL)"}}),
+              s},
+             {"a_in_registers_empty_k", "wgmma A operand from REGISTER, 64x64 tiles, an empty K loop",
+              concat(gemm_small("U=64, V=64", "N_MMA=64"),
+                     {{"gemm_thread on THREAD mem(REGISTER, SHARED, SHARED)", "gemm_thread on THREAD mem(REGISTER, REGISTER, SHARED)"}}),
+              {{"M", 65}, {"N", 100}, {"K", 0}, {"L", 40}}},
+         }});
+  }
+
+  // relu_gemm: C = relu(A) * B, the K step's A tile rectified into R (the wgmma's A operand).
+  {
+    const std::string ws = "\n      warpspecialize pipeline(3)";
+    std::vector<Edit> small = concat(gemm_small(), {{"N_MMA=64", "N_MMA=16"}});
+    std::map<std::string, int64_t> s = {{"M", 65}, {"N", 40}, {"K", 33}};
+    out.push_back(
+        {"relu_gemm",
+         {},
+         0,
+         {
+             {"small_tiles", "64x32 tiles, G=1, W=16, warpspecialize pipeline(3)", small, s},
+             {"two_warpgroups_depth2", "128x48 tiles, G=2, N_MMA=48, W=32, pipeline(2)",
+              {{"U=128, V=256", "U=128, V=48"}, {"N_MMA=256", "N_MMA=48"}, {"N_MMA=64", "N_MMA=32"}, {"W=64", "W=32"},
+               {"pipeline(3)", "pipeline(2)"}},
+              {{"M", 130}, {"N", 50}, {"K", 40}}},
+             {"no_ws_no_pipeline", "small tiles, no warpspecialize, no pipeline", concat(small, {{ws, ""}}), s},
+             {"pipeline_only_depth4", "small tiles, pipeline(4) without warpspecialize, K steps of 32",
+              concat(gemm_small("U=64, V=32", "N_MMA=32", "W=32"), {{"N_MMA=64", "N_MMA=32"}, {ws, " pipeline(4)"}}),
+              {{"M", 65}, {"N", 40}, {"K", 100}}},
+             {"two_warpgroups_depth4_wide", "128x64 tiles, G=2, N_MMA=64, W=16, pipeline(4)",
+              {{"N_MMA=64)", "N_MMA=16)"}, {"U=128, V=256", "U=128, V=64"}, {"N_MMA=256", "N_MMA=64"}, {"W=64", "W=16"},
+               {"pipeline(3)", "pipeline(4)"}},
+              {{"M", 129}, {"N", 70}, {"K", 50}}},
+         }});
+  }
+
   // dual_gemm: D = silu(A * B1) * (A * B2). silu is inexact but deterministic per element, and the
   // accumulators are exact integers, so the comparison is still exact.
   {

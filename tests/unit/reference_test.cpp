@@ -168,6 +168,52 @@ TEST(Reference, GemmBiasActAddsTheBiasPerColumn) {
   }
 }
 
+// add_gemm: E = A B + C D.
+TEST(Reference, AddGemm) {
+  auto r = load_example("add_gemm");
+  ASSERT_TRUE(r.tree);
+  const int64_t M = 129, N = 100, K = 65, L = 40;
+  Args in = make_inputs(r.program, *r.tree, {{"M", M}, {"N", N}, {"K", K}, {"L", L}}, 6);
+  Args out = copy_args(in);
+  run_reference(r.program, *r.tree, out);
+  expect_no_nan(out);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double want = 0;
+      for (int64_t k = 0; k < K; ++k) want += at(in, "A", {i, k}) * at(in, "B", {k, j});
+      for (int64_t l = 0; l < L; ++l) want += at(in, "C", {i, l}) * at(in, "D", {l, j});
+      const double got = at(out, "E", {i, j});
+      if (std::fabs(got - want) > 1e-2 * std::fabs(want) + 1e-3 && ++bad <= 5)
+        ADD_FAILURE() << "E[" << i << ", " << j << "] = " << got << ", want " << want;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+// relu_gemm: C = relu(A) B.
+TEST(Reference, ReluGemm) {
+  auto r = load_example("relu_gemm");
+  ASSERT_TRUE(r.tree);
+  const int64_t M = 129, N = 100, K = 65;
+  Args in = make_inputs(r.program, *r.tree, {{"M", M}, {"N", N}, {"K", K}}, 8);
+  Args out = copy_args(in);
+  run_reference(r.program, *r.tree, out);
+  expect_no_nan(out);
+  int64_t bad = 0, negative = 0;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t k = 0; k < K; ++k) negative += at(in, "A", {i, k}) < 0;
+  EXPECT_GT(negative, 0);  // the ReLU matters
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      double want = 0;
+      for (int64_t k = 0; k < K; ++k) want += std::max(at(in, "A", {i, k}), 0.0) * at(in, "B", {k, j});
+      const double got = at(out, "C", {i, j});
+      if (std::fabs(got - want) > 1e-2 * std::fabs(want) + 1e-3 && ++bad <= 5)
+        ADD_FAILURE() << "C[" << i << ", " << j << "] = " << got << ", want " << want;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
 // gemm_residual: D = A B + alpha C.
 TEST(Reference, GemmResidual) {
   auto r = load_example("gemm_residual");

@@ -67,6 +67,12 @@ std::string edited(std::string text, const std::vector<std::pair<std::string, st
   return text;
 }
 
+std::vector<std::pair<std::string, std::string>> concat_edits(std::vector<std::pair<std::string, std::string>> a,
+                                                              const std::vector<std::pair<std::string, std::string>>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 // GEMM with one warpgroup, 64 x 32 block tiles and K steps of 16 (small enough for the executor).
 std::string gemm_small(const std::vector<std::pair<std::string, std::string>>& more = {}) {
   std::vector<std::pair<std::string, std::string>> e = {
@@ -567,6 +573,55 @@ TEST(WarpSpecialize, YieldIsExtendedToCoverTheReaders) {
 }
 
 // ---- register split, goldens ---------------------------------------------------------------------------
+
+// SHARED RINGS: add_gemm's L loop (C, D tiles alike to the K loop's A, B tiles) takes over the K
+// loop's rings instead of hoisting its own; it already waits for the whole K loop (the
+// accumulator), so no precondition is added. With L steps of another size the tiles differ and
+// each loop keeps rings of its own. Both match the reference on the executor.
+TEST(WarpSpecialize, ConsecutiveLoopsShareAlikeRings) {
+  const std::vector<std::pair<std::string, std::string>> small = {
+      {"U=128, V=256", "U=64, V=32"}, {"N_MMA=256", "N_MMA=32"}, {"G=2", "G=1"}, {"W=64", "W=16"}};
+  Lowered l = lower(edited(example_text("add_gemm"), small), Route::Pipeline);
+  std::string text = ir::print(l.f);
+  EXPECT_EQ(file_check(text, {
+                                 "CHECK: %A_stages = alloc SHARED bf16 [%c3, ",
+                                 "CHECK: %B_stages = alloc SHARED bf16 [%c3, ",
+                                 "CHECK: %e.1 = for %k in [0, ",
+                                 "CHECK: for %l in [0, ",
+                                 "CHECK-NEXT: %slot.1 = mod %l, %c3",
+                                 "CHECK: piece %A_stages slices(0) [%slot.1]",
+                                 "CHECK: piece %B_stages slices(0) [%slot.1]",
+                                 "CHECK: after [cross(%w.1)] role(dma)",
+                             }),
+            "")
+      << text;
+  size_t stages = 0;
+  for (size_t at = text.find("_stages = alloc"); at != std::string::npos; at = text.find("_stages = alloc", at + 1)) ++stages;
+  EXPECT_EQ(stages, 2u) << text;
+  EXPECT_NE(text.find("pipeline(3) warpspecialize after [cross(%e.1)]"), std::string::npos) << text;
+
+  Lowered own = lower(edited(example_text("add_gemm"), concat_edits(small, {{"Cp = blocks(C, [*, W]);", "Cp = blocks(C, [*, 32]);"},
+                                                                          {"Dp = blocks(D, [W, *]);", "Dp = blocks(D, [32, *]);"},
+                                                                          {"srange l in cdiv(L, W)", "srange l in cdiv(L, 32)"}})),
+                      Route::Pipeline);
+  std::string t2 = ir::print(own.f);
+  stages = 0;
+  for (size_t at = t2.find("_stages"); at != std::string::npos; at = t2.find("_stages", at + 1))
+    if (t2.compare(at, 15, "_stages = alloc") == 0 || t2.compare(at, 17, "_stages.1 = alloc") == 0) ++stages;
+  EXPECT_EQ(stages, 4u) << t2;
+
+  for (const Lowered* x : {&l, &own}) {
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      exec::Args in = exec::make_inputs(x->checked.program, *x->checked.tree, {{"M", 65}, {"N", 40}, {"K", 33}, {"L", 50}}, seed);
+      exec::Args ref = exec::copy_args(in);
+      exec::run_reference(x->checked.program, *x->checked.tree, ref);
+      exec::ExecResult res = exec::execute(x->f, exec::exec_args(in), seed, {});
+      ASSERT_TRUE(res.ok) << res.error.substr(0, 400);
+      auto mm = exec::compare_outputs(ref, in);
+      EXPECT_FALSE(mm) << mm->describe();
+    }
+  }
+}
 
 TEST(WarpSpecialize, RegisterSplitFollowsTheFormula) {
   // 1 producer warpgroup at 40 registers; consumers share the rest of 65536 / 128 = 512 per thread
