@@ -273,7 +273,8 @@ class CudaGen {
   // ---- operands.cpp: global inputs of element-wise leaves (column vectors, fragments of global tiles) --
   struct GlobalInput {
     std::vector<std::string> decls;  // emitted once, before the leaf's loop
-    // The loads into registers, given the fragment's register count (emitted after decls).
+    // The loads into registers, given the fragment's register count (emitted after decls; none
+    // when value() reads in place).
     std::function<std::vector<std::string>(int64_t)> preload;
     std::function<std::string(const std::string&)> value;  // fp32 value of register idx (0 past the extents)
   };

@@ -116,7 +116,8 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
     const int64_t regs = tile_static(*frag, &op)[1] / 2;
     for (auto& [i, g] : globals) {
       for (const std::string& d : g.decls) s.line(d);
-      for (const std::string& d : g.preload(regs)) s.line(d);
+      if (g.preload)
+        for (const std::string& d : g.preload(regs)) s.line(d);
     }
   }
   if (auto df = register_frag(dv)) {
