@@ -3,8 +3,6 @@
 // copy_elimination_internal.h.
 #include "passes/copy_elimination.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -53,7 +51,6 @@ void CopyEliminator::check_none() {
         if (accesses(*op, v) && (!user || ix.path.at(op) < ix.path.at(user))) user = op;
     }
     if (!user) continue;
-    if (getenv("LOOM_CE_DEBUG")) fprintf(stderr, "%s\n", ir::print(f_).c_str());
     const std::string& tname = f_.info(al->result).name;
     Diagnostic d;
     d.loc = al->loc;
