@@ -22,7 +22,11 @@ bool CopyEliminator::canonicalize() {
   std::unordered_set<ValueId> none_allocs;
   // Blocks pieces: a whole (`*`) dimension of the piece is the parent's (parent, whole dims).
   std::unordered_map<ValueId, std::pair<ValueId, std::vector<bool>>> blocks_pieces;
-  std::unordered_map<ValueId, const Op*> blocks_ops;
+  struct BlocksPiece {
+    ValueId src = kNone;
+    std::vector<ValueId> block, index;
+  };
+  std::unordered_map<ValueId, BlocksPiece> blocks_ops;  // (copies: the walk below edits the blocks)
   for_each_op(f_.body, [&](Op& op) {
     if (op.kind == OpKind::Alloc) extents[op.result] = op.operands;
     if (op.kind == OpKind::Alloc && op.mem == MemKind::None) none_allocs.insert(op.result);
@@ -30,7 +34,7 @@ bool CopyEliminator::canonicalize() {
       std::vector<bool> whole;
       for (ValueId b : op.part.block) whole.push_back(b == kNone);
       blocks_pieces[op.result] = {op.operands[0], whole};
-      blocks_ops[op.result] = &op;
+      blocks_ops[op.result] = {op.operands[0], op.part.block, {op.operands.begin() + 1, op.operands.end()}};
     }
   });
   // Entry parameters' dimensions by name: the entry signature says two parameters' dimensions
@@ -63,13 +67,13 @@ bool CopyEliminator::canonicalize() {
     auto pd = param_dims.find({t, d});
     if (pd != param_dims.end()) return "dim(" + pd->second + ")";
     auto bp = blocks_ops.find(t);
-    if (bp != blocks_ops.end() && d >= 0 && static_cast<size_t>(d) < bp->second->part.block.size() &&
-        static_cast<size_t>(d) + 1 < bp->second->operands.size()) {
-      const Op& piece = *bp->second;
-      const ValueId b = piece.part.block[static_cast<size_t>(d)];
-      if (b == kNone) return dim_key(piece.operands[0], d);
-      return "blk(" + dim_key(piece.operands[0], d) + "," + std::to_string(get(b)) + "," +
-             std::to_string(get(piece.operands[static_cast<size_t>(d) + 1])) + ")";
+    if (bp != blocks_ops.end() && d >= 0 && static_cast<size_t>(d) < bp->second.block.size() &&
+        static_cast<size_t>(d) < bp->second.index.size()) {
+      const BlocksPiece piece = bp->second;
+      const ValueId b = piece.block[static_cast<size_t>(d)];
+      if (b == kNone) return dim_key(piece.src, d);
+      return "blk(" + dim_key(piece.src, d) + "," + std::to_string(get(b)) + "," +
+             std::to_string(get(piece.index[static_cast<size_t>(d)])) + ")";
     }
     return "v" + std::to_string(t) + "#" + std::to_string(d);
   };

@@ -3,7 +3,7 @@
 # (examples/gemm_reduce: C = A·B, R = row sums of the fp32 product). DIR is the generated directory
 # of either mapping (both have the same C ABI):
 #   loom compile examples/gemm_reduce/gemm_reduce.loom -o build-gpu/gen/gemm_reduce               (row sums in registers)
-#   loom compile examples/gemm_reduce/gemm_reduce_shared.loom -o build-gpu/gen/gemm_reduce_shared  (in shared memory)
+#   loom compile examples/gemm_reduce_shared/gemm_reduce_shared.loom -o build-gpu/gen/gemm_reduce_shared  (in shared memory)
 # When DIR has no gemm_reduce.cu and $LOOM names a loom binary here, DIR's last component picks the
 # source (gemm_reduce_shared -> gemm_reduce_shared.loom, else gemm_reduce.loom) and it is generated
 # into WORK. Builds tests/gpu/gemm_reduce_correctness.cu against it, runs every shape, then
@@ -17,7 +17,7 @@ SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
 name=$(basename "$DIR")
 if [ ! -f "$DIR/gemm_reduce.cu" ] && [ -n "${LOOM:-}" ]; then
   src=examples/gemm_reduce/gemm_reduce.loom
-  [ "$name" = gemm_reduce_shared ] && src=examples/gemm_reduce/gemm_reduce_shared.loom
+  [ "$name" = gemm_reduce_shared ] && src=examples/gemm_reduce_shared/gemm_reduce_shared.loom
   DIR="$WORK/$name"
   "$LOOM" compile "$src" -o "$DIR" || exit 1
 fi
