@@ -38,7 +38,7 @@ CUDA_INCLUDE=$(cd "$(dirname "$NVCC")/../include" 2>/dev/null && pwd)
 # The CLI's --emit=ptx|cubin run `nvcc` from PATH: use the same one.
 export PATH="$(dirname "$NVCC"):$PATH"
 STATUS=0
-EXAMPLES=(gemm batched_gemm dual_gemm gemm_bias_act gemm_residual add_gemm relu_gemm)
+EXAMPLES=(gemm batched_gemm dual_gemm gemm_bias_act gemm_residual add_gemm relu_gemm gemm_reduce)
 NVCC_FLAGS=(-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I "$ROOT/runtime")
 
 fail() {
@@ -107,8 +107,9 @@ else
 fi
 
 # 2d. The end-to-end harnesses of the fused epilogues (tests/gpu/e2e/gemm_bias_act.sh,
-# gemm_residual.sh run them on a GPU) compile and link against the generated kernels: the
-# example's GELU kernel (LOOM_ACT=2) and gemm_residual.
+# gemm_residual.sh, gemm_reduce.sh run them on a GPU) compile and link against the generated
+# kernels: the example's GELU kernel (LOOM_ACT=2), gemm_residual, and gemm_reduce with either
+# mapping (examples/gemm_reduce: row sums in registers; examples/gemm_reduce_shared: in shared memory).
 if "$NVCC" "${NVCC_FLAGS[@]}" -DLOOM_ACT=2 -I tests/gpu -I "$WORK/gemm_bias_act" tests/gpu/gemm_bias_act_correctness.cu \
       "$WORK/gemm_bias_act/gemm_bias_act.cu" -lcuda -o "$WORK/gemm_bias_act_e2e" >"$WORK/e2e_epi.log" 2>&1 &&
     "$NVCC" "${NVCC_FLAGS[@]}" -I tests/gpu -I "$WORK/gemm_residual" tests/gpu/gemm_residual_correctness.cu \
@@ -117,6 +118,11 @@ if "$NVCC" "${NVCC_FLAGS[@]}" -DLOOM_ACT=2 -I tests/gpu -I "$WORK/gemm_bias_act"
       "$WORK/add_gemm/add_gemm.cu" -lcuda -lcublas -o "$WORK/add_gemm_e2e" >>"$WORK/e2e_epi.log" 2>&1 &&
     "$NVCC" "${NVCC_FLAGS[@]}" -I tests/gpu -I "$WORK/relu_gemm" tests/gpu/relu_gemm_correctness.cu \
       "$WORK/relu_gemm/relu_gemm.cu" -lcuda -lcublas -o "$WORK/relu_gemm_e2e" >>"$WORK/e2e_epi.log" 2>&1 &&
+    "$NVCC" "${NVCC_FLAGS[@]}" -I tests/gpu -I "$WORK/gemm_reduce" tests/gpu/gemm_reduce_correctness.cu \
+      "$WORK/gemm_reduce/gemm_reduce.cu" -lcuda -o "$WORK/gemm_reduce_e2e" >>"$WORK/e2e_epi.log" 2>&1 &&
+    "$LOOM" compile examples/gemm_reduce_shared/gemm_reduce_shared.loom -o "$WORK/gemm_reduce_shared" >>"$WORK/e2e_epi.log" 2>&1 &&
+    "$NVCC" "${NVCC_FLAGS[@]}" -I tests/gpu -I "$WORK/gemm_reduce_shared" tests/gpu/gemm_reduce_correctness.cu \
+      "$WORK/gemm_reduce_shared/gemm_reduce.cu" -lcuda -o "$WORK/gemm_reduce_shared_e2e" >>"$WORK/e2e_epi.log" 2>&1 &&
     ! grep -Eq "warning|C75[0-9][0-9]" "$WORK/e2e_epi.log"; then
   echo "ok   tests/gpu/gemm_bias_act_correctness.cu, gemm_residual_correctness.cu, add_gemm_correctness.cu, relu_gemm_correctness.cu: nvcc (sm_90a) with the generated kernels"
 else

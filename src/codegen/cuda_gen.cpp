@@ -61,6 +61,7 @@ CudaArtifact CudaGen::run() {
   plan_signals(*kernel_);
   plan_releases();
   emit_kernel_block();
+  tile_end_sync(compute_);
   CudaArtifact a;
   a.entry = entry_.task;
   a.cu = assemble();

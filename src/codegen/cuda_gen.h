@@ -8,6 +8,7 @@
 //   operands.cpp    — global inputs of element-wise leaves: column vectors (a bias), global tiles;
 //   rows.cpp        — row vectors in registers, row reductions, register copies, A operands
 //                     forwarded from registers (the attention softmax);
+//   sync.cpp        — waits for other processors' work: __syncwarp and named barriers;
 //   pingpong.cpp    — compute warpgroups taking turns on the tensor cores, the deferred mma;
 //   epilogue.cpp    — stores of accumulator fragments to global memory (staged TMA or direct);
 //   assemble.cpp    — the kernel skeleton (setup / producer / consumer) and shared-memory layout;
@@ -33,7 +34,8 @@
 //       Y writes only those processors' private registers and every shared-memory operand of X is
 //       produced by a TMA copy X waits for directly (then no data reaches X through them, and
 //       whatever Y waited for that X touches, X waits for itself); otherwise a named barrier over
-//       the compute warpgroups (unsupported here yet: a CompileError says so);
+//       the threads whose instances may touch the same shared or global elements (sync.cpp:
+//       nothing, __syncwarp, or a named barrier over a warpgroup or over all compute warpgroups);
 //   X in the DMA role, Y in the compute role (a `cross` reference) -> an mbarrier the compute warps
 //       arrive on (lane 0 of each warp, count = compute warps) when their part of Y is done; for a
 //       loop's yield made of wgmmas the arrival is deferred until the next iteration's wgmmas are
@@ -242,6 +244,18 @@ class CudaGen {
   const Op* ring_head(const Op* L) const;
   bool owns_tma_barrier(const Op& copy) const;  // false: it completes on its head copy's barrier
 
+  // ---- sync.cpp: waits for other processors' work (named barriers, __syncwarp) ---------------------
+  enum class SyncScope { None, Warp, Warpgroup, Block };  // narrowest first
+  void memory_accesses(const Op& op, ir::Role role, std::vector<std::pair<ValueId, bool>>& out) const;
+  std::vector<const Op*> piece_chain(ValueId v) const;
+  unsigned separated_levels(ValueId a, ValueId b) const;
+  SyncScope sync_scope(const Op& x, const Op& y, const EventRef& r) const;
+  SyncScope scope_of(unsigned separated) const;
+  void tile_end_sync(Stream& s);
+  int64_t sync_barrier0() const;
+  void sync_others(Stream& s, const Op& x, const Op& y, bool same_iteration, const EventRef& r);
+  bool dma_conflicts(const Op& x, const EventRef& r);
+
   // ---- dma.cpp: TMA copies --------------------------------------------------------------------------
   bool is_tma_copy(const Op& op);
   // The mbarrier (ring) a TMA copy completes on (rings.cpp: shared along a ring chain).
@@ -295,6 +309,17 @@ class CudaGen {
   // ---- smem_fragments.cpp: shared -> register copies of accumulator fragments (ldmatrix) -------
   bool is_smem_fragment_load(const Op& op);
   void emit_smem_fragment_load(Stream& s, const Op& op);
+  // A lane's piece of a row vector in shared or global memory (not kept in registers).
+  struct RowMemory {
+    std::string type;    // the element's C++ type
+    std::string base;    // pointer to entry 0 of the warpgroup's rows
+    std::string stride;  // between entries
+    std::string ext;     // the warpgroup's rows (run-time)
+  };
+  std::optional<RowMemory> row_memory(ValueId v);
+  void emit_row_memory_copy(Stream& s, const Op& op, const std::string& what, const std::optional<std::string>& src_regs,
+                            const std::optional<RowMemory>& src_mem, const std::optional<std::string>& dst_regs,
+                            const std::optional<RowMemory>& dst_mem, const std::string& reduce);
   int64_t forwarded_words(ValueId tile, const Op* at);
 
   // ---- pingpong.cpp: turns on the tensor cores, the deferred mma of a rotated loop ----------------

@@ -86,6 +86,14 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
   if (!frag && !globals.empty()) cannot(&op, "`" + op.name + "` of a column vector without an accumulator fragment");
   if (!frag) {
     auto dr = row_array(dv);
+    if (!dr && (op.name == "copy" || op.name == "convert") && rows.count(1)) {
+      // A row vector stored into its piece of a row vector in shared or global memory (rows.cpp).
+      if (auto dm = row_memory(dv)) {
+        emit_row_memory_copy(s, op, op.name + " " + names_[static_cast<size_t>(op.operands[1])] + " -> " +
+                                        names_[static_cast<size_t>(dv)], rows[1], std::nullopt, std::nullopt, dm, "");
+        return;
+      }
+    }
     if (rows.empty() || !dr) cannot(&op, "`" + op.name + "` without a fragment or row vector input and output in registers");
     std::vector<std::string> in;
     for (size_t i = 1; i < op.operands.size(); ++i)

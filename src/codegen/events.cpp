@@ -12,7 +12,7 @@ void CudaGen::plan_signals(const ir::Block& b) {
     bool dma_side = op.role == ir::Role::Dma || (op.kind == OpKind::For && ws_ && has_role(op, ir::Role::Dma));
     if (dma_side)
       for (const EventRef& r : op.after)
-        if (r.cross || op.kind == OpKind::For) plan_signal(op, r);
+        if ((r.cross || op.kind == OpKind::For) && dma_conflicts(op, r)) plan_signal(op, r);
     for (const ir::Block& r : op.regions) plan_signals(r);
   }
 }
@@ -322,6 +322,7 @@ void CudaGen::collect_producers(ValueId v, std::vector<const Op*>& out) {
 // Emits what op X (in stream s, inside `loop` or at the kernel block's top level) must do before
 // it starts, for its precondition r. See EVENTS in cuda_gen.h.
 void CudaGen::wait(Stream& s, const Op& x, const EventRef& r, const Op* loop) {
+  if (&s == &dma_ && !dma_conflicts(x, r)) return;  // sync.cpp: nothing the DMA op touches
   auto [producer, carried_loop, distance] = producer_of(r.value);
   if (carried_loop) {
     // Iteration k waits for iteration k - d's yield (the loop's preconditions for k < d, waited
@@ -420,7 +421,7 @@ void CudaGen::wait_compute(Stream& s, const Op& x, const Op& y, bool same_iterat
     return;
   }
   // Y runs on the compute processors. Its instances on other processors: see EVENTS.
-  if (!others_need_no_wait(x, y)) cannot(&x, "a wait for other processors' " + y.origin + " (needs a named barrier)");
+  if (!others_need_no_wait(x, y)) sync_others(s, x, y, same_iteration, r);
   // Its instance on this processor.
   if (is_wgmma(y)) {
     if (is_wgmma(x) && x.operands[0] == y.operands[0]) return;  // in issue order on one accumulator

@@ -289,6 +289,16 @@ void CudaGen::emit_register_copy(Stream& s, const Op& op) {
     return;
   }
   auto sr = row_array(src), dr = row_array(dst);
+  if ((sr || dr) && (!sr || !dr)) {
+    auto sm = sr ? std::nullopt : row_memory(src), dm = dr ? std::nullopt : row_memory(dst);
+    if ((sr || sm) && (dr || dm) && !(op.name.empty() ? false : (op.name != "sum" && op.name != "max")) &&
+        (op.name.empty() || (sr && dm))) {
+      const std::string what = (op.name.empty() ? "copy " : "copy." + op.name + " ") + names_[static_cast<size_t>(src)] +
+                               " -> " + names_[static_cast<size_t>(dst)];
+      emit_row_memory_copy(s, op, what, sr, sm, dr, dm, op.name);
+      return;
+    }
+  }
   if (!sr || !dr)
     cannot(&op, std::string("a ") + (op.name.empty() ? "" : op.name + " ") + "copy from " + mem_name(mem_of(src)) + " to " +
                     mem_name(mem_of(dst)));
@@ -309,6 +319,76 @@ void CudaGen::emit_register_copy(Stream& s, const Op& op) {
   for (int m : row_sharing_lane_masks())
     s.line("  x = " + fold_expr(op.name, "x", "__shfl_xor_sync(0xffffffffu, x, " + std::to_string(m) + ")") + ";");
   s.line("  " + *dr + "[r] = " + fold_expr(op.name, *dr + "[r]", "x") + ";");
+  s.line("}");
+}
+
+// A lane's piece of a rank-1 tensor in shared or global memory cut like an accumulator's rows
+// (view rows: a warpgroup's 64 rows, a lane's 2 of them): entry acc_row(t, 2 h) of the warpgroup's
+// rows is the lane's row half h.
+std::optional<CudaGen::RowMemory> CudaGen::row_memory(ValueId v) {
+  if (f_.info(v).type != ir::Type::Tensor || f_.info(v).rank != 1) return std::nullopt;
+  const MemKind m = mem_of(v);
+  if (m != MemKind::Shared && m != MemKind::Global) return std::nullopt;
+  const View& w = view(v);
+  if (!w.rows || !w.frag) return std::nullopt;
+  const View& tile = view(w.frag->tile);
+  if (tile.dims.size() != 1 || tile.off.size() != 1) return std::nullopt;
+  RowMemory r;
+  r.type = cpp_type(w.dtype);
+  r.ext = tile.ext[0];
+  if (w.param) {
+    const std::string P = pname(w.root);
+    r.stride = P + ".stride[0]";
+    r.base = "reinterpret_cast<" + r.type + "*>(" + P + ".data) + (" + tile.off[0] + ") * " + r.stride;
+  } else {
+    r.stride = "1";
+    r.base = var(w.root) + " + (" + tile.off[0] + ")";
+  }
+  return r;
+}
+
+// A copy between a lane's row vector in registers and its piece of a row vector in shared or
+// global memory (or the leaf `copy` / `convert` of one into the other). The lanes that share rows
+// (a quad) hold replicas: one of them (lane bits 1, 2 clear) writes; a reducing copy first combines
+// their partials with __shfl_xor_sync, and that lane folds the result into the memory. Rows past
+// the warpgroup's run-time rows (a clipped last tile) are neither read (0) nor written.
+void CudaGen::emit_row_memory_copy(Stream& s, const Op& op, const std::string& what, const std::optional<std::string>& src_regs,
+                                   const std::optional<RowMemory>& src_mem, const std::optional<std::string>& dst_regs,
+                                   const std::optional<RowMemory>& dst_mem, const std::string& reduce) {
+  (void)op;
+  int sharing = 0;
+  std::string masks;
+  for (int m : row_sharing_lane_masks()) {
+    sharing |= m;
+    masks += (masks.empty() ? "" : ", ") + std::to_string(m);
+  }
+  const RowMemory& mem = src_mem ? *src_mem : *dst_mem;
+  s.line("{  // " + what + ": this lane's 2 rows " + (src_mem ? "from" : "into") + " memory");
+  s.indent += 2;
+  s.line("const int tid = loom::rt::thread_in_warpgroup();");
+  s.line(mem.type + "* const rp = " + mem.base + ";");
+  s.line("const int64_t rn = " + mem.ext + ";  // rows of this warpgroup");
+  s.line("#pragma unroll");
+  s.line("for (int r = 0; r < 2; ++r) {");
+  s.indent += 2;
+  s.line("const int row = loom::rt::acc_row(tid, 2 * r);");
+  if (src_mem) {
+    s.line(*dst_regs + "[r] = row < rn ? static_cast<float>(rp[row * " + mem.stride + "]) : 0.0f;");
+  } else {
+    s.line("float x = " + *src_regs + "[r];");
+    if (!reduce.empty()) {
+      s.line("// the partials of the lanes holding the same rows (lane ^ " + masks + ")");
+      for (int m : row_sharing_lane_masks())
+        s.line("x = " + fold_expr(reduce, "x", "__shfl_xor_sync(0xffffffffu, x, " + std::to_string(m) + ")") + ";");
+    }
+    const std::string cell = "rp[row * " + mem.stride + "]";
+    const std::string val = reduce.empty() ? "x" : fold_expr(reduce, "static_cast<float>(" + cell + ")", "x");
+    s.line("if ((loom::rt::lane_id() & " + std::to_string(sharing) + ") == 0 && row < rn) " + cell + " = static_cast<" + mem.type +
+           ">(" + val + ");  // one lane of those holding the row");
+  }
+  s.indent -= 2;
+  s.line("}");
+  s.indent -= 2;
   s.line("}");
 }
 

@@ -22,6 +22,11 @@ bool CopyEliminator::canonicalize() {
   std::unordered_set<ValueId> none_allocs;
   // Blocks pieces: a whole (`*`) dimension of the piece is the parent's (parent, whole dims).
   std::unordered_map<ValueId, std::pair<ValueId, std::vector<bool>>> blocks_pieces;
+  struct BlocksPiece {
+    ValueId src = kNone;
+    std::vector<ValueId> block, index;
+  };
+  std::unordered_map<ValueId, BlocksPiece> blocks_ops;  // (copies: the walk below edits the blocks)
   for_each_op(f_.body, [&](Op& op) {
     if (op.kind == OpKind::Alloc) extents[op.result] = op.operands;
     if (op.kind == OpKind::Alloc && op.mem == MemKind::None) none_allocs.insert(op.result);
@@ -29,8 +34,17 @@ bool CopyEliminator::canonicalize() {
       std::vector<bool> whole;
       for (ValueId b : op.part.block) whole.push_back(b == kNone);
       blocks_pieces[op.result] = {op.operands[0], whole};
+      blocks_ops[op.result] = {op.operands[0], op.part.block, {op.operands.begin() + 1, op.operands.end()}};
     }
   });
+  // Entry parameters' dimensions by name: the entry signature says two parameters' dimensions
+  // named alike are the same extent (the launcher and the executor check it), so `dim %R, 0` and
+  // `dim %C, 0` of gemm_reduce's R: f32[M] and C: T[M, N] are one value.
+  std::map<std::pair<ValueId, int64_t>, std::string> param_dims;
+  if (f_.entry)
+    for (size_t p = 0; p < f_.params.size() && p < f_.entry->params.size(); ++p)
+      for (size_t d = 0; d < f_.entry->params[p].dims.size(); ++d)
+        param_dims[{f_.params[p], static_cast<int64_t>(d)}] = f_.entry->params[p].dims[d];
   auto whole_parent = [&](ValueId v, int64_t d) -> ValueId {
     auto it = blocks_pieces.find(v);
     if (it == blocks_pieces.end() || d < 0 || static_cast<size_t>(d) >= it->second.second.size() ||
@@ -42,6 +56,26 @@ bool CopyEliminator::canonicalize() {
   auto get = [&](ValueId v) {
     for (auto it = repl.find(v); it != repl.end(); it = repl.find(v)) v = it->second;
     return v;
+  };
+  // The structural key of extent d of tensor value t: a named entry dimension, or a blocks piece's
+  // extent from its parent's, its block size and its index (a piece of extent min(b, n - i * b)),
+  // so that pieces cut alike from tensors of equal extents have equal extents:
+  //   %Cp = piece %C blocks[%U, *] [%i, %c0]      dim %Cp, 0  ->  blk(M, %U, %i)
+  //   %Rp = piece %R blocks[%U] [%i]              dim %Rp, 0  ->  blk(M, %U, %i)
+  std::function<std::string(ValueId, int64_t)> dim_key = [&](ValueId t, int64_t d) -> std::string {
+    t = get(t);
+    auto pd = param_dims.find({t, d});
+    if (pd != param_dims.end()) return "dim(" + pd->second + ")";
+    auto bp = blocks_ops.find(t);
+    if (bp != blocks_ops.end() && d >= 0 && static_cast<size_t>(d) < bp->second.block.size() &&
+        static_cast<size_t>(d) < bp->second.index.size()) {
+      const BlocksPiece piece = bp->second;
+      const ValueId b = piece.block[static_cast<size_t>(d)];
+      if (b == kNone) return dim_key(piece.src, d);
+      return "blk(" + dim_key(piece.src, d) + "," + std::to_string(get(b)) + "," +
+             std::to_string(get(piece.index[static_cast<size_t>(d)])) + ")";
+    }
+    return "v" + std::to_string(t) + "#" + std::to_string(d);
   };
   std::function<void(Block&, std::map<std::string, ValueId>)> walk = [&](Block& b, std::map<std::string, ValueId> scope) {
     for (size_t i = 0; i < b.ops.size();) {
@@ -77,7 +111,7 @@ bool CopyEliminator::canonicalize() {
             continue;
           }
         }
-        std::string key = cse_key(op.kind == OpKind::Dim ? keyed : op);
+        std::string key = op.kind == OpKind::Dim ? "dim|" + dim_key(keyed.operands[0], keyed.ival) : cse_key(op);
         auto it = scope.find(key);
         if (it != scope.end() && same_type(it->second, op.result)) {
           repl[op.result] = it->second;

@@ -57,6 +57,9 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            # a ReLU prologue on A in the wgmma's A fragments (C = ReLU(A)·B; prints its cuBLAS comparison)
            "relu_gemm|bash tests/gpu/e2e/relu_gemm.sh $WORK"
            "gemm_colmajor_b|bash tests/gpu/e2e/gemm_colmajor_b.sh $WORK"  # gemm with layout(B: col_major)
+           # GEMM + row sums, both mappings: Racc in registers (default) and in shared memory
+           "gemm_reduce|bash tests/gpu/e2e/gemm_reduce.sh ${LOOM_GEN_DIR:-build-gpu/gen}/gemm_reduce $WORK"
+           "gemm_reduce_shared|bash tests/gpu/e2e/gemm_reduce.sh ${LOOM_GEN_DIR:-build-gpu/gen}/gemm_reduce_shared $WORK"
            # torch.ops.loom.{gemm,batched_gemm,dual_gemm}: build, agreement, out=, streams, errors, torch.compile
            "torch_ops|bash tests/gpu/torch_ops.sh $WORK"
            # attention (entry mha), one generated directory each; D in {64, 128} where compiled

@@ -352,7 +352,7 @@ TEST(DependenceAnalysis, TrueAntiAndOutputDependences) {
 // red(sum) / red(max) arguments are reduction instances: filled with the identity instead of copied
 // in, folded back with a reducing copy (so the 4 lanes of a quad may fold into the same rows).
 TEST(DependenceAnalysis, ReductionArgumentsFoldBack) {
-  Function f = lower_example("gemm_reduce");
+  Function f = lower_example("gemm_reduce_shared");
   int folds = 0;
   walk(f.body, [&](const Op& op) {
     if (op.kind != OpKind::Copy || op.origin.find("row_sum(") == std::string::npos) return;

@@ -343,14 +343,44 @@ std::vector<ExampleCase> all_cases() {
          }});
   }
 
-  // gemm_reduce: C = A * B and R = rowsum(C); column tiles of V inside the block. The example keeps
-  // the row sums Racc in SHARED; every variant but the last lowers completely (race-checked).
+  // gemm_reduce: the same with Racc in registers (the Cypress mapping: NONE at the block and
+  // warpgroup levels, one replicated row vector per warp in registers).
+  {
+    std::vector<Edit> small = {{"U=128", "U=64"}, {"V=256, W=64", "V=32, W=16"}, {"N_MMA=256", "N_MMA=32"}, {"G=2", "G=1"}};
+    std::map<std::string, int64_t> s = {{"M", 65}, {"N", 70}, {"K", 33}};
+    out.push_back(
+        {"gemm_reduce",
+         {},
+         0,
+         {
+             {"small_tiles", "64-row panels, 32-column tiles, G=1, W=16, warpspecialize pipeline(3)", small, s},
+             {"two_warpgroups_depth2", "128-row panels, 48-column tiles, G=2, W=32, pipeline(2)",
+              {{"V=256, W=64", "V=48, W=32"}, {"N_MMA=256", "N_MMA=48"}, {"pipeline(3)", "pipeline(2)"}},
+              {{"M", 130}, {"N", 100}, {"K", 40}}},
+             {"no_ws_no_pipeline", "small tiles, no warpspecialize, no pipeline",
+              concat(small, {{" warpspecialize pipeline(3)", ""}}), s},
+             {"operands_global", "A and B tiles from GLOBAL below the block",
+              concat(small, {{"mem(NONE, SHARED, SHARED) tune(G=1) call(gemm: gemm_wg)\n      layout(A: row_major swizzle128, B: "
+                              "row_major swizzle128);",
+                              "mem(NONE, GLOBAL, GLOBAL) tune(G=1) call(gemm: gemm_wg);"},
+                             {"mem(NONE, SHARED, SHARED)", "mem(NONE, GLOBAL, GLOBAL)"},
+                             {"mem(REGISTER, SHARED, SHARED)", "mem(REGISTER, GLOBAL, GLOBAL)"}}),
+              s},
+             {"a_in_registers_depth1", "wgmma A from REGISTER, pipeline(1)",
+              concat(small, {{"gemm_thread on THREAD mem(REGISTER, SHARED, SHARED)", "gemm_thread on THREAD mem(REGISTER, REGISTER, SHARED)"},
+                             {"pipeline(3)", "pipeline(1)"}}),
+              s},
+         }});
+  }
+
+  // gemm_reduce_shared: C = A * B and R = rowsum(C); column tiles of V inside the block, the row sums
+  // Racc in SHARED; every variant but the last lowers completely (race-checked).
   {
     std::vector<Edit> small = {{"U=128", "U=64"}, {"V=256, W=64", "V=32, W=16"}, {"N_MMA=256", "N_MMA=32"}, {"G=2", "G=1"}};
     std::map<std::string, int64_t> s = {{"M", 65}, {"N", 70}, {"K", 33}};
     const std::string row_sum_block = "instance row_sum_tile = row_sum_tile on BLOCK mem(SHARED, NONE)";
     out.push_back(
-        {"gemm_reduce",
+        {"gemm_reduce_shared",
          {},
          0,
          {
@@ -592,7 +622,7 @@ TEST_P(PropertyTest, ExecutorMatchesReference) {
 TEST(SpecializedMappings, EveryMappingMatchesTheReference) {
   int with_specializations = 0;
   for (const char* name :
-       {"gemm", "batched_gemm", "dual_gemm", "gemm_reduce", "flash_attention_2", "flash_attention_3", "flash_attention_3_causal"}) {
+       {"gemm", "batched_gemm", "dual_gemm", "gemm_reduce", "gemm_reduce_shared", "flash_attention_2", "flash_attention_3", "flash_attention_3_causal"}) {
     auto r = check_text(read_file(source_dir() + "/examples/" + name + "/" + name + ".loom"), std::string(name) + ".loom");
     ASSERT_TRUE(r.ok && r.tree) << name << "\n" << r.diagnostics;
     if (r.program.specializations.empty()) continue;

@@ -641,6 +641,7 @@ const std::vector<ExampleRun>& example_runs() {
       {"flash_attention_3_causal", "flash_attention_3_causal", attention, {{"scale", 0.25}}, 1, {}, false},
       {"gemm", "gemm", {{"M", 130}, {"N", 260}, {"K", 70}}, {}, 0, {}, false},
       {"gemm_reduce", "gemm_reduce", {{"M", 130}, {"N", 256}, {"K", 70}}, {}, 0, {}, false},
+      {"gemm_reduce_shared", "gemm_reduce_shared", {{"M", 130}, {"N", 256}, {"K", 70}}, {}, 0, {}, false},
       {"gemm_bias_act", "gemm_bias_act", {{"M", 130}, {"N", 260}, {"K", 70}}, {}, 0, {}, false},
       {"gemm_residual", "gemm_residual", {{"M", 130}, {"N", 260}, {"K", 70}}, {{"alpha", 0.5}}, 0, {}, false},
   };

@@ -114,20 +114,17 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
           const int64_t v_slot = (v_e_2_base + v_k) % v_c4;  // ring slot
           const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
           const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
-          const int64_t v_M_4 = v_Ap_e0;
           const int64_t v_K_1 = v_Ap_1_e1;
-          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_4);
-          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_4), v_M_4);
+          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
           const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
           const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
           const int64_t v_B1p_1_o0 = 0 + (v_k * v_c64);
           const int64_t v_B1p_1_e0 = loom_clip(B1.shape[0], (v_k * v_c64), v_c64);
-          const int64_t v_K_2 = v_B1p_1_e0;
-          const int64_t v_N_4 = v_B1p_e1;
-          const int64_t v_B_o0 = 0 + (v_c0 * v_K_2);
-          const int64_t v_B_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
-          const int64_t v_B_o1 = 0 + (v_c0 * v_N_4);
-          const int64_t v_B_e1 = loom_clip(v_U, (v_c0 * v_N_4), v_N_4);
+          const int64_t v_B_o0 = 0 + (v_c0 * v_K_1);
+          const int64_t v_B_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+          const int64_t v_B_o1 = 0 + (v_c0 * v_N_1);
+          const int64_t v_B_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
           if ((v_e_2_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_2_base + v_k) - 4) % 4], (((v_e_2_base + v_k) - 4) / 4) & 1);  // %w: compute warps done with iteration k of the loop at line 32 (%w, distance 4)
           // dual_block: gemm(Acc1, Ap[0, k], B1p[k, 0])  [dual_gemm.loom:33]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_3[(v_e_2_base + v_k) % 4], 16384);
@@ -138,12 +135,10 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
           loom::rt::tma_load_2d(v_B_stages + ((0) * 4 + (0 + v_slot)) * 8192 + 4096, &tm_B1_1, &bar_v_e_4[(v_e_2_base + v_k) % 4], static_cast<int32_t>((v_B1p_o1 + 64)), static_cast<int32_t>(v_B1p_1_o0));
           const int64_t v_B2p_1_o0 = 0 + (v_k * v_c64);
           const int64_t v_B2p_1_e0 = loom_clip(B2.shape[0], (v_k * v_c64), v_c64);
-          const int64_t v_K_3 = v_B2p_1_e0;
-          const int64_t v_N_5 = v_B2p_e1;
-          const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_3);
-          const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_3), v_K_3);
-          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_5);
-          const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_5), v_N_5);
+          const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+          const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
           // dual_block: gemm(Acc2, Ap[0, k], B2p[k, 0])  [dual_gemm.loom:34]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_6[(v_e_2_base + v_k) % 4], 16384);
           loom::rt::tma_load_2d(v_B_stages_1 + ((0) * 4 + (0 + v_slot)) * 8192, &tm_B2_2, &bar_v_e_6[(v_e_2_base + v_k) % 4], static_cast<int32_t>(v_B2p_o1), static_cast<int32_t>(v_B2p_1_o0));
@@ -227,20 +222,17 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
         const int64_t v_slot = (v_e_2_base + v_k) % v_c4;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
-        const int64_t v_M_4 = v_Ap_e0;
         const int64_t v_K_1 = v_Ap_1_e1;
-        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_4);
-        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_4), v_M_4);
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
         const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
         const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
         const int64_t v_B1p_1_o0 = 0 + (v_k * v_c64);
         const int64_t v_B1p_1_e0 = loom_clip(B1.shape[0], (v_k * v_c64), v_c64);
-        const int64_t v_K_2 = v_B1p_1_e0;
-        const int64_t v_N_4 = v_B1p_e1;
-        const int64_t v_B_o0 = 0 + (v_c0 * v_K_2);
-        const int64_t v_B_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
-        const int64_t v_B_o1 = 0 + (v_c0 * v_N_4);
-        const int64_t v_B_e1 = loom_clip(v_U, (v_c0 * v_N_4), v_N_4);
+        const int64_t v_B_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
         const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
         loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_2_base + v_k) % 4], ((v_e_2_base + v_k) / 4) & 1);  // %e.3: TMA copy landed
@@ -255,12 +247,10 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
         loom::rt::wgmma_commit();
         const int64_t v_B2p_1_o0 = 0 + (v_k * v_c64);
         const int64_t v_B2p_1_e0 = loom_clip(B2.shape[0], (v_k * v_c64), v_c64);
-        const int64_t v_K_3 = v_B2p_1_e0;
-        const int64_t v_N_5 = v_B2p_e1;
-        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_3);
-        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_3), v_K_3);
-        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_5);
-        const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_5), v_N_5);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
         loom::rt::mbarrier::wait(&bar_v_e_6[(v_e_2_base + v_k) % 4], ((v_e_2_base + v_k) / 4) & 1);  // %e.6: TMA copy landed
         // gemm_thread: mma(C, A, B)  [dual_gemm.loom:59]
         loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready

@@ -112,20 +112,17 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
           const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
           const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
-          const int64_t v_M_3 = v_Ap_e0;
           const int64_t v_K_1 = v_Ap_1_e1;
-          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_3);
-          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_3), v_M_3);
+          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
           const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
           const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
           const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
           const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
-          const int64_t v_K_2 = v_Bp_1_e0;
-          const int64_t v_N_3 = v_Bp_e1;
-          const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_2);
-          const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
-          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
-          const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
+          const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+          const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
           if ((v_e_1_base + v_k) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 3) % 3], (((v_e_1_base + v_k) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 32 (%w, distance 3)
           // block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm_bias_act.loom:33]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 3], 16384);
@@ -204,20 +201,17 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
-        const int64_t v_M_3 = v_Ap_e0;
         const int64_t v_K_1 = v_Ap_1_e1;
-        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_3);
-        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_3), v_M_3);
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
         const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
         const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
         const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
         const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
-        const int64_t v_K_2 = v_Bp_1_e0;
-        const int64_t v_N_3 = v_Bp_e1;
-        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_2);
-        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
-        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
-        const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
         const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
         loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: TMA copy landed
@@ -550,20 +544,17 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
           const int64_t v_Ap_1_o1 = 0 + (v_k * v_U);
           const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_U), v_U);
-          const int64_t v_M_3 = v_Ap_e0;
           const int64_t v_K_1 = v_Ap_1_e1;
-          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_3);
-          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_3), v_M_3);
+          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
           const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
           const int64_t v_A_1_e1 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
           const int64_t v_Bp_1_o0 = 0 + (v_k * v_U);
           const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_U), v_U);
-          const int64_t v_K_2 = v_Bp_1_e0;
-          const int64_t v_N_3 = v_Bp_e1;
-          const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_2);
-          const int64_t v_B_1_e0 = loom_clip(v_U, (v_c0 * v_K_2), v_K_2);
-          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
-          const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
+          const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+          const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
           if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warps done with iteration k of the loop at line 32 (%w, distance 4)
           // block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm_bias_act.loom:33]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 4], 32768);
@@ -639,20 +630,17 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_U);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_U), v_U);
-        const int64_t v_M_3 = v_Ap_e0;
         const int64_t v_K_1 = v_Ap_1_e1;
-        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_3);
-        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_3), v_M_3);
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
         const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
         const int64_t v_A_1_e1 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
         const int64_t v_Bp_1_o0 = 0 + (v_k * v_U);
         const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_U), v_U);
-        const int64_t v_K_2 = v_Bp_1_e0;
-        const int64_t v_N_3 = v_Bp_e1;
-        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_2);
-        const int64_t v_B_1_e0 = loom_clip(v_U, (v_c0 * v_K_2), v_K_2);
-        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
-        const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
         const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
         loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.2: TMA copy landed

@@ -98,8 +98,6 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
         const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
         const int64_t v_Cp_o1 = 0 + (v_j * v_U);
         const int64_t v_Cp_e1 = loom_clip(C.shape[1], (v_j * v_U), v_U);
-        const int64_t v_M_2 = v_Cp_e0;
-        const int64_t v_N_2 = v_Cp_e1;
         // block: Acc = tensor(f32, [M, N])
         // block: R = tensor(f32, [M, N])
         const int64_t v_c64 = 64;
@@ -119,20 +117,17 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
           const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
           const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
           const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
-          const int64_t v_M_4 = v_Ap_e0;
           const int64_t v_K_1 = v_Ap_1_e1;
-          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_4);
-          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_4), v_M_4);
+          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
           const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
           const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
           const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
           const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
-          const int64_t v_K_2 = v_Bp_1_e0;
-          const int64_t v_N_4 = v_Bp_e1;
-          const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_2);
-          const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
-          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_4);
-          const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_4), v_N_4);
+          const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+          const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
           if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warps done with iteration k of the loop at line 30 (%w, distance 4)
           // block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm_residual.loom:31]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 4], 16384);
@@ -187,8 +182,6 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
       const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
       const int64_t v_Cp_o1 = 0 + (v_j * v_U);
       const int64_t v_Cp_e1 = loom_clip(C.shape[1], (v_j * v_U), v_U);
-      const int64_t v_M_2 = v_Cp_e0;
-      const int64_t v_N_2 = v_Cp_e1;
       // block: Acc = tensor(f32, [M, N])
       // block: R = tensor(f32, [M, N])
       const int64_t v_c64 = 64;
@@ -201,8 +194,8 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
       const int64_t v_Cp_1_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
       const int64_t v_t = loom::rt::warp_in_warpgroup();  // proc_index WARP
       const int64_t v_t_1 = loom::rt::lane_id();  // proc_index THREAD
-      const int64_t v_M_3 = 2;
-      const int64_t v_N_3 = 32;
+      const int64_t v_M_2 = 2;
+      const int64_t v_N_2 = 32;
       // clear_warp: clear(Cp[t])
       float v_C_1[64];
       const float v_5 = 0.0f;
@@ -220,20 +213,17 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
         const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
-        const int64_t v_M_4 = v_Ap_e0;
         const int64_t v_K_1 = v_Ap_1_e1;
-        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_4);
-        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_4), v_M_4);
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
         const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
         const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
         const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
         const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
-        const int64_t v_K_2 = v_Bp_1_e0;
-        const int64_t v_N_4 = v_Bp_e1;
-        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_2);
-        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
-        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_4);
-        const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_4), v_N_4);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
         const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
         loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.2: TMA copy landed
@@ -265,15 +255,15 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
       const int64_t v_Dp_1_o0 = v_Dp_o0 + (v_g * v_4);
       const int64_t v_Dp_1_e0 = loom_clip(v_Dp_e0, (v_g * v_4), v_4);
       const int64_t v_Cp_4_o0 = 0 + (v_g * v_4);
-      const int64_t v_Cp_4_e0 = loom_clip(v_M_2, (v_g * v_4), v_4);
+      const int64_t v_Cp_4_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
       const int64_t v_Rp_o0 = 0 + (v_g * v_4);
       const int64_t v_Rp_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
-      const int64_t v_M_5 = 2;
-      const int64_t v_N_5 = 32;
+      const int64_t v_M_3 = 2;
+      const int64_t v_N_3 = 32;
       // res_warp: residual(Dp[t], Xp[t], Cp[t], Rp[t], alpha)
       __nv_bfloat16 v_C_3[64];
-      const int64_t v_M_6 = 2;
-      const int64_t v_N_6 = 32;
+      const int64_t v_M_4 = 2;
+      const int64_t v_N_4 = 32;
       // res_warp: residual(Dp[t], Xp[t], Cp[t], Rp[t], alpha)
       float v_R_1[64];
       loom::rt::mbarrier::wait(&bar_v_e_6[0], tile_iter & 1);  // %e.6: TMA copy landed

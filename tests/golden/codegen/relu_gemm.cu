@@ -106,23 +106,20 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           const int64_t v_Ak_o1 = 0 + (v_k * v_c64);
           const int64_t v_Ak_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
           const int64_t v_7 = v_Ak_e1;
-          const int64_t v_M_3 = v_Ap_e0;
-          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_3);
-          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_3), v_M_3);
+          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
           const int64_t v_A_1_o1 = 0 + (v_c0 * v_7);
           const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_7), v_7);
-          if ((v_e_1_base + v_k) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 3) % 3], (((v_e_1_base + v_k) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 31 (%w, distance 3)
           // relu_gemm_block: rectify(R, Ak)  [relu_gemm.loom:34]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 3], 16384);
           loom::rt::tma_load_2d(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 3], static_cast<int32_t>(v_Ak_o1), static_cast<int32_t>(v_Ap_o0));
           const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
           const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
-          const int64_t v_K_2 = v_Bp_1_e0;
-          const int64_t v_N_3 = v_Bp_e1;
-          const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_2);
-          const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
-          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
-          const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
+          const int64_t v_B_1_o0 = 0 + (v_c0 * v_7);
+          const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_7), v_7);
+          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+          const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
+          if ((v_e_1_base + v_k) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 3) % 3], (((v_e_1_base + v_k) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 31 (%w, distance 3)
           // relu_gemm_block: gemm(Acc, R, Bp[k, 0])  [relu_gemm.loom:35]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_5[(v_e_1_base + v_k) % 3], 32768);
           loom::rt::tma_load_2d(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384, &tm_B_1, &bar_v_e_5[(v_e_1_base + v_k) % 3], static_cast<int32_t>(v_Bp_o1), static_cast<int32_t>(v_Bp_1_o0));
@@ -198,16 +195,15 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         const int64_t v_7 = v_Ak_e1;
         // relu_gemm_block: rectify(R, Ak)
         uint32_t v_R[16];  // %R in registers: this thread's A fragments, packed pairs of %R.1 (@smem slot unused)
-        const int64_t v_M_3 = v_Ap_e0;
-        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_3);
-        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_3), v_M_3);
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
         const int64_t v_A_1_o1 = 0 + (v_c0 * v_7);
         const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_7), v_7);
         const int64_t v_Rp_o0 = 0 + (v_g * v_4);
         const int64_t v_Rp_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
         const int64_t v_Ap_1_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_1_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-        const int64_t v_M_4 = 2;
+        const int64_t v_M_3 = 2;
         const int64_t v_K_1 = 16;
         // rectify_warp: rectify(Rp[t], Ap[t])
         __nv_bfloat16 v_R_1[32];
@@ -234,12 +230,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         }
         const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
         const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
-        const int64_t v_K_2 = v_Bp_1_e0;
-        const int64_t v_N_3 = v_Bp_e1;
-        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_2);
-        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
-        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
-        const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_7);
+        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_7), v_7);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
         loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.5: TMA copy landed
         // gemm_thread: mma(C, A, B)  [relu_gemm.loom:62]
         loom::rt::wgmma_fence_operand(v_R);
