@@ -28,11 +28,10 @@ if [ "${1:-}" = "--prepare" ]; then  # on the development machine: generate ever
   for ex in dual_gemm gemm_residual add_gemm relu_gemm; do
     [ -f "examples/$ex/$ex.loom" ] && { "$loom" compile "examples/$ex/$ex.loom" -o "$gen/$ex" || echo "$ex: not generated"; }
   done
-  for m in registers shared; do
-    f=examples/gemm_reduce/gemm_reduce_$m.loom
-    [ "$m" = registers ] && [ ! -f "$f" ] && f=examples/gemm_reduce/gemm_reduce.loom
-    [ -f "$f" ] && { "$loom" compile "$f" -o "$gen/gemm_reduce_$m" || echo "gemm_reduce_$m: not generated"; }
-  done
+  # gemm_reduce's two mappings are two programs: row sums in registers, and in shared memory
+  "$loom" compile examples/gemm_reduce/gemm_reduce.loom -o "$gen/gemm_reduce_registers" || echo "gemm_reduce_registers: not generated"
+  "$loom" compile examples/gemm_reduce_shared/gemm_reduce_shared.loom -o "$gen/gemm_reduce_shared" ||
+    echo "gemm_reduce_shared: not generated"
   exit 0
 fi
 
