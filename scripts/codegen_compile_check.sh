@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile-only check of the CUDA that loom generates, for CI (no GPU needed). Run by CTest as
-# `codegen_nvcc_compile`. For examples/gemm, batched_gemm, dual_gemm, gemm_bias_act, gemm_residual, add_gemm and relu_gemm (and
+# `codegen_nvcc_compile`. For examples/gemm, batched_gemm, dual_gemm, gemm_bias_act, gemm_residual, add_gemm and gemm_reduce (and
 # flash_attention_2 in step 2c; the fused epilogues' GPU harnesses in step 2d) it
 #   1. runs `loom compile FILE -o DIR` (the artifact: DIR/<entry>.cu and DIR/<entry>.h),
 #   2. compiles each .cu with nvcc for sm_90a, exactly as docs/artifact.md tells users to
@@ -38,7 +38,7 @@ CUDA_INCLUDE=$(cd "$(dirname "$NVCC")/../include" 2>/dev/null && pwd)
 # The CLI's --emit=ptx|cubin run `nvcc` from PATH: use the same one.
 export PATH="$(dirname "$NVCC"):$PATH"
 STATUS=0
-EXAMPLES=(gemm batched_gemm dual_gemm gemm_bias_act gemm_residual add_gemm relu_gemm gemm_reduce)
+EXAMPLES=(gemm batched_gemm dual_gemm gemm_bias_act gemm_residual add_gemm gemm_reduce)
 NVCC_FLAGS=(-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I "$ROOT/runtime")
 
 fail() {
@@ -116,17 +116,15 @@ if "$NVCC" "${NVCC_FLAGS[@]}" -DLOOM_ACT=2 -I tests/gpu -I "$WORK/gemm_bias_act"
       "$WORK/gemm_residual/gemm_residual.cu" -lcuda -o "$WORK/gemm_residual_e2e" >>"$WORK/e2e_epi.log" 2>&1 &&
     "$NVCC" "${NVCC_FLAGS[@]}" -I tests/gpu -I "$WORK/add_gemm" tests/gpu/add_gemm_correctness.cu \
       "$WORK/add_gemm/add_gemm.cu" -lcuda -lcublas -o "$WORK/add_gemm_e2e" >>"$WORK/e2e_epi.log" 2>&1 &&
-    "$NVCC" "${NVCC_FLAGS[@]}" -I tests/gpu -I "$WORK/relu_gemm" tests/gpu/relu_gemm_correctness.cu \
-      "$WORK/relu_gemm/relu_gemm.cu" -lcuda -lcublas -o "$WORK/relu_gemm_e2e" >>"$WORK/e2e_epi.log" 2>&1 &&
     "$NVCC" "${NVCC_FLAGS[@]}" -I tests/gpu -I "$WORK/gemm_reduce" tests/gpu/gemm_reduce_correctness.cu \
       "$WORK/gemm_reduce/gemm_reduce.cu" -lcuda -o "$WORK/gemm_reduce_e2e" >>"$WORK/e2e_epi.log" 2>&1 &&
     "$LOOM" compile examples/gemm_reduce_shared/gemm_reduce_shared.loom -o "$WORK/gemm_reduce_shared" >>"$WORK/e2e_epi.log" 2>&1 &&
     "$NVCC" "${NVCC_FLAGS[@]}" -I tests/gpu -I "$WORK/gemm_reduce_shared" tests/gpu/gemm_reduce_correctness.cu \
       "$WORK/gemm_reduce_shared/gemm_reduce.cu" -lcuda -o "$WORK/gemm_reduce_shared_e2e" >>"$WORK/e2e_epi.log" 2>&1 &&
     ! grep -Eq "warning|C75[0-9][0-9]" "$WORK/e2e_epi.log"; then
-  echo "ok   tests/gpu/gemm_bias_act_correctness.cu, gemm_residual_correctness.cu, add_gemm_correctness.cu, relu_gemm_correctness.cu: nvcc (sm_90a) with the generated kernels"
+  echo "ok   tests/gpu/gemm_bias_act_correctness.cu, gemm_residual_correctness.cu, add_gemm_correctness.cu, gemm_reduce_correctness.cu: nvcc (sm_90a) with the generated kernels"
 else
-  fail "tests/gpu/gemm_bias_act_correctness.cu, gemm_residual_correctness.cu, add_gemm_correctness.cu, relu_gemm_correctness.cu: nvcc with the generated kernels" "$WORK/e2e_epi.log"
+  fail "tests/gpu/gemm_bias_act_correctness.cu, gemm_residual_correctness.cu, add_gemm_correctness.cu, gemm_reduce_correctness.cu: nvcc with the generated kernels" "$WORK/e2e_epi.log"
 fi
 
 # 3. Both kernels in one C program.

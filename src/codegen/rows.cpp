@@ -282,6 +282,15 @@ void CudaGen::emit_register_copy(Stream& s, const Op& op) {
              "[2 * i], " + P + "[2 * i + 1])" + (masked ? " & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols)" : "") +
              ";");
     };
+    // The wgmmas of the previous iteration may still read these registers (a wgmma takes its A
+    // fragments from registers asynchronously, until its group completes). A rotated loop
+    // (pingpong) declares them before the loop and waits for its deferred mma itself; otherwise
+    // drain the tensor cores before the registers are rewritten.
+    bool rotated_handles = false;
+    if (rotation_)
+      for (const Op* h : rotation_->hoisted) rotated_handles = rotated_handles || h->result == A;
+    if (!rotated_handles)
+      s.line("loom::rt::wgmma_wait<0>();  // earlier wgmmas read " + names_[static_cast<size_t>(A)] + "'s registers until they complete");
     const std::string what = names_[static_cast<size_t>(src)] + " -> " + names_[static_cast<size_t>(A)] +
                              ": packed into the wgmma's A fragments, in registers";
     emit_by_columns(s, d.frag->tile, kt, what, what + "; columns past the tile's " + view(d.frag->tile).ext[1] + " are zeros",
