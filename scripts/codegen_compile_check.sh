@@ -109,7 +109,7 @@ fi
 # 2d. The end-to-end harnesses of the fused epilogues (tests/gpu/e2e/gemm_bias_act.sh,
 # gemm_residual.sh, gemm_reduce.sh run them on a GPU) compile and link against the generated
 # kernels: the example's GELU kernel (LOOM_ACT=2), gemm_residual, and gemm_reduce with either
-# mapping (examples/gemm_reduce: row sums in registers; examples/gemm_reduce_shared: in shared memory).
+# mapping (examples/gemm_reduce: tiles, row sums in registers added across blocks; examples/gemm_reduce_shared: panels, in shared memory).
 if "$NVCC" "${NVCC_FLAGS[@]}" -DLOOM_ACT=2 -I tests/gpu -I "$WORK/gemm_bias_act" tests/gpu/gemm_bias_act_correctness.cu \
       "$WORK/gemm_bias_act/gemm_bias_act.cu" -lcuda -o "$WORK/gemm_bias_act_e2e" >"$WORK/e2e_epi.log" 2>&1 &&
     "$NVCC" "${NVCC_FLAGS[@]}" -I tests/gpu -I "$WORK/gemm_residual" tests/gpu/gemm_residual_correctness.cu \

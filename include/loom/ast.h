@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,8 +72,12 @@ inline bool is_reduce(Privilege p) { return p == Privilege::ReduceSum || p == Pr
 inline bool reads(Privilege p) { return p != Privilege::Write; }   // the result depends on old contents
 inline bool writes(Privilege p) { return p != Privilege::Read; }   // changes the contents
 // Whether a task holding `have` on a tensor may launch a sub-task with `want` on it.
+// A task holding `w` may also pass `red(op)` on: the tensor then starts at the reduction's identity
+// (0 or -inf) when the task starts (its old contents are still not read), so its launches reduce into
+// a defined value (docs/language.md, cross-launch reductions).
 inline bool may_delegate(Privilege have, Privilege want) {
   if (have == Privilege::ReadWrite) return true;
+  if (have == Privilege::Write && is_reduce(want)) return true;
   return want == have;
 }
 
@@ -241,6 +246,11 @@ struct Program {
   const TaskDecl* find_task(const std::string& name) const;
   const VariantDecl* find_variant(const std::string& name) const;
 };
+
+// The tensors (parameter or local names, through partitions) that variant v passes on with a
+// red(op) privilege somewhere in its body, with the first such reduction. A parameter the task holds
+// `w` on and reduces into starts at the reduction's identity (may_delegate; docs/language.md).
+std::map<std::string, Privilege> reduced_tensors(const Program& p, const VariantDecl& v);
 
 // The program as specialization `i` of p.specializations sees it: the default mapping with the
 // specialization's instances replacing those of the same name (and the others appended), and no

@@ -101,6 +101,11 @@ void CudaGen::find_kernel() {
           cannot(&op, "a HOST loop inside a BLOCK loop");
         inner = &op;
       } else if (ir::is_async(op.kind) && op.kind != OpKind::Join) {
+        if (grid_.empty() && host_zero_fill(op)) {
+          if (inner) cannot(&op, "a fill of an entry tensor after the block loops");
+          host_zero_fills_.push_back(&op);
+          continue;
+        }
         if (grid_.empty()) cannot(&op, "an operation on the host outside the block loops");
       }
     }
@@ -126,6 +131,17 @@ void CudaGen::find_kernel() {
     compute_wgs_ = it == f_.proc_extents.end() ? 1 : it->second;
     dma_wgs_ = 0;
   }
+}
+
+// A fill with 0 of a whole rank-1 entry tensor in global memory, before the kernel: the launcher
+// clears it with cudaMemsetAsync (a `w` tensor the program reduces into with red(sum)).
+bool CudaGen::host_zero_fill(const Op& op) const {
+  if (op.kind != OpKind::Call || op.name != "fill" || op.operands.size() != 2) return false;
+  if (std::find(f_.params.begin(), f_.params.end(), op.operands[0]) == f_.params.end()) return false;
+  const ir::ValueInfo& vi = f_.info(op.operands[0]);
+  if (vi.type != ir::Type::Tensor || vi.rank != 1 || vi.mem != MemKind::Global) return false;
+  auto d = def_.find(op.operands[1]);
+  return d != def_.end() && d->second->kind == OpKind::FConst && d->second->fval == 0.0;
 }
 
 // Whether index value v depends on loop variable `lv` (a slice's extents do not depend on which

@@ -187,6 +187,7 @@ class CudaGen {
   std::string var(ValueId v) const;
   void find_kernel();
   bool depends_on(ValueId v, ValueId lv) const;
+  bool host_zero_fill(const Op& op) const;
   bool tensor_extent_depends(ValueId t, int d, ValueId lv) const;
   const View& view(ValueId t);
   View piece_view(const Op& op);
@@ -318,6 +319,7 @@ class CudaGen {
     std::string base;    // pointer to entry 0 of the warpgroup's rows
     std::string stride;  // between entries
     std::string ext;     // the warpgroup's rows (run-time)
+    bool global = false; // in global memory (a reducing copy into it is an atomic add)
   };
   std::optional<RowMemory> row_memory(ValueId v);
   void emit_row_memory_copy(Stream& s, const Op& op, const std::string& what, const std::optional<std::string>& src_regs,
@@ -385,6 +387,9 @@ class CudaGen {
   std::vector<std::string> pending_decls_;  // a piece's offset/extent locals, as view() makes them
   std::vector<const Op*> grid_;
   const ir::Block* kernel_ = nullptr;
+  // Fills with 0 of whole entry tensors before the block loops (a `w` tensor the program reduces
+  // into starts at the identity): cudaMemsetAsync in the launcher, before the kernel.
+  std::vector<const Op*> host_zero_fills_;
   bool ws_ = false;
   int64_t compute_wgs_ = 1, dma_wgs_ = 0;
   Stream dma_, compute_;

@@ -30,7 +30,16 @@ std::string CudaGen::header() {
       o << prm.scalar_type;
     }
   }
-  o << ")\n   Returns LOOM_OK (0) or a LOOM_ERR_* code; launches on `stream` (asynchronous). */\n"
+  o << ")\n   Returns LOOM_OK (0) or a LOOM_ERR_* code; launches on `stream` (asynchronous).";
+  // A `w` tensor the kernel's blocks reduce into: the launcher zeroes it first, so the caller does
+  // not (and its old contents, even NaN, do not matter).
+  for (const Op* fill : host_zero_fills_) {
+    const std::string n = names_[static_cast<size_t>(fill->operands[0])];
+    o << "\n   " << (n.size() && n[0] == '%' ? n.substr(1) : n)
+      << " is zeroed by the launcher on `stream` (cudaMemsetAsync) before the kernel's blocks add their\n"
+         "   partial sums into it with atomic adds (order unspecified); the caller need not clear it.";
+  }
+  o << " */\n"
     << abi_signature() << ";\n\n"
     << "/* Arguments, element types, alignment, shared memory and threads of the kernel. */\n"
     << "const loom_kernel_info* loom_" << entry << "_info(void);\n\n"

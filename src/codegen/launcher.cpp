@@ -101,8 +101,17 @@ std::string CudaGen::host_launcher(const std::string& kname) {
   }
   std::string blocks = "grid_n0";
   for (size_t i = 1; i < grid_.size(); ++i) blocks += " * grid_n" + std::to_string(i);
-  o << "  const int64_t blocks = " << blocks << ";\n"
-    << "  if (blocks == 0) return LOOM_OK;  // an empty output: nothing to launch\n"
+  o << "  const int64_t blocks = " << blocks << ";\n";
+  // Entry tensors that start at 0 (a `w` tensor the program reduces into): cleared on the stream
+  // before the kernel, even when there are no tiles (the sum over no columns is 0).
+  for (const Op* fill : host_zero_fills_) {
+    const ValueId p = fill->operands[0];
+    const std::string P = pname(p);
+    o << "  // " << names_[static_cast<size_t>(p)] << " starts at 0: the kernel's blocks add their sums into it\n"
+      << "  if (blocks <= 2147483647 && " << P << ".shape[0] > 0 && cudaMemsetAsync(" << P << ".data, 0, static_cast<size_t>(" << P
+      << ".shape[0]) * " << dtype_bytes(f_.info(p).dtype) << ", stream) != cudaSuccess) return LOOM_ERR_LAUNCH;\n";
+  }
+  o << "  if (blocks == 0) return LOOM_OK;  // an empty output: nothing to launch\n"
     << "  if (blocks > 2147483647) return LOOM_ERR_SHAPE;\n";
   // Device and shared memory.
   o << "  int device = 0;\n"

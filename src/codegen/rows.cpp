@@ -343,6 +343,7 @@ std::optional<CudaGen::RowMemory> CudaGen::row_memory(ValueId v) {
   const View& tile = view(w.frag->tile);
   if (tile.dims.size() != 1 || tile.off.size() != 1) return std::nullopt;
   RowMemory r;
+  r.global = m == MemKind::Global;
   r.type = cpp_type(w.dtype);
   r.ext = tile.ext[0];
   if (w.param) {
@@ -364,7 +365,6 @@ std::optional<CudaGen::RowMemory> CudaGen::row_memory(ValueId v) {
 void CudaGen::emit_row_memory_copy(Stream& s, const Op& op, const std::string& what, const std::optional<std::string>& src_regs,
                                    const std::optional<RowMemory>& src_mem, const std::optional<std::string>& dst_regs,
                                    const std::optional<RowMemory>& dst_mem, const std::string& reduce) {
-  (void)op;
   int sharing = 0;
   std::string masks;
   for (int m : row_sharing_lane_masks()) {
@@ -391,9 +391,17 @@ void CudaGen::emit_row_memory_copy(Stream& s, const Op& op, const std::string& w
         s.line("x = " + fold_expr(reduce, "x", "__shfl_xor_sync(0xffffffffu, x, " + std::to_string(m) + ")") + ";");
     }
     const std::string cell = "rp[row * " + mem.stride + "]";
-    const std::string val = reduce.empty() ? "x" : fold_expr(reduce, "static_cast<float>(" + cell + ")", "x");
-    s.line("if ((loom::rt::lane_id() & " + std::to_string(sharing) + ") == 0 && row < rn) " + cell + " = static_cast<" + mem.type +
-           ">(" + val + ");  // one lane of those holding the row");
+    const std::string lane = "if ((loom::rt::lane_id() & " + std::to_string(sharing) + ") == 0 && row < rn) ";
+    if (!reduce.empty() && mem.global) {
+      // Global memory: other blocks reduce into the same entries (a prange's red(sum) argument), so
+      // the add is atomic (red.global.add.f32); the order of the blocks' adds is unspecified.
+      if (reduce != "sum" || mem.type != "float")
+        cannot(&op, "a copy." + reduce + " of " + mem.type + " into global memory (only f32 sums have an atomic add)");
+      s.line(lane + "atomicAdd(&" + cell + ", x);  // one lane of those holding the row; other blocks add into it too");
+    } else {
+      const std::string val = reduce.empty() ? "x" : fold_expr(reduce, "static_cast<float>(" + cell + ")", "x");
+      s.line(lane + cell + " = static_cast<" + mem.type + ">(" + val + ");  // one lane of those holding the row");
+    }
   }
   s.indent -= 2;
   s.line("}");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -174,6 +175,17 @@ class Interp {
                       "), which cannot run on the CPU; the reference interpreter runs built-in leaf operations only");
       run_leaf(v, in, env, ctx);
       return;
+    }
+    // A `w` tensor the variant reduces into starts at the reduction's identity (docs/language.md).
+    for (const auto& [name, red] : reduced_tensors(p_, v)) {
+      size_t i = 0;
+      while (i < t.params.size() && (i < v.params.size() ? v.params[i].name.name : t.params[i].name.name) != name) ++i;
+      if (i == t.params.size() || !t.params[i].is_tensor || t.params[i].priv != Privilege::Write) continue;
+      LeafArg dst, id;
+      dst.view = env.tensors[name].view;
+      id.is_tensor = false;
+      id.scalar = red == Privilege::ReduceSum ? 0.0 : -std::numeric_limits<double>::infinity();
+      run_leaf_op(*find_leaf_op("fill"), {dst, id});
     }
     run_inner(in, proc, v.body, env, nullptr, ctx);
   }

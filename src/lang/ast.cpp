@@ -101,6 +101,42 @@ const TaskDecl* Program::find_task(const std::string& name) const {
   return nullptr;
 }
 
+static void reduced_roots(const Program& p, const std::vector<Stmt>& body, std::map<std::string, std::string>& alias,
+                   std::map<std::string, Privilege>& out) {
+  auto root_of = [&](const Expr& e) -> std::string {
+    const Expr* b = e.kind == ExprKind::Index && !e.args.empty() ? &e.args[0] : &e;
+    if (b->kind != ExprKind::Name) return "";
+    std::string n = b->name;
+    for (int guard = 0; guard < 64; ++guard) {
+      auto it = alias.find(n);
+      if (it == alias.end()) break;
+      n = it->second;
+    }
+    return n;
+  };
+  for (const Stmt& s : body) {
+    if (s.kind == StmtKind::Bind) {
+      if (s.value.kind == ExprKind::Name) alias[s.target.name] = s.value.name;
+      else if (s.value.kind == ExprKind::Call && !s.value.args.empty() && s.value.args[0].kind == ExprKind::Name &&
+               s.value.name != "tensor")
+        alias[s.target.name] = s.value.args[0].name;
+      else if (s.value.kind == ExprKind::Index) alias[s.target.name] = root_of(s.value);
+    } else if (s.kind == StmtKind::Loop) {
+      reduced_roots(p, s.body, alias, out);
+    } else if (const TaskDecl* t = p.find_task(s.target.name)) {
+      for (size_t i = 0; i < t->params.size() && i < s.args.size(); ++i)
+        if (t->params[i].is_tensor && is_reduce(t->params[i].priv)) out.emplace(root_of(s.args[i]), t->params[i].priv);
+    }
+  }
+}
+
+std::map<std::string, Privilege> reduced_tensors(const Program& p, const VariantDecl& v) {
+  std::map<std::string, std::string> alias;
+  std::map<std::string, Privilege> out;
+  reduced_roots(p, v.body, alias, out);
+  return out;
+}
+
 int leaf_broadcast_dim(const TaskDecl& t, const Stmt& s) {
   const LeafOp* op = s.kind == StmtKind::Call ? find_leaf_op(s.target.name) : nullptr;
   if (!op || op->family != OpFamily::Binary || s.args.size() != 3) return 0;

@@ -608,6 +608,18 @@ class BodyChecker {
                                                       privilege_spelling(prm.priv) + "' here");
         }
       }
+      // A `w` tensor the task reduces into starts at the reduction's identity (ast.h may_delegate):
+      // one reduction only, or there would be two identities.
+      if (it != privs_.end() && it->second == Privilege::Write && is_reduce(prm.priv)) {
+        auto [first, fresh] = w_reduced_.emplace(t.root, std::make_pair(prm.priv, e.loc));
+        if (!fresh && first->second.first != prm.priv) {
+          auto& d = r_.error(e.loc, "task '" + t_.name.name + "' has 'w' on '" + t.root + "' and reduces into it with both '" +
+                                        privilege_spelling(first->second.first) + "' and '" + privilege_spelling(prm.priv) +
+                                        "': it starts at the identity of one reduction");
+          d.hint = "reduce into '" + t.root + "' with one of them, or hold 'rw' and initialize it yourself";
+          DiagnosticEngine::note(d, first->second.second, "the first reduction into '" + t.root + "' is here");
+        }
+      }
       // Reductions commute, so parallel launches may reduce into overlapping pieces.
       if (writes(prm.priv) && !is_reduce(prm.priv)) check_aliasing(e, t, loops);
       for (const LoopCtx& l : loops) {
@@ -703,6 +715,7 @@ class BodyChecker {
   const TaskDecl& t_;
   std::map<std::string, Sym> scope_;
   std::map<std::string, Privilege> privs_;
+  std::map<std::string, std::pair<Privilege, SourceLoc>> w_reduced_;  // `w` roots reduced into: the first reduction
   std::map<std::string, SourceLoc> labels_;
 };
 

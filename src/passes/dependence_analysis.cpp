@@ -482,6 +482,21 @@ Lowering::NodeResult Lowering::lower_node(int id, const std::vector<ValueId>& pa
       }
     call("extern:" + fr.var->name.name, params, rw);
   } else {
+    // A `w` parameter the body reduces into starts at the reduction's identity (the launches'
+    // reducing copies then combine into a defined value; the old contents are still not read).
+    const std::map<std::string, Privilege> reduced =
+        fr.node->leaf ? std::map<std::string, Privilege>{} : reduced_tensors(p_, *fr.var);
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (param_root[i] < 0 || fr.task->params[i].priv != Privilege::Write) continue;
+      auto red = reduced.find(fr.node->args[i].name);
+      if (red == reduced.end()) continue;
+      loc_ = fr.var->name.loc;
+      origin_ = fr.node->instance + ": " + fr.node->args[i].name + " starts at the identity of its reduction";
+      ValueId id = f_.add_value(ValueInfo{Type::Float, ""});
+      emit(OpKind::FConst, id, false).fval =
+          red->second == Privilege::ReduceSum ? 0.0 : -std::numeric_limits<double>::infinity();
+      call("fill", {params[i], id}, {{param_root[i], true}});
+    }
     lower_stmts(fr.var->body, sc);
   }
   LOOM_ASSERT(fr.next_child == fr.node->children.size(),

@@ -1,9 +1,13 @@
 // gemm_reduce_correctness: loom's generated gemm_reduce (examples/gemm_reduce: C = A·B bf16 and
 // R[i] = Σ_j C[i, j] fp32, taken from the fp32 accumulator) against a double-precision reference on
-// the GPU, from the same bf16 inputs. Either mapping (gemm_reduce.loom: row sums in registers;
-// gemm_reduce_shared.loom: in shared memory) generates the same C ABI, so this file builds against
-// whichever directory it is given. Fresh random inputs each run (seed printed), C and R poisoned
-// (NaN) before the launch, C's row padding and 8 entries past R's end checked for stray writes.
+// the GPU, from the same bf16 inputs. Either program (gemm_reduce.loom: 128 x 256 tiles, row sums
+// in registers added into R across blocks with atomics; gemm_reduce_shared.loom: whole-row panels,
+// row sums in shared memory) generates the same C ABI, so this file builds against whichever
+// directory it is given. Fresh random inputs each run (seed printed), C and R poisoned (NaN) before
+// the launch, C's row padding and 8 entries past R's end checked for stray writes. The contract is
+// R = the row sums whatever R held: this test zeroes nothing itself (gemm_reduce.loom's launcher
+// clears R with cudaMemsetAsync before its blocks add into it; a surviving poison or doubled sums
+// fail the check). The order of the blocks' adds is unspecified: R is checked against a bound.
 // C: relative Frobenius error < 1e-2 (bf16 output). R: the kernel sums the fp32 products, not the
 // bf16-rounded C, so it is compared with the row sums of the exact product:
 //   |R[i] - Σ_j ref[i, j]| <= 1e-3 · Σ_j |ref[i, j]| + 1e-3
@@ -138,9 +142,10 @@ int main(int argc, char** argv) {
   }
   // Non-tile shapes (129 rows: a 1-row last panel, the second warpgroup without rows; 257 columns:
   // a 1-column last tile and rows that are not whole 16-byte units), a single row or column, and
-  // large ones (several column tiles per block, several tiles per persistent block).
-  const int64_t shapes[][3] = {{128, 256, 64},  {129, 257, 65},    {1, 300, 64},      {300, 1, 100},
-                               {300, 520, 200}, {1000, 1000, 1000}, {4096, 4096, 4096}};
+  // large ones (several column tiles per row of tiles: several blocks add into each entry of R, 32
+  // of them at 256 x 8192; several tiles per persistent block).
+  const int64_t shapes[][3] = {{128, 256, 64},   {129, 257, 65},     {1, 300, 64},     {300, 1, 100},
+                               {300, 520, 200},  {1000, 1000, 1000}, {256, 8192, 256}, {4096, 4096, 4096}};
   bool all = true;
   for (auto& s : shapes) {
     std::string name = std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);

@@ -343,19 +343,20 @@ std::vector<ExampleCase> all_cases() {
          }});
   }
 
-  // gemm_reduce: the same with Racc in registers (the Cypress mapping: NONE at the block and
-  // warpgroup levels, one replicated row vector per warp in registers).
+  // gemm_reduce: one U x V tile of C per block; the blocks of a row of tiles add their row sums into
+  // the same entries of R (a cross-block red(sum); the executor's race check must accept the
+  // reducing copies and R must start at 0), the row sums in registers inside the block.
   {
-    std::vector<Edit> small = {{"U=128", "U=64"}, {"V=256, W=64", "V=32, W=16"}, {"N_MMA=256", "N_MMA=32"}, {"G=2", "G=1"}};
+    std::vector<Edit> small = {{"U=128, V=256", "U=64, V=32"}, {"W=64", "W=16"}, {"N_MMA=256", "N_MMA=32"}, {"G=2", "G=1"}};
     std::map<std::string, int64_t> s = {{"M", 65}, {"N", 70}, {"K", 33}};
     out.push_back(
         {"gemm_reduce",
          {},
          0,
          {
-             {"small_tiles", "64-row panels, 32-column tiles, G=1, W=16, warpspecialize pipeline(3)", small, s},
-             {"two_warpgroups_depth2", "128-row panels, 48-column tiles, G=2, W=32, pipeline(2)",
-              {{"V=256, W=64", "V=48, W=32"}, {"N_MMA=256", "N_MMA=48"}, {"pipeline(3)", "pipeline(2)"}},
+             {"small_tiles", "64 x 32 tiles (3 blocks per row of tiles), G=1, W=16, warpspecialize pipeline(3)", small, s},
+             {"two_warpgroups_depth2", "128 x 48 tiles, G=2, W=32, pipeline(2)",
+              {{"U=128, V=256", "U=128, V=48"}, {"W=64", "W=32"}, {"N_MMA=256", "N_MMA=48"}, {"pipeline(3)", "pipeline(2)"}},
               {{"M", 130}, {"N", 100}, {"K", 40}}},
              {"no_ws_no_pipeline", "small tiles, no warpspecialize, no pipeline",
               concat(small, {{" warpspecialize pipeline(3)", ""}}), s},
@@ -366,6 +367,8 @@ std::vector<ExampleCase> all_cases() {
                              {"mem(NONE, SHARED, SHARED)", "mem(NONE, GLOBAL, GLOBAL)"},
                              {"mem(REGISTER, SHARED, SHARED)", "mem(REGISTER, GLOBAL, GLOBAL)"}}),
               s},
+             {"block_row_buffer", "the block's R in SHARED (a block-level buffer reduced into R once per block)",
+              concat(small, {{"gemm_reduce_block on BLOCK mem(GLOBAL, NONE,", "gemm_reduce_block on BLOCK mem(GLOBAL, SHARED,"}}), s},
              {"a_in_registers_depth1", "wgmma A from REGISTER, pipeline(1)",
               concat(small, {{"gemm_thread on THREAD mem(REGISTER, SHARED, SHARED)", "gemm_thread on THREAD mem(REGISTER, REGISTER, SHARED)"},
                              {"pipeline(3)", "pipeline(1)"}}),

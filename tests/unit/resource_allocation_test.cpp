@@ -723,7 +723,7 @@ TEST(ResourceAllocationExamples, SharedMemoryEachExampleNeeds) {
   for (auto [name, bytes] : std::vector<std::pair<std::string, int64_t>>{{"gemm", 147456},
                                                                          {"batched_gemm", 147456},
                                                                          {"dual_gemm", 196608},
-                                                                         {"gemm_reduce", 147968},
+                                                                         {"gemm_reduce", 147456},
                                                                          {"flash_attention_2", 199168},
                                                                          {"flash_attention_3", 231936}}) {
     SCOPED_TRACE(name);

@@ -11,7 +11,9 @@ extern "C" {
 #endif
 
 /* task gemm_reduce(C: w bf16[M, N], R: w f32[M], A: r bf16[M, K], B: r bf16[K, N])
-   Returns LOOM_OK (0) or a LOOM_ERR_* code; launches on `stream` (asynchronous). */
+   Returns LOOM_OK (0) or a LOOM_ERR_* code; launches on `stream` (asynchronous).
+   R is zeroed by the launcher on `stream` (cudaMemsetAsync) before the kernel's blocks add their
+   partial sums into it with atomic adds (order unspecified); the caller need not clear it. */
 int loom_gemm_reduce(loom_tensor C, loom_tensor R, loom_tensor A, loom_tensor B, cudaStream_t stream);
 
 /* Arguments, element types, alignment, shared memory and threads of the kernel. */
