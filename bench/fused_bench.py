@@ -157,6 +157,14 @@ def poisoned(*shape, dtype=torch.bfloat16):
     return torch.full(shape, float("nan"), device="cuda", dtype=dtype)
 
 
+def errors(outs, loom_out, ref):
+    """Relative error of every peer's output (outs: {method: tensor}) and of loom's (None: no loom)."""
+    res = {n: rel_err(o, ref) for n, o in outs.items()}
+    if loom_out is not None:
+        res["loom"] = rel_err(loom_out, ref)
+    return res
+
+
 def setup_dual_gemm(shape, lib):
     M, N, K = shape
     a, b1, b2 = rnd(M, K), rnd(K, N), rnd(K, N)
@@ -181,10 +189,7 @@ def setup_dual_gemm(shape, lib):
     def check():
         af = a.float()
         ref = F.silu(af @ b1.float()) * (af @ b2.float())
-        res = {n: rel_err(o, ref) for n, o in outs.items()}
-        if lib:
-            res["loom"] = rel_err(d, ref)
-        return res
+        return errors(outs, d if lib else None, ref)
 
     return {"loom": (lambda: lib(*args)) if lib else None,
             "peers": {"torch unfused": unfused, "torch concat": concat, "Triton fused": tri}, "check": check}
@@ -212,10 +217,7 @@ def make_setup_bias_act(act):
 
         def check():
             ref = fn(a.float() @ b.float() + bias.float())
-            res = {n: rel_err(o, ref) for n, o in outs.items()}
-            if lib:
-                res["loom"] = rel_err(c, ref)
-            return res
+            return errors(outs, c if lib else None, ref)
 
         return {"loom": (lambda: lib(*args)) if lib else None,
                 "peers": {"cuBLASLt epilogue": lt, "torch unfused": unfused}, "check": check}
@@ -247,10 +249,7 @@ def setup_residual(shape, lib):
 
     def check():
         ref = a.float() @ b.float() + ALPHA * c.float()
-        res = {n: rel_err(o, ref) for n, o in outs.items()}
-        if lib:
-            res["loom"] = rel_err(d, ref)
-        return res
+        return errors(outs, d if lib else None, ref)
 
     return {"loom": (lambda: lib(*args)) if lib else None,
             "peers": {"cuBLAS beta": beta, "torch unfused": unfused}, "check": check}
@@ -301,10 +300,7 @@ def setup_add_gemm(shape, lib):
 
     def check():
         ref = a.float() @ b.float() + c.float() @ dm.float()
-        res = {n: rel_err(o, ref) for n, o in outs.items()}
-        if lib:
-            res["loom"] = rel_err(e, ref)
-        return res
+        return errors(outs, e if lib else None, ref)
 
     return {"loom": (lambda: lib(*args)) if lib else None,
             "peers": {"torch unfused": unfused, "torch addmm": addmm}, "check": check}
@@ -322,10 +318,7 @@ def setup_relu_gemm(shape, lib):
 
     def check():
         ref = torch.relu(a.float()) @ b.float()
-        res = {n: rel_err(o, ref) for n, o in outs.items()}
-        if lib:
-            res["loom"] = rel_err(c, ref)
-        return res
+        return errors(outs, c if lib else None, ref)
 
     return {"loom": (lambda: lib(*args)) if lib else None, "peers": {"torch unfused": unfused}, "check": check}
 

@@ -4,7 +4,8 @@
 // ldmatrix — the mirror of the staged epilogue store's stmatrix (epilogue.cpp).
 //
 // The shared tile is the TMA layout (dma.cpp): slices of 128-byte rows (64 16-bit columns), each
-// slice `rows` x 128 bytes, 16-byte chunks XOR-swizzled by the row (128-byte swizzle). One
+// slice `rows` x 128 bytes, 16-byte chunks XOR-swizzled by the row (128-byte swizzle), the layout
+// runtime.cuh's k_major_offset addresses (the tile is K-major as a wgmma A operand would be). One
 // ldmatrix.x4 per 16 columns gives a warp the four 8 x 8 matrices (rows 0-7 / 8-15 of its 16 rows,
 // column groups c, c + 1); lane l supplies the address of row (l & 7) + 8 ((l >> 3) & 1) of column
 // group c + (l >> 4), and receives, per matrix, the pair of adjacent elements the accumulator layout
@@ -47,18 +48,17 @@ void CudaGen::emit_smem_fragment_load(Stream& s, const Op& op) {
                     " elements (rows a multiple of 8, columns of 64)");
   if (xt[1] % 16 != 0) cannot(&op, "a shared -> register copy of a fragment narrower than 16 columns");
   const std::string T = cpp_type(sv.dtype), d = var(dst);
-  const int64_t slice_bytes = ext[0] * 128;
   s.line("{  // " + names_[static_cast<size_t>(src)] + " -> " + names_[static_cast<size_t>(dst)] +
          ": the thread's accumulator-order elements of the shared tile, by ldmatrix (16 columns per x4)");
   s.line("  const int tid = loom::rt::thread_in_warpgroup(), lane = loom::rt::lane_id();");
   s.line("  const int mrow = static_cast<int>(" + tile.off[0] + ") + 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);");
-  s.line("  const int cg0 = static_cast<int>(" + tile.off[1] + ") / 8;  // the tile's first 8-column group");
+  s.line("  const int col0 = static_cast<int>(" + tile.off[1] + ") + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31");
   s.line("  const uint8_t* const base = reinterpret_cast<const uint8_t*>(" + var(root) + ");");
   s.line("  #pragma unroll");
   s.line("  for (int c = 0; c < " + std::to_string(xt[1] / 8) + "; c += 2) {");
-  s.line("    const int cg = cg0 + c + (lane >> 4);");
   s.line("    uint32_t w[4];");
-  s.line("    loom::rt::ldmatrix_x4(base + (cg / 8) * " + std::to_string(slice_bytes) + " + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16), w);");
+  s.line("    loom::rt::ldmatrix_x4(base + loom::rt::k_major_offset(loom::Swizzle::B128, " + std::to_string(ext[0]) +
+         ", mrow, col0 + 8 * c), w);");
   s.line("    #pragma unroll");
   s.line("    for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<" + T + ">(w[q], " + d + "[4 * c + 2 * q], " + d + "[4 * c + 2 * q + 1]);");
   s.line("  }");

@@ -572,7 +572,7 @@ TEST(Codegen, ResidualReadFromSharedWithLdmatrix) {
   codegen::CudaArtifact a = artifact_of("gemm_residual");
   EXPECT_EQ(count(a.cu, "&tm_C_2, &bar_v_e_6[0]"), 2);  // two 64-column boxes of the 128 x 128 tile
   EXPECT_NE(a.cu.find("loom::rt::mbarrier::wait(&bar_v_e_6[0], tile_iter & 1);"), std::string::npos);
-  EXPECT_NE(a.cu.find("loom::rt::ldmatrix_x4(base + (cg / 8) * 16384 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16), w);"),
+  EXPECT_NE(a.cu.find("loom::rt::ldmatrix_x4(base + loom::rt::k_major_offset(loom::Swizzle::B128, 128, mrow, col0 + 8 * c), w);"),
             std::string::npos);
   EXPECT_NE(a.cu.find("loom::rt::mbarrier::arrive(&bar_free_v_e_6[0]);"), std::string::npos);
   EXPECT_NE(a.cu.find("(static_cast<float>(v_C_3[r]) * v_alpha)"), std::string::npos);

@@ -232,13 +232,14 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
   std::string source = o.input == "-" ? "<stdin>" : std::filesystem::path(o.input).filename().string();
   std::vector<Unit> units = mapping_units(program, tree, source);
   std::vector<loom::ir::Function> fs;
-  std::vector<std::string> not_run;
+  const loom::Machine* machine = program.mapping ? loom::find_machine(program.mapping->target.name) : nullptr;
+  std::vector<bool> skip;            // per mapping: its condition does not hold at --size
+  std::vector<std::string> not_run;  // their conditions, for the output
   for (size_t m = 0; m < units.size(); ++m) {
     fs.push_back(loom::lower_to_event_ir(units[m].program, units[m].tree));
-    const loom::Machine* machine = program.mapping ? loom::find_machine(program.mapping->target.name) : nullptr;
-    if (m > 0 && fs.back().when && machine &&
-        condition_holds(*fs.back().when, sizes, machine->limits.sm_count) == std::optional<bool>(false))
-      not_run.push_back(units[m].when_text);
+    skip.push_back(m > 0 && fs.back().when && machine &&
+                   condition_holds(*fs.back().when, sizes, machine->limits.sm_count) == std::optional<bool>(false));
+    if (skip.back()) not_run.push_back(units[m].when_text);
   }
   // Integer inputs keep mma, copies and sums exact, so those programs must match exactly. Programs
   // with transcendental or dividing leaf ops (exp, exp2, sigmoid, tanh, silu, gelu, div) round, and their
@@ -264,7 +265,7 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
       return fail(o.input == "-" ? "<stdin>" : o.input, e.what());
     }
     for (size_t m = 0; m < fs.size(); ++m) {
-      if (std::find(not_run.begin(), not_run.end(), units[m].when_text) != not_run.end() && m > 0) continue;
+      if (skip[m]) continue;
       const std::string which = units.size() == 1 ? "" : m == 0 ? " (the default mapping)" : " (mapping " + units[m].when_text + ")";
       loom::exec::Args got = loom::exec::copy_args(inputs);
       loom::exec::ExecOptions eo;

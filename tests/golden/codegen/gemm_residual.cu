@@ -271,13 +271,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
       {  // %Cp.6 -> %C.3: the thread's accumulator-order elements of the shared tile, by ldmatrix (16 columns per x4)
         const int tid = loom::rt::thread_in_warpgroup(), lane = loom::rt::lane_id();
         const int mrow = static_cast<int>(v_Cp_4_o0) + 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
-        const int cg0 = static_cast<int>(0) / 8;  // the tile's first 8-column group
+        const int col0 = static_cast<int>(0) + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31
         const uint8_t* const base = reinterpret_cast<const uint8_t*>(v_C_2);
         #pragma unroll
         for (int c = 0; c < 16; c += 2) {
-          const int cg = cg0 + c + (lane >> 4);
           uint32_t w[4];
-          loom::rt::ldmatrix_x4(base + (cg / 8) * 16384 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16), w);
+          loom::rt::ldmatrix_x4(base + loom::rt::k_major_offset(loom::Swizzle::B128, 128, mrow, col0 + 8 * c), w);
           #pragma unroll
           for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_C_3[4 * c + 2 * q], v_C_3[4 * c + 2 * q + 1]);
         }
