@@ -16,7 +16,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  cmake ninja-build g++ make
+  cmake ninja-build g++ make pkg-config
   clang libclang-rt-14-dev        # `make fuzz`: libFuzzer with ASan and UBSan
   libisl-dev                      # polyhedral sets/maps (tensor-expression front end)
   libz3-dev                       # SMT (joint warp specialization + pipelining)
