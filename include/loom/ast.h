@@ -203,8 +203,11 @@ struct Instance {
 
 // `when(lhs CMP rhs)` on a specialized mapping: a condition on the entry task's run-time extents
 // (its dimension names) and `SMS` (the device's multiprocessor count), CMP one of < <= > >=.
+// `when(fastest)`: no condition; the launcher's cost model picks, per call, the cheapest of the
+// default and every `when(fastest)` mapping (lhs, cmp and rhs are then empty).
 struct MappingCondition {
   SourceLoc loc;
+  bool fastest = false;
   Expr lhs;
   std::string cmp;
   Expr rhs;

@@ -180,6 +180,9 @@ class ProgramBuilder {
   // A specialized mapping `mapping TARGET when(lhs CMP rhs) { ... }` after the default one; the
   // instances added next go into it (ast.h, Mapping). cmp: "<", "<=", ">" or ">=".
   ProgramBuilder& specialize(const std::string& target, Ex lhs, const std::string& cmp, Ex rhs);
+  // A `mapping TARGET when(fastest) { ... }`: a candidate the launcher's cost model weighs against the
+  // default and the other when(fastest) mappings (docs/mapping.md, "Chosen by the cost model").
+  ProgramBuilder& specialize_fastest(const std::string& target);
   InstanceRef instance(const std::string& name, const std::string& variant, const std::string& processor);
 
   // ---- statements (into the open variant or loop body) ----

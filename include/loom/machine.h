@@ -76,6 +76,17 @@ struct Limits {
   int setmaxnreg_min = 0, setmaxnreg_max = 0, setmaxnreg_step = 0;
 };
 
+// A coarse per-multiprocessor cost model, for the launcher's choice between `when(fastest)` mappings
+// (src/codegen/estimate.cpp, docs/mapping.md "Chosen by the cost model"). Rates per SM and cycle:
+// tensor-core multiply-adds with 16-bit inputs (dense), and bytes TMA moves from L2 into shared
+// memory while every SM loads (a sustained rate, not the peak of one SM); plus a fixed cost per
+// output tile (pipeline fill and drain). All 0: no cost model (when(fastest) is refused).
+struct CostModel {
+  int64_t mma_fma_per_cycle = 0;
+  int64_t fill_bytes_per_cycle = 0;
+  int64_t tile_cycles = 0;
+};
+
 struct Machine {
   std::string name;    // "hopper"
   std::string target;  // "sm_90a"
@@ -84,6 +95,7 @@ struct Machine {
   Limits limits;
   std::vector<MmaInstr> mma;
   TmaLimits tma;
+  CostModel cost;
 
   const ProcLevel* level(ProcKind p) const;
   // The processor level directly below `p` in this machine, if any.

@@ -71,6 +71,13 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
     smem = std::max(smem, gens.back()->smem_bytes());
     threads = std::max(threads, gens.back()->threads());
   }
+  // when(fastest) candidates: the default and each of them get the cost model's estimate_cycles().
+  std::vector<size_t> candidates;
+  for (size_t i = 1; i < kernels.size(); ++i)
+    if (kernels[i].function->when->fastest) candidates.push_back(i);
+  if (!candidates.empty()) candidates.insert(candidates.begin(), 0);
+  std::vector<std::string> estimates(kernels.size());
+  for (size_t i : candidates) estimates[i] = gens[i]->estimate_function();
   const ir::EntrySignature& sig = gens[0]->entry();
   const std::string entry = sig.task;
   std::ostringstream o;
@@ -78,19 +85,22 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
   // The first two comment lines name the file; the kernel line describes each mapping below instead.
   size_t k = head.find("// Kernel: ");
   size_t ke = head.find('\n', k);
-  head.replace(k, ke + 1 - k, "// Kernels: one per mapping (" + std::to_string(kernels.size()) +
-                                  "); launch_" + entry + " picks one per call, the first specialization whose when(...) holds, else the default.\n");
+  head.replace(k, ke + 1 - k, "// Kernels: one per mapping (" + std::to_string(kernels.size()) + "); launch_" + entry +
+                                  (candidates.empty() ? " picks one per call, the first specialization whose when(...) holds, else the default.\n"
+                                                      : " picks one per call: the first specialization whose when(...) holds, else the\n"
+                                                        "// cheapest by the cost model of the default and the when(fastest) mappings.\n"));
   o << head;
   for (size_t i = 0; i < kernels.size(); ++i) {
     o << "// ==== mapping " << i << (kernels[i].function->when ? ": " + kernels[i].when_text : std::string(": the default")) << "\n"
       << "// Kernel: " << gens[i]->kernel_line() << ".\n"
       << "namespace mapping" << i << " {\n\n"
-      << gens[i]->body() << "}  // namespace mapping" << i << "\n\n";
+      << gens[i]->body() << estimates[i] << "}  // namespace mapping" << i << "\n\n";
   }
   // The dispatching launcher.
   std::set<std::string> names;
+  if (!candidates.empty()) names.insert("SMS");
   for (const MappingKernel& mk : kernels)
-    if (const auto& when = mk.function->when) {
+    if (const auto& when = mk.function->when; when && !when->fastest) {
       for (const ir::SizeExpr* e : {&when->lhs, &when->rhs}) {
         std::function<void(const ir::SizeExpr&)> rec = [&](const ir::SizeExpr& x) {
           if (x.kind == ir::SizeExpr::Kind::Name) names.insert(x.name);
@@ -100,7 +110,9 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
       }
     }
   o << "// Picks the mapping for this call from the run-time extents: the first specialization whose\n"
-    << "// when(...) holds, else the default. Each mapping's launcher checks the arguments itself.\n"
+    << (candidates.empty() ? "// when(...) holds, else the default. Each mapping's launcher checks the arguments itself.\n"
+                           : "// when(...) holds, else the cheapest by the cost model (estimate_cycles) of the default and the\n"
+                             "// when(fastest) mappings. Each mapping's launcher checks the arguments itself.\n")
     << "int launch_" << entry << "(" << gens[0]->launch_params() << ") {\n";
   std::set<std::string> done;
   for (const ir::EntryParam& prm : sig.params)  // a scalar has no dimensions
@@ -122,9 +134,24 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
       << "    }\n"
       << "  }\n";
   for (size_t i = 1; i < kernels.size(); ++i)
-    o << "  if (" << condition_cpp(kernels[i].function->when->lhs) << " " << kernels[i].function->when->cmp << " "
-      << condition_cpp(kernels[i].function->when->rhs) << ") return mapping" << i << "::launch_" << entry << "("
-      << gens[0]->launch_args() << ");  // " << kernels[i].when_text << "\n";
+    if (!kernels[i].function->when->fastest)
+      o << "  if (" << condition_cpp(kernels[i].function->when->lhs) << " " << kernels[i].function->when->cmp << " "
+        << condition_cpp(kernels[i].function->when->rhs) << ") return mapping" << i << "::launch_" << entry << "("
+        << gens[0]->launch_args() << ");  // " << kernels[i].when_text << "\n";
+  if (!candidates.empty()) {
+    // The cost model; without the SM count (the launchers report that) the default runs.
+    o << "  if (v_SMS > 0) {\n"
+      << "    int pick = 0;\n"
+      << "    double best = mapping0::estimate_cycles(" << gens[0]->launch_args() << ", v_SMS);\n";
+    for (size_t j = 1; j < candidates.size(); ++j)
+      o << "    if (const double e = mapping" << candidates[j] << "::estimate_cycles(" << gens[0]->launch_args()
+        << ", v_SMS); e < best) {  // " << kernels[candidates[j]].when_text << "\n"
+        << "      best = e;\n      pick = " << candidates[j] << ";\n    }\n";
+    for (size_t j = 1; j < candidates.size(); ++j)
+      o << "    if (pick == " << candidates[j] << ") return mapping" << candidates[j] << "::launch_" << entry << "("
+        << gens[0]->launch_args() << ");\n";
+    o << "  }\n";
+  }
   o << "  return mapping0::launch_" << entry << "(" << gens[0]->launch_args() << ");\n}\n\n";
   o << "}  // namespace\n\n" << gens[0]->abi(smem, threads);
   first.cu = o.str();

@@ -181,6 +181,10 @@ class CudaGen {
   // Generates the kernel: index, grid, signals, streams, then assemble (cuda_gen.cpp).
   CudaArtifact run();
 
+  // After run(): estimate_cycles(), the cost model's time for a call (estimate.cpp), for the
+  // dispatcher's choice between when(fastest) mappings.
+  std::string estimate_function();
+
  private:
   // ---- cuda_gen.cpp: index, grid, views, streams, immediate ops -------------------------------------
   void index(const ir::Block& b, const Op* parent);
@@ -363,6 +367,8 @@ class CudaGen {
 
   // ---- launcher.cpp: host launcher and C ABI functions ----------------------------------------------
   std::string host_launcher(const std::string& kname);
+  std::vector<std::string> grid_lines(std::set<ValueId>& have);
+  std::vector<std::string> slice_lines(ValueId v, std::set<ValueId>& have, const Op& for_loop);
   std::vector<std::tuple<ValueId, int, int64_t>> first_block_only() const;
   std::string abi_signature();
   std::string abi_functions(int64_t smem_bytes, int64_t threads);
@@ -386,6 +392,10 @@ class CudaGen {
   std::map<ValueId, View> views_;
   std::vector<std::string> pending_decls_;  // a piece's offset/extent locals, as view() makes them
   std::vector<const Op*> grid_;
+  // For the cost model (estimate.cpp): each mma's multiply-adds over all consumer warpgroups, and
+  // each TMA copy's bytes, as generated.
+  std::map<const Op*, int64_t> fma_of_;
+  std::map<const Op*, int64_t> bytes_of_;
   const ir::Block* kernel_ = nullptr;
   // Fills with 0 of whole entry tensors before the block loops (a `w` tensor the program reduces
   // into starts at the identity): cudaMemsetAsync in the launcher, before the kernel.

@@ -63,6 +63,7 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
                                               names_[static_cast<size_t>(op.operands[1])] + " landed"});
   const std::string slot = loop ? iter(loop) + " % " + std::to_string(R) : "0";
   const int64_t bytes = rows * cols * eb;
+  bytes_of_[&op] = bytes;
   s.line("loom::rt::mbarrier::arrive_expect_tx(&" + bar + "[" + slot + "], " + std::to_string(bytes) + ");");
   for (int64_t sl = 0; sl < slices; ++sl) {
     std::vector<std::string> c;  // innermost first, in the tensor map's dimension order

@@ -33,6 +33,27 @@ std::string CudaGen::launch_args() const {
   return out + "stream";
 }
 
+// The grid as C++ lines over the entry's parameters (`have` holds them; the values defined join
+// it): each block loop's trip count grid_n<i>, evaluated with the outer block indices at 0, and
+// `blocks`, their product. Shared by the launcher and the cost estimate (estimate.cpp).
+std::vector<std::string> CudaGen::grid_lines(std::set<ValueId>& have) {
+  std::vector<std::string> out, pre;
+  out.push_back("// the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)");
+  for (size_t i = 0; i < grid_.size(); ++i) {
+    immediates_of(i == 0 ? f_.body : grid_[i - 1]->regions[0], pre, have);
+    for (auto& l : pre) out.push_back(l);
+    pre.clear();
+    out.push_back("const int64_t grid_n" + std::to_string(i) + " = " + var(grid_[i]->operands[0]) + ";");
+    out.push_back("const int64_t " + var(grid_[i]->regions[0].args[0]) + " = 0;");
+    out.push_back("(void)" + var(grid_[i]->regions[0].args[0]) + ";");
+    have.insert(grid_[i]->regions[0].args[0]);
+  }
+  std::string blocks = "grid_n0";
+  for (size_t i = 1; i < grid_.size(); ++i) blocks += " * grid_n" + std::to_string(i);
+  out.push_back("const int64_t blocks = " + blocks + ";");
+  return out;
+}
+
 // Dimension name -> the (tensor, dim) that defines it, from the entry signature.
 std::string CudaGen::host_launcher(const std::string& kname) {
   std::ostringstream o;
@@ -87,21 +108,8 @@ std::string CudaGen::host_launcher(const std::string& kname) {
       << size << " of " << prm.dims.at(static_cast<size_t>(dim)) << "\n";
   }
   // Grid.
-  std::vector<std::string> pre;
   std::set<ValueId> have(f_.params.begin(), f_.params.end());
-  o << "  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)\n";
-  for (size_t i = 0; i < grid_.size(); ++i) {
-    immediates_of(i == 0 ? f_.body : grid_[i - 1]->regions[0], pre, have);
-    for (auto& l : pre) o << "  " << l << "\n";
-    pre.clear();
-    o << "  const int64_t grid_n" << i << " = " << var(grid_[i]->operands[0]) << ";\n";
-    o << "  const int64_t " << var(grid_[i]->regions[0].args[0]) << " = 0;\n";
-    o << "  (void)" << var(grid_[i]->regions[0].args[0]) << ";\n";
-    have.insert(grid_[i]->regions[0].args[0]);
-  }
-  std::string blocks = "grid_n0";
-  for (size_t i = 1; i < grid_.size(); ++i) blocks += " * grid_n" + std::to_string(i);
-  o << "  const int64_t blocks = " << blocks << ";\n";
+  for (const std::string& l : grid_lines(have)) o << "  " << l << "\n";
   // Entry tensors that start at 0 (a `w` tensor the program reduces into): cleared on the stream
   // before the kernel, even when there are no tiles (the sum over no columns is 0).
   for (const Op* fill : host_zero_fills_) {

@@ -279,7 +279,9 @@ struct EntrySignature {
 // A SPECIALIZED MAPPING's condition `when(LHS CMP RHS)` (docs/mapping.md, "Specialized
 // mappings"): integer expressions over the entry's dimension names and SMS (the device's
 // multiprocessor count), which the generated launcher evaluates on each call's extents to pick
-// the mapping. Dependence analysis fills Function::when from the mapping; not printed.
+// the mapping; or `when(fastest)`, a candidate the launcher's cost model weighs against the default
+// and the other candidates (codegen/estimate.cpp). Dependence analysis fills Function::when from the
+// mapping; not printed.
 struct SizeExpr {
   enum class Kind { Int, Name, Neg, Binary, Call } kind = Kind::Int;
   int64_t value = 0;            // Int
@@ -292,6 +294,7 @@ struct LaunchCondition {
   SizeExpr lhs;
   std::string cmp;  // <, <=, > or >=
   SizeExpr rhs;
+  bool fastest = false;  // when(fastest): no condition; the launcher's cost model chooses (lhs/rhs empty)
 };
 
 struct Function {

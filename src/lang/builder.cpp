@@ -361,6 +361,20 @@ ProgramBuilder& ProgramBuilder::mapping(const std::string& target) {
   return *this;
 }
 
+ProgramBuilder& ProgramBuilder::specialize_fastest(const std::string& target) {
+  require_top_level("specialize_fastest");
+  if (!p_.mapping) misuse("specialize_fastest", "the default mapping comes first; call mapping(\"" + target + "\") before");
+  Mapping m;
+  m.target = ident("specialize_fastest", "target", target);
+  m.comments = take_comments();
+  MappingCondition c;
+  c.fastest = true;
+  m.when = std::move(c);
+  p_.specializations.push_back(std::move(m));
+  variant_.reset();
+  return *this;
+}
+
 ProgramBuilder& ProgramBuilder::specialize(const std::string& target, Ex lhs, const std::string& cmp, Ex rhs) {
   require_top_level("specialize");
   if (!p_.mapping) misuse("specialize", "the default mapping comes first; call mapping(\"" + target + "\") before");
@@ -368,7 +382,7 @@ ProgramBuilder& ProgramBuilder::specialize(const std::string& target, Ex lhs, co
   Mapping m;
   m.target = ident("specialize", "target", target);
   m.comments = take_comments();
-  m.when = MappingCondition{{}, std::move(lhs).expr(), cmp, std::move(rhs).expr()};
+  m.when = MappingCondition{{}, false, std::move(lhs).expr(), cmp, std::move(rhs).expr()};
   p_.specializations.push_back(std::move(m));
   variant_.reset();
   return *this;

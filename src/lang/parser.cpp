@@ -448,20 +448,27 @@ class Parser {
       MappingCondition c;
       c.loc = take().loc;
       expect(Tok::LParen, "after 'when'");
-      c.lhs = parse_expr();
-      if (at(Tok::Lt) || at(Tok::Gt)) {
-        c.cmp = at(Tok::Lt) ? "<" : ">";
+      if (is_word("fastest") && peek(1).kind == Tok::RParen) {  // when(fastest): chosen by the cost model
         take();
-        if (at(Tok::Assign)) {
-          take();
-          c.cmp += "=";
-        }
+        take();
+        c.fastest = true;
+        m.when = std::move(c);
       } else {
-        error_here("expected a comparison (<, <=, > or >=) in the mapping's `when(...)`");
+        c.lhs = parse_expr();
+        if (at(Tok::Lt) || at(Tok::Gt)) {
+          c.cmp = at(Tok::Lt) ? "<" : ">";
+          take();
+          if (at(Tok::Assign)) {
+            take();
+            c.cmp += "=";
+          }
+        } else {
+          error_here("expected a comparison (<, <=, > or >=) in the mapping's `when(...)`");
+        }
+        c.rhs = parse_expr();
+        expect(Tok::RParen, "to close the mapping's `when(...)`");
+        m.when = std::move(c);
       }
-      c.rhs = parse_expr();
-      expect(Tok::RParen, "to close the mapping's `when(...)`");
-      m.when = std::move(c);
     }
     expect(Tok::LBrace, "to open the mapping");
     while (!at(Tok::RBrace)) {

@@ -205,6 +205,7 @@ std::string format_expr(const Expr& e) {
 }
 
 std::string format_condition(const MappingCondition& c) {
+  if (c.fastest) return "when(fastest)";
   return "when(" + format_expr(c.lhs) + " " + c.cmp + " " + format_expr(c.rhs) + ")";
 }
 
@@ -332,7 +333,9 @@ std::string dump_program(const Program& p) {
   for (const Mapping& m : p.specializations) all.push_back(&m);
   for (const Mapping* mp : all) {
     out += "(mapping " + mp->target.name;
-    if (mp->when) {
+    if (mp->when && mp->when->fastest) {
+      out += " (when fastest)";
+    } else if (mp->when) {
       out += " (when " + mp->when->cmp + " ";
       dump_expr(mp->when->lhs, out);
       out += " ";

@@ -125,6 +125,11 @@ const Machine& hopper_machine() {
     h.mma.push_back({"mma_sync", ProcKind::Warp, 16, 8, 8, 8, 16, {DType::F16, DType::BF16},
                      {DType::F32, DType::F16}, false});
     h.tma = {true, 5, 256, 16, 16};
+    // H100 SXM: 989 dense bf16 TFLOP/s = 132 SMs x 1.83 GHz x 2048 FMA (whitepaper). The fill rate
+    // is not a published number: 48 B per SM and cycle is what makes the model rank examples/gemm's
+    // three tile shapes as they ran on an H100 (bench/results/2026-11-25-h100-gemm-sweep-tiles.md);
+    // the ranking is the same for any value from 32 to 56.
+    h.cost = {2048, 48, 500};
     return h;
   }();
   return m;
@@ -150,6 +155,7 @@ const Machine& ampere_machine() {
     a.mma.push_back({"mma_sync", ProcKind::Warp, 16, 8, 8, 8, 16, {DType::F16, DType::BF16},
                      {DType::F32, DType::F16}, false});
     a.tma = {false, 0, 0, 16, 16};
+    a.cost = {1024, 32, 500};  // A100: 312 dense bf16 TFLOP/s = 108 SMs x 1.41 GHz x 1024 FMA; fill rate a guess
     return a;
   }();
   return m;

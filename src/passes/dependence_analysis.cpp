@@ -154,7 +154,10 @@ ir::SizeExpr size_expr(const Expr& e) {
   return x;
 }
 
-ir::LaunchCondition launch_condition(const MappingCondition& c) { return {size_expr(c.lhs), c.cmp, size_expr(c.rhs)}; }
+ir::LaunchCondition launch_condition(const MappingCondition& c) {
+  if (c.fastest) return ir::LaunchCondition{{}, "", {}, true};
+  return {size_expr(c.lhs), c.cmp, size_expr(c.rhs), false};
+}
 
 }  // namespace
 

@@ -233,10 +233,14 @@ int main(int argc, char** argv) {
                                                             {129, 257, 65},
                                                             {8192, 8192, 8192},
                                                             {256, 256, 64},
-                                                            // examples/gemm has a small-problem mapping (when
-                                                            // 2 * cdiv(M, 128) * cdiv(N, 256) <= SMS): the shapes
-                                                            // above up to 4096x1 take it; these two sit on either
-                                                            // side of the switch with partial tiles.
+                                                            // examples/gemm has three mappings, picked per call
+                                                            // by the launcher's cost model (when(fastest)): on
+                                                            // 132 SMs 1x4096, 4096x1, 129x257 and 1000^3 take the
+                                                            // 128 x 64 tiles, 256^2, 505x2856 and 700x1500 the
+                                                            // 128 x 128 ones, the others 128 x 256; with partial
+                                                            // tiles in each.
+                                                            {505, 2856, 1048},
+                                                            {700, 1500, 300},
                                                             {1153, 2049, 65},
                                                             {1000, 1000, 1000}})
     problems.push_back(hx::gemm_problem(M, N, K));

@@ -139,11 +139,32 @@ Program build_gemm() {
   b.instance("copy_wg", "copy_mma", "WARPGROUP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 256).call("copy", "copy_warp");
   b.instance("copy_warp", "copy_mma", "WARP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 256).call("copy", "copy_thread");
   b.instance("copy_thread", "copy_thread", "THREAD").mem({"GLOBAL", "REGISTER"});
-  b.comment("Small problems: when the default's 128 x 256 tiles would leave more than half of the SMs idle");
-  b.comment("(1024^3 has 32 of them for 132 SMs), 128 x 64 tiles with 128-deep K steps (4 stages of 48 KB)");
-  b.comment("keep more loads in flight on more SMs. Only the instances that change are listed; the launcher");
-  b.comment("picks this mapping per call from the run-time extents.");
-  b.specialize("sm_90a", lit(2) * call("cdiv", {"M", 128}) * call("cdiv", {"N", 256}), "<=", "SMS");
+  b.comment("Other tile shapes, chosen per call by the launcher's cost model (docs/mapping.md, \"Chosen by the");
+  b.comment("cost model\"): it weighs each mapping's waves of tiles on the device's SMs against its tiles'");
+  b.comment("tensor-core work and loads per K step, so 128 x 128 tiles win when 128 x 256 ones leave a wave");
+  b.comment("mostly idle (505 x 2856: 48 tiles of 128 x 256 for 132 SMs), and 128 x 64 tiles with 128-deep K");
+  b.comment("steps (4 stages of 48 KB) win on small problems (1024^3: 32 tiles of 128 x 256). Only the");
+  b.comment("instances that change are listed.");
+  b.specialize_fastest("sm_90a");
+  b.instance("gemm_host", "gemm_host", "HOST")
+      .mem(ggg)
+      .tune({{"U", 128}, {"V", 128}})
+      .call("gemm", "gemm_block")
+      .entry({{"T", "bf16"}, {"E", "bf16"}});
+  b.instance("gemm_block", "gemm_block", "BLOCK")
+      .mem(ggg)
+      .tune("W", 64)
+      .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
+      .warpspecialize()
+      .pipeline(4)
+      .smem("227KB");
+  b.instance("gemm_wg", "gemm_mma", "WARPGROUP").mem(nss).tune("N_MMA", 128).call("gemm", "gemm_warp");
+  b.instance("gemm_warp", "gemm_mma", "WARP").mem(nss).tune("N_MMA", 128).call("gemm", "gemm_thread");
+  b.instance("clear_wg", "clear_mma", "WARPGROUP").mem({"NONE"}).tune("N_MMA", 128).call("clear", "clear_warp");
+  b.instance("clear_warp", "clear_mma", "WARP").mem({"NONE"}).tune("N_MMA", 128).call("clear", "clear_thread");
+  b.instance("copy_wg", "copy_mma", "WARPGROUP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 128).call("copy", "copy_warp");
+  b.instance("copy_warp", "copy_mma", "WARP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 128).call("copy", "copy_thread");
+  b.specialize_fastest("sm_90a");
   b.instance("gemm_host", "gemm_host", "HOST")
       .mem(ggg)
       .tune({{"U", 128}, {"V", 64}})

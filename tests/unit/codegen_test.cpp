@@ -337,19 +337,30 @@ TEST(Codegen, ColumnMajorB) {
   EXPECT_NE(h.error->hint.find("the same order"), std::string::npos);
 }
 
+// examples/<name> with every occurrence of `from` replaced.
+std::string example_edited(const std::string& name, const std::string& from, const std::string& to) {
+  std::string text = read_file(example_path(name));
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  for (; at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+  return text;
+}
+
 // A specialized mapping: one kernel per mapping, each with its launcher in a namespace of its own,
-// and a launch_gemm that tests the condition on the call's extents and the device's SM count; the
+// and a launch_<entry> that tests the condition on the call's extents and the device's SM count; the
 // ABI is that of one kernel, its info reports the larger shared memory.
 TEST(Codegen, SpecializedMappingDispatch) {
-  codegen::CudaArtifact a = artifact_of("gemm");
+  codegen::CudaArtifact a = artifact_of("gemm_bias_act");
   for (const char* ns : {"namespace mapping0 {", "}  // namespace mapping0", "namespace mapping1 {", "}  // namespace mapping1"})
     EXPECT_EQ(count(a.cu, ns), 1) << ns;
-  EXPECT_EQ(count(a.cu, "__global__ void __launch_bounds__(kThreads, 1) gemm_kernel("), 2);
-  EXPECT_NE(a.cu.find("  if (((2 * loom_cdiv(v_M, 128)) * loom_cdiv(v_N, 256)) <= v_SMS) return mapping1::launch_gemm(C, A, B, stream);"
-                      "  // when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS) [gemm.loom:121]"),
-            std::string::npos);
-  EXPECT_NE(a.cu.find("  return mapping0::launch_gemm(C, A, B, stream);\n}"), std::string::npos);
+  EXPECT_EQ(count(a.cu, "__global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel("), 2);
+  EXPECT_NE(a.cu.find("  if (((2 * loom_cdiv(v_M, 128)) * loom_cdiv(v_N, 256)) <= v_SMS) return mapping1::launch_gemm_bias_act("
+                      "C, A, B, bias, stream);  // when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS) [gemm_bias_act.loom:155]"),
+            std::string::npos)
+      << a.cu;
+  EXPECT_NE(a.cu.find("  return mapping0::launch_gemm_bias_act(C, A, B, bias, stream);\n}"), std::string::npos);
   EXPECT_NE(a.cu.find("const int64_t v_M = C.shape[0];"), std::string::npos);
+  EXPECT_EQ(a.cu.find("estimate_cycles"), std::string::npos);  // no when(fastest): no cost model
   // mapping 1: 128 x 64 tiles, 128-deep K steps in 4 stages, 64-column wgmma.
   const std::string k1 = between(a.cu, "namespace mapping1 {", "}  // namespace mapping1");
   EXPECT_NE(k1.find("pipelined 4 deep"), std::string::npos);
@@ -357,22 +368,55 @@ TEST(Codegen, SpecializedMappingDispatch) {
   EXPECT_NE(k1.find("loom::rt::wgmma_m64nNk16<64, __nv_bfloat16, 0, 1>("), std::string::npos);
   // One ABI for both.
   EXPECT_EQ(count(a.cu, "extern \"C\""), 2);
-  EXPECT_EQ(a.header, artifact_of("gemm").header);
+  EXPECT_EQ(a.header, artifact_of("gemm_bias_act").header);
   size_t s0 = a.cu.find("constexpr int kSmemBytes = "), s1 = a.cu.find("constexpr int kSmemBytes = ", s0 + 1);
   ASSERT_NE(s1, std::string::npos);
   auto smem_at = [&](size_t at) { at += std::string("constexpr int kSmemBytes = ").size(); return std::stoll(a.cu.substr(at, a.cu.find(';', at) - at)); };
-  EXPECT_NE(a.cu.find("static const loom_kernel_info info = {\"gemm\", 3, args, " + std::to_string(std::max(smem_at(s0), smem_at(s1))) + ", 384};"),
+  EXPECT_NE(a.cu.find("static const loom_kernel_info info = {\"gemm_bias_act\", 4, args, " +
+                      std::to_string(std::max(smem_at(s0), smem_at(s1))) + ", 384};"),
+            std::string::npos);
+}
+
+// when(fastest): the default and each candidate get estimate_cycles(), made of the grid, the K loop's
+// trip count and the per-iteration tensor-core work and TMA bytes recorded while generating the
+// kernel; the launcher runs the cheapest, the default when the SM count is unknown.
+TEST(Codegen, FastestMappingsChosenByTheCostModel) {
+  codegen::CudaArtifact a = artifact_of("gemm");
+  for (int m = 0; m < 3; ++m) {
+    const std::string ns = "namespace mapping" + std::to_string(m) + " {";
+    const std::string k = between(a.cu, ns, "}  // namespace mapping" + std::to_string(m));
+    ASSERT_FALSE(k.empty()) << ns;
+    EXPECT_EQ(count(k, "double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream, "
+                       "int64_t sms) {"), 1) << ns;
+    EXPECT_NE(k.find("const int64_t blocks = grid_n0 * grid_n1;"), std::string::npos) << ns;
+    EXPECT_EQ(k.find("consumer_wg", k.find("double estimate_cycles")), std::string::npos) << "device code in the host estimate";
+  }
+  // Per K step: 128 x 256 x 64 FMA (2048 per cycle: 1024 cycles) against 49152 TMA bytes (48 per
+  // cycle: 1024 cycles); 128 x 128 x 64 (512 cycles) against 32768 bytes (682.7 cycles); 128 x 64 x 128
+  // (512 cycles) against 49152 bytes (1024 cycles).
+  EXPECT_NE(between(a.cu, "namespace mapping0 {", "}  // namespace mapping0")
+                .find("2097152 FMA and 49152 TMA bytes per iteration\n  tile += static_cast<double>(v_6) * 1024;"),
+            std::string::npos);
+  EXPECT_NE(between(a.cu, "namespace mapping1 {", "}  // namespace mapping1").find("1048576 FMA and 32768 TMA bytes per iteration"),
+            std::string::npos);
+  EXPECT_NE(between(a.cu, "namespace mapping2 {", "}  // namespace mapping2").find("1048576 FMA and 49152 TMA bytes per iteration"),
+            std::string::npos);
+  EXPECT_NE(a.cu.find("  if (v_SMS > 0) {\n    int pick = 0;\n    double best = mapping0::estimate_cycles(C, A, B, stream, v_SMS);\n"
+                      "    if (const double e = mapping1::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [gemm.loom:123]\n"),
+            std::string::npos)
+      << a.cu;
+  EXPECT_NE(a.cu.find("    if (pick == 2) return mapping2::launch_gemm(C, A, B, stream);\n  }\n  return mapping0::launch_gemm(C, A, B, stream);\n}"),
             std::string::npos);
 }
 
 // A condition may name the entry task's dimensions and SMS only.
 TEST(Codegen, SpecializedMappingConditionErrors) {
-  Generated g = generate("gemm", gemm_edited("when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS)", "when(cdiv(M, U) < SM)"));
+  Generated g = generate("gemm_bias_act", example_edited("gemm_bias_act", "when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS)", "when(cdiv(M, U) < SM)"));
   EXPECT_FALSE(g.checked);
-  EXPECT_NE(g.diagnostics.find("gemm.loom:121:29: error: `U` in a mapping's when(...) is not a dimension of the entry task or SMS"),
+  EXPECT_NE(g.diagnostics.find("gemm_bias_act.loom:155:29: error: `U` in a mapping's when(...) is not a dimension of the entry task or SMS"),
             std::string::npos)
       << g.diagnostics;
-  EXPECT_NE(g.diagnostics.find("gemm.loom:121:34: error: `SM` in a mapping's when(...) is not a dimension of the entry task or SMS"),
+  EXPECT_NE(g.diagnostics.find("gemm_bias_act.loom:155:34: error: `SM` in a mapping's when(...) is not a dimension of the entry task or SMS"),
             std::string::npos)
       << g.diagnostics;
   EXPECT_NE(g.diagnostics.find("hint: a condition may use the entry task's dimension names and SMS"), std::string::npos)
@@ -383,7 +427,7 @@ TEST(Codegen, SpecializedMappingConditionErrors) {
   text.replace(last, std::string("entry(T=bf16, E=bf16)").size(), "entry(T=f16, E=f16)");
   Generated h = generate("gemm", text);
   EXPECT_FALSE(h.checked);
-  EXPECT_NE(h.diagnostics.find("gemm.loom:121:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
+  EXPECT_NE(h.diagnostics.find("gemm.loom:139:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
                                "argument types (both share one C ABI)"),
             std::string::npos)
       << h.diagnostics;
@@ -511,10 +555,15 @@ TEST(Codegen, BatchedGemmFacts) {
   EXPECT_NE(a.header.find("int loom_batched_gemm(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"),
             std::string::npos)
       << a.header;
-  // The batch is one more grid dimension and one more TMA coordinate.
-  EXPECT_EQ(count(a.cu, "loom::rt::tma_load_3d("), 5);
+  // The batch is one more grid dimension and one more TMA coordinate. Boxes per K step: the default's
+  // A tile (1) and B's four 64-column swizzle slices; the 128 x 128 candidate's A and two slices of
+  // B; the 128 x 64 candidate's A in two 64-column slices (128-deep K steps) and B.
+  EXPECT_EQ(count(between(a.cu, "namespace mapping0 {", "}  // namespace mapping0"), "loom::rt::tma_load_3d("), 5);
+  EXPECT_EQ(count(between(a.cu, "namespace mapping1 {", "}  // namespace mapping1"), "loom::rt::tma_load_3d("), 3);
+  EXPECT_EQ(count(between(a.cu, "namespace mapping2 {", "}  // namespace mapping2"), "loom::rt::tma_load_3d("), 3);
   EXPECT_EQ(count(a.cu, "loom::rt::tma_load_2d("), 0);
   EXPECT_NE(a.cu.find("const int64_t blocks = grid_n0 * grid_n1 * grid_n2;"), std::string::npos);
+  EXPECT_EQ(count(a.cu, "double estimate_cycles("), 3);  // two when(fastest) candidates and the default
   EXPECT_EQ(count(a.cu, "extern \"C\""), 2);
   // Its own kernel and launcher names: both kernels link into one program.
   EXPECT_NE(a.cu.find("batched_gemm_kernel("), std::string::npos);

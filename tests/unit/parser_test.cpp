@@ -317,6 +317,22 @@ TEST(Parser, SpecializedMappings) {
   EXPECT_EQ(format_program(r.program), text);
 }
 
+// when(fastest): a candidate for the launcher's cost model, printed back as written; `fastest`
+// in a comparison is an ordinary name (checked later like any other).
+TEST(Parser, FastestMappings) {
+  const std::string text = "mapping sm_90a {\n}\n\nmapping sm_90a when(fastest) {\n}\n\nmapping sm_90a when(fastest < 4) {\n}\n";
+  Parsed r = parse(text);
+  EXPECT_EQ(r.errors, 0) << r.diagnostics;
+  ASSERT_EQ(r.program.specializations.size(), 2u);
+  EXPECT_TRUE(r.program.specializations[0].when->fastest);
+  EXPECT_FALSE(r.program.specializations[1].when->fastest);
+  EXPECT_EQ(format_program(r.program), text);
+  Parsed first = parse("mapping sm_90a when(fastest) {\n}\n");
+  EXPECT_EQ(first.errors, 1);
+  EXPECT_NE(first.diagnostics.find("test.loom:1:16: error: the first mapping block is the default and has no `when(...)`"), std::string::npos)
+      << first.diagnostics;
+}
+
 TEST(Parser, SpecializedMappingErrors) {
   {
     Parsed r = parse("mapping sm_90a when(M < 4) {\n}\n");

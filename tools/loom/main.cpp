@@ -203,6 +203,7 @@ std::optional<int64_t> size_value(const loom::ir::SizeExpr& e, const std::map<st
 // Whether a specialized mapping's when(...) holds at the --size extents (nullopt: cannot tell).
 std::optional<bool> condition_holds(const loom::ir::LaunchCondition& c, const std::map<std::string, int64_t>& sizes,
                                     int64_t sms) {
+  if (c.fastest) return true;  // the cost model may pick it at any extents: always run it
   auto l = size_value(c.lhs, sizes, sms), r = size_value(c.rhs, sizes, sms);
   if (!l || !r) return std::nullopt;
   if (c.cmp == "<") return *l < *r;

@@ -1,0 +1,88 @@
+// The launcher's cost model (docs/mapping.md, "Chosen by the cost model"). A program whose
+// specializations say `when(fastest)` gets, in each mapping's namespace, estimate_cycles(): the
+// time the machine model (loom::CostModel) predicts for one call at the call's extents. The
+// dispatching launcher (cuda.cpp) runs the mapping with the smallest estimate.
+//
+//   cycles = ceil(tiles / SMS) * ( sum over the block's loops L of
+//                                    trips(L) * max(FMA(L) / fma_per_cycle, TMA bytes(L) / fill_bytes_per_cycle)
+//                                  + bytes written per tile / fill_bytes_per_cycle + tile_cycles )
+//
+// tiles is the launcher's grid (blocks); the kernel is persistent, so each of min(tiles, SMS) blocks
+// runs about tiles / SMS of them, and an uneven last wave costs a whole tile (wave quantization).
+// FMA(L) and bytes(L) are one iteration's tensor-core work of all consumer warpgroups and its TMA
+// loads, recorded while the kernel body was generated (emit_wgmma, emit_copy): the model reads the
+// same event IR the kernel is made of. trips(L) is the loop's trip count in the first tile.
+#include "codegen/cuda_gen.h"
+
+#include <algorithm>
+#include <functional>
+#include <sstream>
+
+namespace loom::codegen::detail {
+
+// The lines defining index value v from the parameters and what `have` holds (which they join):
+// v's backward slice through index arithmetic and tensor views. Anything else on the way (a
+// processor index, a loaded value) is not known on the host before the launch.
+std::vector<std::string> CudaGen::slice_lines(ValueId v, std::set<ValueId>& have, const Op& for_loop) {
+  std::vector<std::string> out;
+  std::function<void(ValueId)> need = [&](ValueId x) {
+    if (have.count(x)) return;
+    auto d = def_.find(x);
+    if (d == def_.end() || d->second->kind == OpKind::ProcIndex || ir::is_async(d->second->kind) ||
+        d->second->kind == OpKind::Alloc)
+      cannot(&for_loop, "a cost estimate for when(fastest): the loop's trip count is not known before the tile starts");
+    for (ValueId o : d->second->operands) need(o);
+    for (auto& l : immediate_lines(*d->second)) out.push_back(l);
+    have.insert(x);
+  };
+  need(v);
+  return out;
+}
+
+std::string CudaGen::estimate_function() {
+  const CostModel& cm = hopper_machine().cost;
+  std::ostringstream o;
+  o << "// The cost model's cycles for one call at these extents on `sms` SMs (estimate.cpp; machine model:\n"
+    << "// " << cm.mma_fma_per_cycle << " tensor-core FMA and " << cm.fill_bytes_per_cycle << " bytes of TMA fill per SM and cycle, "
+    << cm.tile_cycles << " cycles per tile).\n"
+    << "double estimate_cycles(" << launch_params() << ", int64_t sms) {\n"
+    << "  (void)stream;\n";
+  for (ValueId p : f_.params)
+    if (f_.info(p).type != ir::Type::Tensor) o << "  (void)" << var(p) << ";\n";
+  std::set<ValueId> have(f_.params.begin(), f_.params.end());
+  for (const std::string& l : grid_lines(have)) o << "  " << l << "\n";
+  o << "  if (blocks <= 0 || sms <= 0) return 0.0;\n";
+  // The first tile's loop trip counts: the index computations they depend on, at block index 0.
+  const ir::Block& tile = grid_.back()->regions[0];
+  o << "  double tile = " << cm.tile_cycles << ".0;\n";
+  for (const Op& L : tile.ops) {
+    if (L.kind != OpKind::For) continue;
+    int64_t fma = 0, bytes = 0;
+    for (auto& [op, n] : fma_of_)
+      if (enclosing_loop(op) == &L) fma += n;
+    for (auto& [op, n] : bytes_of_)
+      if (enclosing_loop(op) == &L) bytes += n;
+    if (!fma && !bytes) continue;
+    for (const std::string& l : slice_lines(L.operands[0], have, L)) o << "  " << l << "\n";
+    const double per_iter = std::max(static_cast<double>(fma) / static_cast<double>(cm.mma_fma_per_cycle),
+                                     static_cast<double>(bytes) / static_cast<double>(cm.fill_bytes_per_cycle));
+    o << "  // " << (L.origin.empty() ? std::string("loop") : L.origin) << "  [" << source_ << ":" << L.loc.line << "]: " << fma << " FMA and " << bytes << " TMA bytes per iteration\n"
+      << "  tile += static_cast<double>(" << var(L.operands[0]) << ") * " << per_iter << ";\n";
+  }
+  // What the call writes, spread over its tiles.
+  std::string written;
+  for (size_t i = 0; i < f_.params.size(); ++i) {
+    const ValueId p = f_.params[i];
+    if (f_.info(p).type != ir::Type::Tensor || entry_.params.at(i).privilege == ir::ParamPrivilege::Read) continue;
+    std::string n = "static_cast<double>(" + std::to_string(dtype_bytes(f_.info(p).dtype)) + ")";
+    for (int d = 0; d < f_.info(p).rank; ++d) n += " * static_cast<double>(" + pname(p) + ".shape[" + std::to_string(d) + "])";
+    written += (written.empty() ? "" : " + ") + n;
+  }
+  if (!written.empty())
+    o << "  tile += (" << written << ") / static_cast<double>(blocks) / " << cm.fill_bytes_per_cycle << ".0;\n";
+  o << "  return static_cast<double>((blocks + sms - 1) / sms) * tile;\n"
+    << "}\n\n";
+  return o.str();
+}
+
+}  // namespace loom::codegen::detail
