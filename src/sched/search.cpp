@@ -95,7 +95,7 @@ SearchResult search_schedule(const Problem& p, const SearchOptions& opt) {
     bool len_proven = m.status == Ilp::Status::Optimal;
     res.steps.push_back({ii, M.length, "modulo-ilp",
                          std::string(len_proven ? "optimal" : "feasible (limit; length not proven minimal)") +
-                             " L=" + std::to_string(M.length) + " (" + m.method + ", dependence bound " +
+                             " L=" + std::to_string(M.length) + " (" + m.method + ", lower bound " +
                              std::to_string(m.lower_bound) + ", " + std::to_string(m.solves) + " CBC solves)",
                          m.seconds});
     if (!len_proven) notes.push_back("the minimal length at II=" + std::to_string(ii) + " is not proven");
