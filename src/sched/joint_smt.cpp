@@ -277,7 +277,8 @@ z3::check_result run_query(const Problem& p, int ii, int length, const JointOpti
                            const std::vector<char>* only = nullptr) {
   z3::context ctx;
   z3::solver s(ctx);
-  Encoder e{p, ii, length, (length + ii - 1) / ii, 0, p.warps, ctx, s, {}, {}, {}, {}, {}};
+  const int warps = opt.max_warps > 0 ? std::min(p.warps, opt.max_warps) : p.warps;
+  Encoder e{p, ii, length, (length + ii - 1) / ii, 0, warps, ctx, s, {}, {}, {}, {}, {}};
   e.lazy_mode = opt.lazy && (!fixed || only);  // with all times fixed the liveness constraints are small
   e.T = (e.n - 1) * ii + length;
   e.variables(fixed, only);

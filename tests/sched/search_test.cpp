@@ -92,5 +92,41 @@ TEST(Search, BudgetExhaustionIsNotOptimal) {
   else EXPECT_NE(r.infeasible.find("budget"), std::string::npos) << r.infeasible;
 }
 
+// The secondary objective: fewest warp groups at the optimal (II, L).
+TEST(Search, HopperForwardAttentionUsesTwoConsumerGroups) {
+  std::ifstream in(std::string(LOOM_SCHED_EXAMPLES) + "/fa-forward-hopper.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Problem p = build_problem(parse_graph(ss.str()), builtin_machine("hopper"), {});
+  SearchOptions o;
+  o.time_limit = 60;
+  SearchResult r = search_schedule(p, o);
+  ASSERT_TRUE(r.found);
+  EXPECT_TRUE(r.optimal);
+  EXPECT_EQ(r.schedule.ii, 32);
+  EXPECT_EQ(r.schedule.length, 48);
+  // The load group plus FA3's two consumer groups; two groups in all is refuted (unsat).
+  EXPECT_EQ(groups_used(r.schedule), 3);
+  EXPECT_EQ(r.groups, 3);
+  EXPECT_TRUE(r.groups_minimal);
+  EXPECT_TRUE(validate_schedule(p, r.schedule).empty());
+}
+
+TEST(Search, Fig1NeedsOneGroupOnlyWhenGroupsAreMinimized) {
+  Problem p = test::problem_from(test::kFig1);
+  SearchResult r = search_schedule(p, {});
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(groups_used(r.schedule), 1);
+  EXPECT_TRUE(r.groups_minimal);
+  SearchOptions o;
+  o.minimize_groups = false;
+  SearchResult q = search_schedule(p, o);
+  ASSERT_TRUE(q.found);
+  EXPECT_EQ(q.schedule.ii, r.schedule.ii);  // the secondary objective never changes II or L
+  EXPECT_EQ(q.schedule.length, r.schedule.length);
+  EXPECT_FALSE(q.groups_minimal);
+  EXPECT_TRUE(validate_schedule(p, q.schedule).empty());
+}
+
 }  // namespace
 }  // namespace loom::sched
