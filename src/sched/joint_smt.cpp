@@ -157,12 +157,19 @@ struct Encoder {
     std::vector<z3::expr> uses;
     bool beyond;
   };
+  // Copies i < 0 are the values of iterations before Q that are still live in it (the running
+  // loop's steady state, see "Liveness" above): copy i is used by copy i + δ at t(u) + (i + δ)*I,
+  // which lies in Q for i >= -(stages - 1) - δ.
   std::vector<Value> values(bool (*want)(const Problem&, int)) {
     std::vector<Value> out;
     const int N = static_cast<int>(p.ops.size());
     for (int v = 0; v < N; ++v) {
       if (!want(p, v)) continue;
-      for (int i = 0; i < n; ++i) {
+      int reach = 0;
+      for (const Dep& d : p.deps)
+        if (d.from == v) reach = std::max(reach, d.distance);
+      const int first = reach > 0 ? -(n - 1) - reach : 0;
+      for (int i = first; i < n; ++i) {
         Value val{v, i, t[v] + i * I, {}, false};
         for (const Dep& d : p.deps) {
           if (d.from != v) continue;

@@ -128,5 +128,29 @@ TEST(Search, Fig1NeedsOneGroupOnlyWhenGroupsAreMinimized) {
   EXPECT_TRUE(validate_schedule(p, q.schedule).empty());
 }
 
+// Exact liveness of a value carried across two iterations: B follows A in its own iteration and
+// reads A's value again two iterations later, so the lifetime is always more than two IIs (delay 1
+// plus two iterations) and three copies are live at some point at every II: 300
+// registers. With a 250-register limit there is no schedule at all; with 300 there is.
+TEST(Search, ValueCarriedAcrossTwoIterationsNeedsThreeCopies) {
+  auto graph = [](int limit) {
+    return R"({"machine": {"units": {"tc": 1, "alu": 1}, "warps": 1, "reg_limit": )" + std::to_string(limit) +
+           R"(, "reg_file": 0},
+      "nodes": [{"name": "A", "unit": "tc", "cycles": 1, "regs": 100}, {"name": "B", "unit": "alu", "cycles": 1}],
+      "edges": [{"from": "A", "to": "B", "delay": 1}, {"from": "A", "to": "B", "delay": 1, "distance": 2}]})";
+  };
+  SearchOptions o;
+  o.time_limit = 30;
+  o.max_ii = 6;
+  SearchResult none = search_schedule(test::problem_from(graph(250)), o);
+  EXPECT_FALSE(none.found);
+  EXPECT_FALSE(none.budget_exhausted);
+  Problem p = test::problem_from(graph(300));
+  SearchResult r = search_schedule(p, o);
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(r.schedule.ii, 1);
+  EXPECT_TRUE(validate_schedule(p, r.schedule).empty());
+}
+
 }  // namespace
 }  // namespace loom::sched
