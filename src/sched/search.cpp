@@ -53,12 +53,15 @@ void fewer_groups(const Problem& p, const SearchOptions& opt, unsigned long long
                   const std::function<double()>& elapsed, SearchResult& res) {
   res.groups = groups_used(res.schedule);
   const int least = p.has_variable_latency() ? 2 : 1;
+  const double deadline = std::min(opt.time_limit, elapsed() + opt.groups_time_limit);
+  const unsigned long long own = static_cast<unsigned long long>(SearchOptions::kRlimitPerSecond * opt.groups_time_limit);
+  const unsigned long long stop = std::min(budget, res.rlimit_used + own);
   while (res.groups > least) {
-    double tleft = opt.time_limit - elapsed();
-    if (tleft <= 0 || res.rlimit_used >= budget) return;
+    double tleft = deadline - elapsed();
+    if (tleft <= 0 || res.rlimit_used >= stop) return;
     JointOptions jo;
-    jo.max_seconds = std::max(0.05, tleft / 2);
-    jo.rlimit = std::max<unsigned long long>(1, (budget - res.rlimit_used) / 2);
+    jo.max_seconds = std::max(0.05, tleft);
+    jo.rlimit = std::max<unsigned long long>(1, stop - res.rlimit_used);
     jo.max_warps = res.groups - 1;
     Schedule hint = res.schedule;
     jo.hint = &hint;

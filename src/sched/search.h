@@ -8,7 +8,8 @@
 // Secondary objective (minimize_groups): once (I, L) is found, the same SMT query is asked with at
 // most G - 1 warp groups, G the groups the schedule uses (the schedule's times as the hint), and
 // again while it is satisfiable; an unsat answer proves G minimal at this (I, L). It never changes
-// I or L. Hopper forward attention: FA3's two consumer groups (plus the load group) instead of three.
+// I or L, and has a budget of its own (groups_time_limit, within the search's), so a hard
+// refutation (FlashAttention-2's loop at II = 160) costs seconds, not the rest of the search. Hopper forward attention: FA3's two consumer groups (plus the load group) instead of three.
 // Tested by tests/sched/search_test.cpp and the property test.
 #pragma once
 
@@ -28,6 +29,7 @@ struct SearchOptions {
   int extra_stages = 0;              // also try L up to (ceil(Len(M)/I) + extra) * I
   int max_ii = 0;                    // 0: a bound at which one iteration fits in one stage
   bool minimize_groups = true;       // secondary objective: fewest warp groups at the (II, L) found
+  double groups_time_limit = 5;      // its own budget: seconds, and kRlimitPerSecond * this of rlimit
   static constexpr unsigned long long kRlimitPerSecond = 4000000;
 };
 

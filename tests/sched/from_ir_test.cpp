@@ -95,8 +95,11 @@ TEST(ScheduleGraph, GemmMainLoopIsTwoStreamingLoadsAndOneWgmmaChain) {
   EXPECT_TRUE(has_edge(b, "tma", "mma", 0));
   EXPECT_TRUE(has_edge(b, "mma", "mma", 1));
   EXPECT_FALSE(has_edge(b, "mma", "tma", 3));
-  for (const sched::Op& o : b.problem.ops)
-    if (o.variable_latency) EXPECT_TRUE(o.streaming) << o.name;
+  for (const sched::Op& o : b.problem.ops) {
+    if (o.variable_latency) {
+      EXPECT_TRUE(o.streaming) << o.name;
+    }
+  }
   sched::SearchOptions so;
   so.time_limit = 30;
   sched::SearchResult r = sched::search_schedule(b.problem, so);
@@ -118,13 +121,17 @@ void expect_attention(const Built& b) {
   EXPECT_GE(count_op(b, "exp"), 1);       // exp2 of the scores, on MUFU
   for (const sched::Op& o : b.problem.ops) {
     const std::string& kind = b.op_of.at(o.name);
-    int tc = b.problem.units.size(), mufu = tc;
+    int tc = static_cast<int>(b.problem.units.size()), mufu = tc;
     for (size_t u = 0; u < b.problem.units.size(); ++u) {
       if (b.problem.units[u] == "tc") tc = static_cast<int>(u);
       if (b.problem.units[u] == "mufu") mufu = static_cast<int>(u);
     }
-    if (kind == "gemm") EXPECT_EQ(o.rrt.at(0).at(static_cast<size_t>(tc)), 1) << o.name;
-    if (kind == "exp") EXPECT_EQ(o.rrt.at(0).at(static_cast<size_t>(mufu)), 1) << o.name;
+    if (kind == "gemm") {
+      EXPECT_EQ(o.rrt.at(0).at(static_cast<size_t>(tc)), 1) << o.name;
+    }
+    if (kind == "exp") {
+      EXPECT_EQ(o.rrt.at(0).at(static_cast<size_t>(mufu)), 1) << o.name;
+    }
   }
   // The running statistics and the accumulator are carried: the row maximum of iteration k waits
   // for iteration k - 1 (its m, through the IR's carried event), and so does the rescaling of O.
