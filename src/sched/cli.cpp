@@ -31,6 +31,8 @@ const char* kUsage =
     "  --norm-budget U                  cost-normalization bound on the sum of costs (default 300)\n"
     "  --no-normalize                   use the graph's cycle counts as they are\n"
     "  --no-ws                          modulo scheduling only (no warp specialization, no SMT)\n"
+    "  --no-min-groups                  keep the first warp assignment found (do not minimize groups)\n"
+    "  --groups-time-limit S            budget of the group minimization (default 5 s)\n"
     "  --extra-stages K                 also try K more stages per II than Algorithm 1 does\n"
     "  --max-ii N                       stop the search after II = N\n";
 
@@ -67,6 +69,8 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--norm-budget") a.build.norm_budget = static_cast<int>(parse_number(s, value()));
     else if (s == "--no-normalize") a.build.normalize = false;
     else if (s == "--no-ws") a.search.warp_specialize = false;
+    else if (s == "--no-min-groups") a.search.minimize_groups = false;
+    else if (s == "--groups-time-limit") a.search.groups_time_limit = parse_number(s, value());
     else if (s == "--extra-stages") a.search.extra_stages = static_cast<int>(parse_number(s, value()));
     else if (s == "--max-ii") a.search.max_ii = static_cast<int>(parse_number(s, value()));
     else if (s == "-h" || s == "--help") throw UserError("help");

@@ -67,8 +67,12 @@ Ilp::Result Ilp::solve(double max_seconds, int max_nodes) const {
   CbcMain0(model, data);
   std::string sec = std::to_string(std::max(0.05, max_seconds));
   std::string nodes = std::to_string(max_nodes < 0 ? 2000000000 : max_nodes);
-  const char* argv[] = {"loom", "-log", "0", "-slog", "0", "-sec", sec.c_str(), "-maxN", nodes.c_str(), "-solve", "-quit"};
-  CbcMain1(static_cast<int>(sizeof(argv) / sizeof(argv[0])), argv, model, nullptr, data);
+  std::vector<const char*> argv = {"loom", "-log", "0", "-slog", "0", "-sec", sec.c_str(), "-maxN", nodes.c_str()};
+  if (proof_mode_)
+    for (const char* a : {"-preprocess", "off", "-heur", "off", "-feas", "off"}) argv.push_back(a);
+  argv.push_back("-solve");
+  argv.push_back("-quit");
+  CbcMain1(static_cast<int>(argv.size()), argv.data(), model, nullptr, data);
   res.nodes = model.getNodeCount();
   const double* best = model.bestSolution();
   bool have = best != nullptr && model.getNumCols() == n;

@@ -157,12 +157,19 @@ struct Encoder {
     std::vector<z3::expr> uses;
     bool beyond;
   };
+  // Copies i < 0 are the values of iterations before Q that are still live in it (the running
+  // loop's steady state, see "Liveness" above): copy i is used by copy i + δ at t(u) + (i + δ)*I,
+  // which lies in Q for i >= -(stages - 1) - δ.
   std::vector<Value> values(bool (*want)(const Problem&, int)) {
     std::vector<Value> out;
     const int N = static_cast<int>(p.ops.size());
     for (int v = 0; v < N; ++v) {
       if (!want(p, v)) continue;
-      for (int i = 0; i < n; ++i) {
+      int reach = 0;
+      for (const Dep& d : p.deps)
+        if (d.from == v) reach = std::max(reach, d.distance);
+      const int first = reach > 0 ? -(n - 1) - reach : 0;
+      for (int i = first; i < n; ++i) {
         Value val{v, i, t[v] + i * I, {}, false};
         for (const Dep& d : p.deps) {
           if (d.from != v) continue;
@@ -277,7 +284,8 @@ z3::check_result run_query(const Problem& p, int ii, int length, const JointOpti
                            const std::vector<char>* only = nullptr) {
   z3::context ctx;
   z3::solver s(ctx);
-  Encoder e{p, ii, length, (length + ii - 1) / ii, 0, p.warps, ctx, s, {}, {}, {}, {}, {}};
+  const int warps = opt.max_warps > 0 ? std::min(p.warps, opt.max_warps) : p.warps;
+  Encoder e{p, ii, length, (length + ii - 1) / ii, 0, warps, ctx, s, {}, {}, {}, {}, {}};
   e.lazy_mode = opt.lazy && (!fixed || only);  // with all times fixed the liveness constraints are small
   e.T = (e.n - 1) * ii + length;
   e.variables(fixed, only);

@@ -48,6 +48,8 @@ struct JointOptions {
   double max_seconds = 0;         // wall-clock guard; 0 = none
   bool lazy = true;               // liveness families by CEGAR (false: all constraints up front)
   const Schedule* hint = nullptr; // a modulo schedule at this II of length <= L to try first
+  int max_warps = 0;              // use at most this many warp groups (0: the machine's); the
+                                  // search's secondary objective (search.h)
 };
 
 struct JointResult {

@@ -37,6 +37,48 @@ bool unit_can_overflow(const Problem& p, std::size_t f) {
   return total > p.capacity[f];
 }
 
+}  // namespace
+
+long long unit_usage_bound(const Problem& p, const std::vector<long long>& est, const std::vector<long long>& tail) {
+  const int n = static_cast<int>(p.ops.size());
+  long long best = 0;
+  for (std::size_t f = 0; f < p.units.size(); ++f) {
+    if (p.capacity[f] <= 0) continue;
+    // Per user of f: its first occupancy est(v) + a(v), its work u(v) on f, and b(v) = what must
+    // follow the end of its last occupancy: L >= t(v) + last(v) + 1 + b(v), b(v) = tail(v) - last(v) - 1.
+    struct User {
+      long long head, work, post;
+    };
+    std::vector<User> users;
+    for (int v = 0; v < n; ++v) {
+      const Op& o = p.ops[v];
+      long long work = 0;
+      int first = -1, last = -1;
+      for (int k = 0; k < o.len; ++k)
+        if (o.rrt[k][f] > 0) {
+          work += o.rrt[k][f];
+          if (first < 0) first = k;
+          last = k;
+        }
+      if (work == 0) continue;
+      users.push_back({est[v] + first, work, tail[v] - last - 1});
+    }
+    // Every subset {head >= h, post >= q}: all of its occupancy lies in [h, L - q), and one iteration's
+    // reservations on f never overlap beyond the capacity, so L >= h + ceil(work / capacity) + q.
+    for (const User& a : users)
+      for (const User& b : users) {
+        long long work = 0;
+        for (const User& x : users)
+          if (x.head >= a.head && x.post >= b.post) work += x.work;
+        if (work == 0) continue;
+        best = std::max(best, a.head + (work + p.capacity[f] - 1) / p.capacity[f] + b.post);
+      }
+  }
+  return best;
+}
+
+namespace {
+
 // A quick list schedule (ops by earliest start; each at the first cycle from its earliest start
 // that satisfies the dependences on ops already placed and has room in the modular reservation
 // table). Only an incumbent: it may fail, and it proves nothing about minimality.
@@ -227,6 +269,7 @@ ModuloResult time_indexed(const Problem& p, int ii, int H, long long lb, const s
     }
   }
   Ilp ilp;
+  ilp.set_proof_mode(true);  // the list schedule is the incumbent; CBC's job is the bound
   int L = ilp.add_var(static_cast<double>(lb), H, true, 1.0);
   std::vector<std::vector<int>> x(n);
   for (int v = 0; v < n; ++v) {
@@ -399,6 +442,9 @@ ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_second
     }
     lb = std::max(lb, est[v] + tail[v]);
   }
+  // The unit-usage bound (modulo_ilp.h): on Blackwell forward attention it is the optimum, so the
+  // list schedule is proven optimal without CBC.
+  lb = std::max(lb, unit_usage_bound(p, est, tail));
   out.lower_bound = static_cast<int>(lb);
   // An incumbent from a list schedule: when it meets the bound it is optimal without a solver.
   Schedule inc;
@@ -423,7 +469,9 @@ ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_second
     if (have_inc && H >= inc.length) break;
     horizons.push_back(H);
   }
-  if (have_inc) horizons.push_back(inc.length);
+  // The last horizon is one below the incumbent: infeasible there proves the incumbent optimal
+  // (usually at the LP root), which is far cheaper than minimizing L over the incumbent's horizon.
+  if (have_inc) horizons.push_back(inc.length - 1);
   for (long long H : horizons) {
     if (H < lb) continue;
     if (H * n > kMaxCells) break;
@@ -434,6 +482,13 @@ ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_second
     out.solves++;
     if (r.status == Ilp::Status::Infeasible) {
       lb = std::max(lb, H + 1);  // no schedule of length <= H
+      if (have_inc && lb >= inc.length) {
+        ModuloResult f;
+        f.status = Ilp::Status::Optimal;
+        f.schedule = inc;
+        out.lower_bound = static_cast<int>(lb);
+        return finish(f, "list schedule, no schedule one cycle shorter (time-indexed ILP)");
+      }
       continue;
     }
     if (r.status == Ilp::Status::Optimal) return finish(r, "time-indexed ILP");

@@ -14,9 +14,14 @@
 // infeasible horizon proves L > H, a feasible one gives the least L. Only when every horizon is
 // infeasible (or too large) does it fall back to the slot/stage form above, with the bound
 // raised, which also proves that no modulo schedule exists at I.
+// The bound also counts unit usage (unit_usage_bound): the ops of one iteration that use a unit f
+// occupy it at distinct cycles (up to its capacity c, also modulo I), so for any subset S of them
+// L >= min over S of (est + first cycle on f) + ceil(total work of S on f / c) + min over S of
+// (tail after the last cycle on f); the subsets tried are those cut by a threshold on each end.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sched/ilp.h"
 #include "sched/problem.h"
@@ -30,11 +35,15 @@ struct ModuloResult {
   double seconds = 0;
   long nodes = 0;
   int solves = 0;           // CBC calls
-  int lower_bound = 0;      // the dependence bound on L used (est + tail)
+  int lower_bound = 0;      // the bound on L used: dependences (est + tail) and unit usage
   std::string method;       // what decided the result
 };
 
 ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_seconds, int max_nodes = -1);
+
+// The unit-usage lower bound on L at the earliest starts `est` and tails `tail` of the dependence
+// bound (longest paths at I; tail(v) >= len(v) is what must follow v's issue).
+long long unit_usage_bound(const Problem& p, const std::vector<long long>& est, const std::vector<long long>& tail);
 
 
 }  // namespace loom::sched

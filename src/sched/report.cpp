@@ -93,6 +93,9 @@ std::string text_report(const Problem& p, const SearchResult& r) {
     out << "optimal: " << (r.optimal ? "yes" : "NO (not proven)");
     if (r.optimal && !r.unconditional) out << " (Algorithm 1 scope)";
     out << " — " << r.proof << "\n";
+    if (s.has_warps())
+      out << "warp groups: " << groups_used(s)
+          << (r.groups_minimal ? " (the fewest at this II and L)" : r.groups ? " (fewer not proven impossible)" : "") << "\n";
     out << "\n  node                 cycle stage slot  warp  unit       len regs\n";
     std::vector<int> order(p.ops.size());
     for (std::size_t v = 0; v < order.size(); ++v) order[v] = static_cast<int>(v);
@@ -135,6 +138,8 @@ nlohmann::json json_report(const Problem& p, const SearchResult& r) {
   j["optimal"] = r.found && r.optimal;
   j["optimal_unconditional"] = r.found && r.unconditional;
   j["proof"] = r.found ? r.proof : r.infeasible;
+  j["groups"] = r.found ? groups_used(r.schedule) : 0;
+  j["groups_minimal"] = r.found && r.groups_minimal;
   j["seconds"] = r.seconds;
   j["cpu_seconds"] = r.cpu_seconds;
   j["bounds"] = {{"ResMII", r.bounds.res_mii}, {"RecMII", r.bounds.rec_mii}, {"res_unit", r.bounds.res_unit},

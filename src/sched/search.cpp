@@ -1,5 +1,8 @@
 #include "sched/search.h"
 
+#include <functional>
+#include <set>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -33,6 +36,56 @@ std::string universal_refutation(const Problem& p, bool ws) {
              " registers/thread while live, the warp-group limit is " + std::to_string(p.reg_limit);
   }
   return {};
+}
+
+}  // namespace
+
+int groups_used(const Schedule& s) {
+  std::set<int> g(s.warp.begin(), s.warp.end());
+  return static_cast<int>(g.size());
+}
+
+namespace {
+
+// The secondary objective (search.h): fewer warp groups at the schedule's (II, L), while the
+// budgets last. res.schedule is replaced by each satisfying answer.
+void fewer_groups(const Problem& p, const SearchOptions& opt, unsigned long long budget,
+                  const std::function<double()>& elapsed, SearchResult& res) {
+  res.groups = groups_used(res.schedule);
+  const int least = p.has_variable_latency() ? 2 : 1;
+  const double deadline = std::min(opt.time_limit, elapsed() + opt.groups_time_limit);
+  const unsigned long long own = static_cast<unsigned long long>(SearchOptions::kRlimitPerSecond * opt.groups_time_limit);
+  const unsigned long long stop = std::min(budget, res.rlimit_used + own);
+  while (res.groups > least) {
+    double tleft = deadline - elapsed();
+    if (tleft <= 0 || res.rlimit_used >= stop) return;
+    JointOptions jo;
+    jo.max_seconds = std::max(0.05, tleft);
+    jo.rlimit = std::max<unsigned long long>(1, stop - res.rlimit_used);
+    jo.max_warps = res.groups - 1;
+    Schedule hint = res.schedule;
+    jo.hint = &hint;
+    const int ii = res.schedule.ii, L = res.schedule.length;
+    JointResult j = solve_joint(p, ii, L, jo);
+    res.smt_calls++;
+    res.smt_seconds += j.seconds;
+    res.rlimit_used += j.rlimit_used;
+    const std::string at_most = "at most " + std::to_string(jo.max_warps) + " warp groups: ";
+    if (j.status == JointResult::Status::Sat) {
+      res.steps.push_back({ii, L, "smt", at_most + "sat", j.seconds});
+      res.schedule = j.schedule;
+      res.groups = groups_used(res.schedule);
+      continue;
+    }
+    if (j.status == JointResult::Status::Unsat) {
+      res.steps.push_back({ii, L, "smt", at_most + "unsat [" + join(j.core) + "]", j.seconds});
+      res.groups_minimal = true;
+    } else {
+      res.steps.push_back({ii, L, "smt", at_most + "unknown (" + j.reason + ")", j.seconds});
+    }
+    return;
+  }
+  res.groups_minimal = true;  // as few as the variable-latency rule allows
 }
 
 }  // namespace
@@ -95,7 +148,7 @@ SearchResult search_schedule(const Problem& p, const SearchOptions& opt) {
     bool len_proven = m.status == Ilp::Status::Optimal;
     res.steps.push_back({ii, M.length, "modulo-ilp",
                          std::string(len_proven ? "optimal" : "feasible (limit; length not proven minimal)") +
-                             " L=" + std::to_string(M.length) + " (" + m.method + ", dependence bound " +
+                             " L=" + std::to_string(M.length) + " (" + m.method + ", lower bound " +
                              std::to_string(m.lower_bound) + ", " + std::to_string(m.solves) + " CBC solves)",
                          m.seconds});
     if (!len_proven) notes.push_back("the minimal length at II=" + std::to_string(ii) + " is not proven");
@@ -136,6 +189,7 @@ SearchResult search_schedule(const Problem& p, const SearchOptions& opt) {
         res.found = true;
         res.schedule = j.schedule;
         found = true;
+        if (opt.minimize_groups) fewer_groups(p, opt, budget, elapsed, res);
         res.optimal = proven && len_proven;
         res.unconditional = res.optimal && unconditional;
         break;

@@ -5,6 +5,11 @@
 // out of budget). Solver budgets: one wall-clock limit for the whole search, and a deterministic
 // Z3 resource budget (rlimit); each SMT query gets at most half of what is left, so a query that
 // runs out still leaves room to find a (not proven optimal) schedule at a larger I.
+// Secondary objective (minimize_groups): once (I, L) is found, the same SMT query is asked with at
+// most G - 1 warp groups, G the groups the schedule uses (the schedule's times as the hint), and
+// again while it is satisfiable; an unsat answer proves G minimal at this (I, L). It never changes
+// I or L, and has a budget of its own (groups_time_limit, within the search's), so a hard
+// refutation (FlashAttention-2's loop at II = 160) costs seconds, not the rest of the search. Hopper forward attention: FA3's two consumer groups (plus the load group) instead of three.
 // Tested by tests/sched/search_test.cpp and the property test.
 #pragma once
 
@@ -23,6 +28,8 @@ struct SearchOptions {
   bool warp_specialize = true;       // false: modulo scheduling only (no warps, no SMT)
   int extra_stages = 0;              // also try L up to (ceil(Len(M)/I) + extra) * I
   int max_ii = 0;                    // 0: a bound at which one iteration fits in one stage
+  bool minimize_groups = true;       // secondary objective: fewest warp groups at the (II, L) found
+  double groups_time_limit = 5;      // its own budget: seconds, and kRlimitPerSecond * this of rlimit
   static constexpr unsigned long long kRlimitPerSecond = 4000000;
 };
 
@@ -47,7 +54,14 @@ struct SearchResult {
   double cpu_seconds = 0;     // process CPU time of the search (the machine may be shared)
   unsigned long long rlimit_used = 0;
   bool budget_exhausted = false;
+  // The secondary objective: warp groups the schedule uses, and whether no assignment at its
+  // (II, L) uses fewer (an unsat SMT answer at groups - 1; false when not tried or out of budget).
+  int groups = 0;
+  bool groups_minimal = false;
 };
+
+// Warp groups a schedule uses (distinct A(v)); 0 without a warp assignment.
+int groups_used(const Schedule& s);
 
 SearchResult search_schedule(const Problem& p, const SearchOptions& opt);
 

@@ -8,7 +8,9 @@ namespace loom::sched {
 namespace {
 
 struct Expanded {
-  int n = 0, copies = 0, T = 0;
+  // Copies first .. first + copies - 1; copies < 0 are iterations before Q whose carried values
+  // are still live in it (index k = i - first).
+  int n = 0, copies = 0, first = 0, T = 0;
   // op[v][i] = issue time of copy i of v in Q.
   std::vector<std::vector<int>> at;
   // live[v][i][t] for t in [0, T]: the result of copy i of v is live at t (Fig. 5 semantics).
@@ -21,34 +23,41 @@ struct Expanded {
 Expanded expand(const Problem& p, const Schedule& s) {
   Expanded e;
   e.n = static_cast<int>(p.ops.size());
-  e.copies = s.stages();
+  const int stages = s.stages();
+  int reach = 0;
+  for (const Dep& d : p.deps) reach = std::max(reach, d.distance);
+  e.first = reach > 0 ? -(stages - 1) - reach : 0;
+  e.copies = stages - e.first;
   e.T = s.horizon();
   e.at.assign(e.n, std::vector<int>(e.copies));
   for (int v = 0; v < e.n; ++v)
-    for (int i = 0; i < e.copies; ++i) e.at[v][i] = s.time[v] + i * s.ii;
+    for (int k = 0; k < e.copies; ++k) e.at[v][k] = s.time[v] + (k + e.first) * s.ii;
   e.live.assign(e.n, std::vector<std::vector<char>>(e.copies, std::vector<char>(e.T + 1, 0)));
   for (int v = 0; v < e.n; ++v) {
-    for (int i = 0; i < e.copies; ++i) {
-      // Uses of copy i of v: (time of the consumer copy) or "beyond Q" for copies past the last.
+    for (int k = 0; k < e.copies; ++k) {
+      // Uses of copy i of v: the times of the consumer copies i + δ (before Q for i + δ < 0), or
+      // "beyond Q" for consumers past the last copy.
+      const int i = k + e.first;
       std::vector<int> use_times;
       bool beyond = false;
       for (const Dep& d : p.deps) {
         if (d.from != v) continue;
         int j = i + d.distance;
-        if (j < e.copies) use_times.push_back(e.at[d.to][j]);
+        if (j < stages) use_times.push_back(s.time[d.to] + j * s.ii);
         else beyond = true;
       }
-      auto& L = e.live[v][i];
+      if (i < 0 && !beyond && use_times.empty()) continue;  // an earlier iteration's unused value
+      auto& L = e.live[v][k];
       L[e.T] = beyond ? 1 : 0;  // Init
       for (int t = e.T; t >= 1; --t) {
-        bool issued = e.at[v][i] == t;
+        bool issued = e.at[v][k] == t;
         bool used = std::find(use_times.begin(), use_times.end(), t) != use_times.end();
         if (L[t]) L[t - 1] = issued ? 0 : 1;
         else L[t - 1] = used ? 1 : 0;
       }
       // A value is never live before it is computed (the rules above already ensure this when
       // every use follows the definition; a use at the definition cycle keeps it dead).
-      for (int t = 0; t < e.at[v][i] && t <= e.T; ++t) L[t] = 0;
+      for (int t = 0; t < e.at[v][k] && t <= e.T; ++t) L[t] = 0;
     }
   }
   return e;

@@ -21,9 +21,10 @@ TEST(Search, Fig1HoistsTheFirstGemm) {
   EXPECT_TRUE(r.optimal);
   EXPECT_EQ(r.schedule.ii, 2);
   EXPECT_EQ(r.schedule.length, 4);
-  // S of iteration i+1 runs in the steady state with P and O of iteration i: S is one stage ahead.
+  // S of iteration i+1 runs in the steady state with O of iteration i: S is one stage ahead (P may
+  // sit in either stage: both are optimal, and which one comes out depends on the solver path).
   EXPECT_EQ(r.schedule.time[0] / 2, 0);
-  EXPECT_EQ(r.schedule.time[1] / 2, 1);
+  EXPECT_GE(r.schedule.time[1], r.schedule.time[0] + 1);
   EXPECT_EQ(r.schedule.time[2] / 2, 1);
   EXPECT_TRUE(validate_schedule(p, r.schedule).empty());
 }
@@ -89,6 +90,66 @@ TEST(Search, BudgetExhaustionIsNotOptimal) {
   EXPECT_FALSE(r.optimal);
   if (r.found) EXPECT_TRUE(validate_schedule(p, r.schedule).empty());
   else EXPECT_NE(r.infeasible.find("budget"), std::string::npos) << r.infeasible;
+}
+
+// The secondary objective: fewest warp groups at the optimal (II, L).
+TEST(Search, HopperForwardAttentionUsesTwoConsumerGroups) {
+  std::ifstream in(std::string(LOOM_SCHED_EXAMPLES) + "/fa-forward-hopper.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Problem p = build_problem(parse_graph(ss.str()), builtin_machine("hopper"), {});
+  SearchOptions o;
+  o.time_limit = 60;
+  SearchResult r = search_schedule(p, o);
+  ASSERT_TRUE(r.found);
+  EXPECT_TRUE(r.optimal);
+  EXPECT_EQ(r.schedule.ii, 32);
+  EXPECT_EQ(r.schedule.length, 48);
+  // The load group plus FA3's two consumer groups; two groups in all is refuted (unsat).
+  EXPECT_EQ(groups_used(r.schedule), 3);
+  EXPECT_EQ(r.groups, 3);
+  EXPECT_TRUE(r.groups_minimal);
+  EXPECT_TRUE(validate_schedule(p, r.schedule).empty());
+}
+
+TEST(Search, Fig1NeedsOneGroupOnlyWhenGroupsAreMinimized) {
+  Problem p = test::problem_from(test::kFig1);
+  SearchResult r = search_schedule(p, {});
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(groups_used(r.schedule), 1);
+  EXPECT_TRUE(r.groups_minimal);
+  SearchOptions o;
+  o.minimize_groups = false;
+  SearchResult q = search_schedule(p, o);
+  ASSERT_TRUE(q.found);
+  EXPECT_EQ(q.schedule.ii, r.schedule.ii);  // the secondary objective never changes II or L
+  EXPECT_EQ(q.schedule.length, r.schedule.length);
+  EXPECT_FALSE(q.groups_minimal);
+  EXPECT_TRUE(validate_schedule(p, q.schedule).empty());
+}
+
+// Exact liveness of a value carried across two iterations: B follows A in its own iteration and
+// reads A's value again two iterations later, so the lifetime is always more than two IIs (delay 1
+// plus two iterations) and three copies are live at some point at every II: 300
+// registers. With a 250-register limit there is no schedule at all; with 300 there is.
+TEST(Search, ValueCarriedAcrossTwoIterationsNeedsThreeCopies) {
+  auto graph = [](int limit) {
+    return R"({"machine": {"units": {"tc": 1, "alu": 1}, "warps": 1, "reg_limit": )" + std::to_string(limit) +
+           R"(, "reg_file": 0},
+      "nodes": [{"name": "A", "unit": "tc", "cycles": 1, "regs": 100}, {"name": "B", "unit": "alu", "cycles": 1}],
+      "edges": [{"from": "A", "to": "B", "delay": 1}, {"from": "A", "to": "B", "delay": 1, "distance": 2}]})";
+  };
+  SearchOptions o;
+  o.time_limit = 30;
+  o.max_ii = 6;
+  SearchResult none = search_schedule(test::problem_from(graph(250)), o);
+  EXPECT_FALSE(none.found);
+  EXPECT_FALSE(none.budget_exhausted);
+  Problem p = test::problem_from(graph(300));
+  SearchResult r = search_schedule(p, o);
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(r.schedule.ii, 1);
+  EXPECT_TRUE(validate_schedule(p, r.schedule).empty());
 }
 
 }  // namespace

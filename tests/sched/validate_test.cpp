@@ -58,5 +58,29 @@ TEST(Validate, Memory) {
   EXPECT_TRUE(mentions(validate_schedule(p, s), "smem over capacity"));
 }
 
+// A value carried across two iterations (A -> B, distances 0 and 2): in the running loop at II = 1 the
+// copies of A from the last three iterations are live at once (issue at k, last use at k + 3), 300
+// registers; Q alone (2 copies) would count 200. Liveness counts the earlier iterations' copies too.
+inline std::string carried_two(int limit) {
+  return R"({"machine": {"units": {"tc": 1, "alu": 1}, "warps": 1, "reg_limit": )" + std::to_string(limit) +
+         R"(, "reg_file": 0},
+    "nodes": [{"name": "A", "unit": "tc", "cycles": 1, "regs": 100}, {"name": "B", "unit": "alu", "cycles": 1}],
+    "edges": [{"from": "A", "to": "B", "delay": 1}, {"from": "A", "to": "B", "delay": 1, "distance": 2}]})";
+}
+
+TEST(Validate, ValuesCarriedAcrossTwoIterationsCountEveryLiveCopy) {
+  Schedule s;
+  s.ii = 1;
+  s.length = 2;
+  s.time = {0, 1};
+  s.warp = {0, 0};
+  Problem tight = test::problem_from(carried_two(250));
+  std::vector<std::string> errs = validate_schedule(tight, s);
+  ASSERT_FALSE(errs.empty());
+  EXPECT_NE(errs[0].find("needs 300 registers/thread"), std::string::npos) << errs[0];
+  EXPECT_EQ(peak_pressure(tight, s).regs_per_warp.at(0), 300);
+  EXPECT_TRUE(validate_schedule(test::problem_from(carried_two(300)), s).empty());
+}
+
 }  // namespace
 }  // namespace loom::sched

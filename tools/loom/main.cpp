@@ -30,6 +30,7 @@
 #include "codegen/cuda.h"
 #include "codegen/torch_ext.h"
 #include "passes/pipeline.h"
+#include "passes/schedule_graph.h"
 #ifdef LOOM_HAVE_SCHED
 #include "sched/cli.h"
 #endif
@@ -44,7 +45,8 @@ constexpr const char* kUsage =
     "  fmt FILE                 print the canonical form (-i: rewrite FILE, --check: exit 1 if not canonical)\n"
     "  compile FILE             compile; --emit=tree (instantiated task tree, default) | ast | ir (event IR)\n"
     "                           | cuda (the kernel and launcher) | header (its C ABI) | torch (the PyTorch\n"
-    "                           operator) | ptx | cubin (nvcc)\n"
+    "                           operator) | ptx | cubin (nvcc) | schedule-graph (the pipelined loop's\n"
+    "                           dependence graph as `loom schedule` reads it; --loop=K picks the K-th loop)\n"
     "  compile FILE -o DIR      write the artifact DIR/<entry>.cu and DIR/<entry>.h (docs/artifact.md)\n"
     "  compile FILE --emit=torch -o DIR\n"
     "                           the artifact and DIR/<entry>_torch.cpp, the PyTorch operator\n"
@@ -83,6 +85,7 @@ struct Options {
   int seeds = 1;
   double tolerance = -1;  // < 0: chosen from the program's leaf ops
   bool race_check = true;  // run --cpu: fail on a data race (ExecOptions::detect_races)
+  int loop = 0;  // --emit=schedule-graph: which pipelined loop (--loop=K)
 };
 
 // --diagnostics=json: every diagnostic, including the ones below that have no place in a program
@@ -424,6 +427,22 @@ int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTr
   return 0;
 }
 
+// --emit=schedule-graph: the dependence graph of the default mapping's pipelined loop --loop=K (0:
+// the first) in the JSON format of `loom schedule` (docs/schedule.md, src/passes/schedule_graph.h).
+int emit_schedule_graph(const Options& o, const loom::Program& program, const loom::TaskTree& tree) {
+  std::string source = o.input == "-" ? "<stdin>" : std::filesystem::path(o.input).filename().string();
+  std::vector<Unit> units = mapping_units(program, tree, source);
+  loom::ir::Function f = loom::lower_to_event_ir(units.at(0).program, units.at(0).tree);
+  std::vector<const loom::ir::Op*> loops = loom::pipelined_loops(f);
+  if (loops.empty())
+    return fail(o.input, "the program has no sequential loop, so there is no schedule graph",
+                "a loop is an `srange` in a variant mapped to a BLOCK (docs/schedule.md)");
+  if (o.loop >= static_cast<int>(loops.size()))
+    return usage_error("--loop=" + std::to_string(o.loop) + ": the default mapping has " + std::to_string(loops.size()) +
+                       " pipelined loop(s), numbered from 0");
+  return write_output(o, loom::schedule_graph(f, *loops[static_cast<size_t>(o.loop)], *tree.machine).dump(1) + "\n");
+}
+
 // The commands that lower the checked program (they may raise a CompileError from a pass).
 int run_middle_end(const Options& o, const loom::Program& program, const loom::TaskTree& tree_ref) {
   const loom::TaskTree* tree = &tree_ref;
@@ -446,12 +465,13 @@ int run_middle_end(const Options& o, const loom::Program& program, const loom::T
   if (o.command == "compile" && (o.emit == "cuda" || o.emit == "header" || o.emit == "torch" || o.emit == "ptx" || o.emit == "cubin" ||
                                  (!o.emit_given && !o.output.empty())))
     return emit_cuda(o, program, *tree);
+  if (o.emit == "schedule-graph") return emit_schedule_graph(o, program, *tree);
   if (o.emit == "tree") {
     std::string out = "// checked program\n" + loom::format_program(program) + "\n// instantiated task tree (" +
                       tree->machine->target + ")\n" + loom::format_task_tree(*tree);
     return write_output(o, out);
   }
-  return usage_error("unknown --emit kind '" + o.emit + "' (tree, ast, ir, cuda, header, torch, ptx or cubin)");
+  return usage_error("unknown --emit kind '" + o.emit + "' (tree, ast, ir, cuda, header, torch, ptx, cubin or schedule-graph)");
 }
 
 }  // namespace
@@ -509,6 +529,13 @@ int main(int argc, char** argv) {
         o.emit_given = true;
       }
       else if (a == "--print-after-all") o.print_after_all = true;
+      else if (a.rfind("--loop=", 0) == 0) {
+        const std::string v = a.substr(7);
+        char* end = nullptr;
+        long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 0 || n > 1000) return usage_error("--loop needs a loop number (0, 1, ...), found '" + v + "'");
+        o.loop = static_cast<int>(n);
+      }
       else if (a == "--time-passes") o.time_passes = true;
       else if (a == "--cpu") o.cpu = true;
       else if (a == "--no-race-check") o.race_check = false;

@@ -1,0 +1,60 @@
+// The scheduling graph of a pipelined loop (issue 12, part 1): from the event IR after the middle
+// end to the dependence graph that `loom schedule` reads (docs/schedule.md, "Graph format"), so
+// that a user can inspect and re-solve the loop's schedule (`loom compile X --emit=schedule-graph`).
+//
+// WHICH LOOP. The innermost `for` loops the mapping pipelines (pipeline(D) > 1 or warpspecialize),
+// in program order; when the mapping marks none, every innermost `for`. pipelined_loops lists them.
+//
+// NODES. One per asynchronous op of the loop body (copy, call); a `join` is no work and is looked
+// through. Each node names its op by the machine's cost model (src/sched/machine.cpp), summed over
+// every processor that runs it (a vectorized op runs once per warpgroup, warp or thread):
+//   call mma            "gemm", shape [M, N, K]: M x N the accumulator elements of all processors
+//                       (N from the wgmma B operand's tile), K the B tile's rows — on Hopper
+//                       M*N*K / 2048 tensor-core cycles, i.e. (M/64)(K/16) wgmma m64nNk16 steps of
+//                       N/2 cycles each;
+//   exp, exp2, tanh, gelu          "exp" (MUFU), one MUFU op per element of the largest operand;
+//   sigmoid, silu, div             "exp", two MUFU ops per element (ex2 + rcp);
+//   other leaves, copy.sum/max into registers, register -> register copies
+//                       "alu", one FP32 op per element of the largest operand;
+//   copy GLOBAL -> SHARED          "tma_load", shape [bytes] (a variable-latency TMA load);
+//   other copies (shared <-> registers, stores to global)   "copy", shape [4-byte words].
+// The footprint of a node's result (what the scheduler counts while the value is live):
+//   REGISTER destination  "regs": its 32-bit registers per thread;
+//   SHARED destination    "smem": the bytes of the buffer the op fills in this iteration — an alloc
+//                         of the body (fresh per iteration) or a ring slot (a piece of a buffer
+//                         hoisted before the loop, indexed by a value of the body); 0 for storage
+//                         that persists across iterations (row statistics allocated before the
+//                         loop), which the loop neither allocates nor multiplies.
+// Every node's "comment" gives the op's origin in the program (task, statement, line).
+//
+// EDGES. From the IR's events: op X waits (in its `after` list) for op Y of the same iteration
+// (distance 0), or for a carried event of distance d, i.e. for every op of iteration k - d that the
+// body's yield waits for (distance d; carried events inside the yield add their distances). Joins
+// are looked through; events from before the loop impose nothing per iteration. Delays are the
+// scheduler's default (the latency of the producer), blocking is the machine's default (wgmma
+// results). Between two ops, only the smallest distance is kept (it implies the others). An edge
+// implied by a path through other ops with at most its distance is dropped (it adds no constraint:
+// every delay is >= 0), unless it is a data edge — the consumer reads the buffer the producer writes
+// — which the scheduler also needs for the value's lifetime.
+//
+// Test: tests/sched/from_ir_test.cpp.
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/ir.h"
+#include "loom/machine.h"
+
+namespace loom {
+
+// The loops that can be scheduled (see WHICH LOOP), in program order.
+std::vector<const ir::Op*> pipelined_loops(const ir::Function& f);
+
+// The dependence graph of `loop` (one of pipelined_loops(f)) for the machine `m`, in the JSON format
+// of `loom schedule`. Throws CompileError when the loop cannot be described (a nested loop in its
+// body, a tile without a static size, a machine the scheduler has no model of).
+nlohmann::ordered_json schedule_graph(const ir::Function& f, const ir::Op& loop, const Machine& m);
+
+}  // namespace loom
