@@ -166,7 +166,7 @@ Plan make_plan(const ContractionKernel& k, const Machine& m) {
   for (size_t b = 0; b < k.batch.size(); ++b)
     p.batch_tasks.push_back(b == 0 ? k.name : names.fresh(k.name + "_b" + std::to_string(b)));
   p.mat_task = k.batch.empty() ? k.name : names.fresh(k.name + "_mat");
-  p.gemm = names.fresh("gemm");
+  p.gemm = names.fresh(names.taken("gemm") ? "gemm_step" : "gemm");  // a kernel named gemm is common
   p.clear = names.fresh("clear");
   p.epilogue = names.fresh("epilogue");
   // One prologue task per operand that has one (a tensor used by both terms with the same

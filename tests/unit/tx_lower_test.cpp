@@ -297,3 +297,205 @@ TEST(TxLower, F32OutputRunsOnTheCpu) {
 
 }  // namespace
 }  // namespace loom::tx
+
+namespace loom::tx {
+namespace {
+
+// ---- more of the struct: transposed A, a prologue on B, two batch levels, in place, names ----------------
+
+TEST(TxLower, TransposedARunsOnTheCpu) {
+  ContractionKernel k = gemm_kernel("gemm_at");
+  k.terms[0].a.transposed = true;
+  Outcome o = run_kernel(k, kShape);
+  EXPECT_NE(o.text.find("layout(A: col_major) entry"), std::string::npos) << o.text;
+  // The back end refuses column-major A tiles (docs/codegen.md); the CPU path above ran.
+  EXPECT_FALSE(o.cuda);
+  ASSERT_TRUE(o.refused);
+}
+
+TEST(TxLower, PrologueOnBAndNegRunOnTheCpu) {
+  ContractionKernel k = gemm_kernel("gemm_pro_b");
+  k.terms[0].b.prologue = Pointwise::Sigmoid;
+  k.terms[0].a.prologue = Pointwise::Neg;
+  k.activation = Pointwise::Exp;
+  Outcome o = run_kernel(k, kShape);
+  EXPECT_NE(o.text.find("sigmoid(R, S);"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("scale(R, S, -1);"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("RB = tensor(bf16, [rows(Bk), N]);"), std::string::npos) << o.text;
+  EXPECT_FALSE(o.cuda);
+}
+
+TEST(TxLower, TwoBatchDimensionsWithBiasAndResidual) {
+  ContractionKernel k = gemm_kernel("mlp_out");
+  k.batch = {"Bt", "H"};
+  k.bias = op("bias");
+  k.residual = op("X");
+  k.out = op("Y");
+  k.activation = Pointwise::Silu;
+  Outcome o = run_kernel(k, kShape);
+  EXPECT_NE(o.text.find("task mlp_out_b1(Y: w bf16[H, M, N]"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("when(2 * Bt * H * cdiv(M, "), std::string::npos) << o.text;
+  expect_cuda(o);
+}
+
+TEST(TxLower, ResidualInPlace) {  // C = A * B + C: the output is read and written
+  ContractionKernel k = gemm_kernel("gemm_acc");
+  k.residual = op("C");
+  Outcome o = run_kernel(k, kShape);
+  EXPECT_NE(o.text.find("task gemm_acc(C: rw bf16[M, N], A: r bf16[M, K], B: r bf16[K, N]);"), std::string::npos)
+      << o.text;
+  EXPECT_NE(o.text.find("epilogue(C, Acc, C);"), std::string::npos) << o.text;
+}
+
+TEST(TxLower, TermsWithDifferentLayoutsGetTheirOwnStaging) {
+  ContractionKernel k = gemm_kernel("add_gemm_bt");
+  k.out = op("E");
+  k.terms.push_back(term(op("C"), op("D", DType::BF16, true), "L"));
+  Outcome o = run_kernel(k, kShape);
+  EXPECT_NE(o.text.find("first: gemm(Acc, Ap[0, k], Bp[k, 0]);"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("second: gemm(Acc, Cp[0, l], Dp[l, 0]);"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("B: col_major swizzle128"), std::string::npos) << o.text;
+}
+
+TEST(TxLower, UserNamesNeverCollideWithTheLowering) {
+  // Tensors named like the lowering's tunables, locals and helper tasks.
+  ContractionKernel k = gemm_kernel("clear");
+  k.terms[0] = term(op("W"), op("Acc"), "U");
+  k.out = op("gemm");
+  k.bias = op("V");
+  k.residual = op("epilogue");
+  k.m = "Ap";
+  k.n = "i";
+  Outcome o = run_kernel(k, {{"Ap", 70}, {"i", 40}, {"U", 50}});
+  EXPECT_NE(o.text.find("task clear(gemm: w bf16[Ap, i], W: r bf16[Ap, U]"), std::string::npos) << o.text;
+}
+
+TEST(TxLower, UserTileSizesOverrideTheModel) {
+  ContractionKernel k = gemm_kernel("gemm_user");
+  k.u = 128;
+  k.v = 64;
+  k.w = 64;
+  Outcome o = run_kernel(k, kShape);
+  EXPECT_NE(o.text.find("tune(U=128, V=64)"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("tune(W=64)"), std::string::npos) << o.text;
+  EXPECT_EQ(o.text.find("when("), std::string::npos) << "no small-problem mapping for a user tile\n" << o.text;
+  expect_cuda(o);
+}
+
+TEST(TxLower, TextIsStable) {  // the same kernel lowers to the same text
+  ContractionKernel k = gemm_kernel();
+  k.bias = op("bias");
+  EXPECT_EQ(lower_to_loom(k), lower_to_loom(k));
+}
+
+// ---- errors: located at the kernel's statement, with the reason ---------------------------------------
+
+std::string lowering_error(const ContractionKernel& k) {
+  try {
+    lower_to_loom(k);
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.diagnostic.loc.line, 3u);
+    EXPECT_EQ(e.diagnostic.loc.col, 5u);
+    return e.diagnostic.message;
+  }
+  ADD_FAILURE() << "no error for " << describe(k);
+  return "";
+}
+
+TEST(TxLowerErrors, F32OperandsAreNotTensorCoreInputs) {
+  ContractionKernel k = gemm_kernel();
+  k.terms[0] = term(op("A", DType::F32), op("B", DType::F32));
+  EXPECT_EQ(lowering_error(k), "contraction `gemm`: operand `A` is f32; the tensor cores multiply f16 or bf16");
+}
+
+TEST(TxLowerErrors, OperandsOfOneProductHaveOneType) {
+  ContractionKernel k = gemm_kernel();
+  k.terms[0].b.dtype = DType::F16;
+  EXPECT_EQ(lowering_error(k),
+            "contraction `gemm`: the operands `A` (bf16) and `B` (f16) of one product have different types");
+}
+
+TEST(TxLowerErrors, AtMostTwoTerms) {
+  ContractionKernel k = gemm_kernel();
+  k.terms.push_back(term(op("C"), op("D"), "L"));
+  k.terms.push_back(term(op("E"), op("F"), "J"));
+  k.out = op("Y");
+  EXPECT_EQ(lowering_error(k),
+            "contraction `gemm`: the lowering takes one or two contractions into one accumulator, not 3");
+}
+
+TEST(TxLowerErrors, TensorInTwoRoles) {
+  ContractionKernel k = gemm_kernel();
+  k.terms[0].b.name = "A";  // A[i, k] * A[k, j]
+  EXPECT_EQ(lowering_error(k),
+            "contraction `gemm`: tensor `A` is used in two different roles (or index orders, or types)");
+}
+
+TEST(TxLowerErrors, TensorNamedLikeADimension) {
+  ContractionKernel k = gemm_kernel();
+  k.terms[0].a.name = "K";
+  EXPECT_EQ(lowering_error(k), "contraction `gemm`: tensor `K` is named like a dimension");
+}
+
+TEST(TxLowerErrors, UserTileTheBackEndCannotRun) {
+  ContractionKernel k = gemm_kernel();
+  k.v = 100;
+  EXPECT_EQ(lowering_error(k), "contraction `gemm`: a block tile of 100 columns is not one the back end runs");
+  k.v = 256;
+  k.w = 32;
+  EXPECT_EQ(lowering_error(k), "contraction `gemm`: a K step of 32 is not one the back end runs");
+}
+
+TEST(TxLowerErrors, UserTileThatDoesNotFit) {
+  ContractionKernel k = gemm_kernel();
+  k.residual = op("R");
+  k.out = op("D");
+  k.u = 256;
+  k.v = 256;
+  const std::string m = lowering_error(k);
+  EXPECT_NE(m.find("the tile 256 x 256 x 64 does not fit: a consumer thread would hold"), std::string::npos) << m;
+}
+
+// ---- the tile model ----------------------------------------------------------------------------------
+
+TEST(TxTileModel, PlainGemmTakesTheLargestTileAndASmallProblemTile) {
+  TileChoice c = choose_tiles(gemm_kernel(), hopper_machine());
+  EXPECT_EQ(c.main.u, 128);
+  EXPECT_EQ(c.main.v, 256);
+  EXPECT_EQ(c.main.w, 64);
+  EXPECT_EQ(c.main.stages, 3);  // 3 x 48 KB + the 64 KB output staging tile; 4 stages do not fit
+  ASSERT_TRUE(c.small);
+  EXPECT_LT(c.small->u * c.small->v, 128 * 256);
+  EXPECT_EQ(c.factor, 2);
+}
+
+TEST(TxTileModel, ResidualInRegistersRulesOutTheWidestTile) {
+  ContractionKernel k = gemm_kernel();
+  k.residual = op("R");
+  k.out = op("D");
+  TileConfig wide{128, 256, 64, 2};
+  auto why = fit_tile(k, hopper_machine(), wide);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("registers"), std::string::npos) << *why;
+  TileChoice c = choose_tiles(k, hopper_machine());
+  EXPECT_EQ(c.main.v, 128);
+  EXPECT_TRUE(c.main.residual_shared);
+  EXPECT_EQ(c.main.stages, 4);
+}
+
+TEST(TxTileModel, EstimateGrowsWithWavesAndDepth) {
+  const ContractionKernel k = gemm_kernel();
+  TileConfig c{128, 256, 64, 2};
+  ASSERT_FALSE(fit_tile(k, hopper_machine(), c));
+  const Machine& m = hopper_machine();
+  const double one_wave = estimate_cycles(k, m, c, 128 * 12, 256 * 11, 4096);  // 132 tiles
+  EXPECT_DOUBLE_EQ(estimate_cycles(k, m, c, 128 * 12 + 1, 256 * 11, 4096), 2 * one_wave);
+  EXPECT_LT(one_wave, estimate_cycles(k, m, c, 128 * 12, 256 * 11, 8192));
+  // A shallower ring waits on load latency.
+  TileConfig shallow = c;
+  shallow.stages = 2;
+  EXPECT_GT(estimate_cycles(k, m, shallow, 4096, 4096, 4096), estimate_cycles(k, m, c, 4096, 4096, 4096));
+}
+
+}  // namespace
+}  // namespace loom::tx
