@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compile-only check of the CUDA that loom generates, for CI (no GPU needed). Run by CTest as
 # `codegen_nvcc_compile`. For examples/gemm, batched_gemm, dual_gemm, gemm_bias_act, gemm_residual, add_gemm and gemm_reduce (and
-# flash_attention_2 in step 2c; the fused epilogues' GPU harnesses in step 2d) it
+# flash_attention_2 in step 2c; the fused epilogues' GPU harnesses in step 2d; two lowered tensor-expression
+# kernels, tests/golden/tx/, in step 2e) it
 #   1. runs `loom compile FILE -o DIR` (the artifact: DIR/<entry>.cu and DIR/<entry>.h),
 #   2. compiles each .cu with nvcc for sm_90a, exactly as docs/artifact.md tells users to
 #      (-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I runtime -I DIR -c); the output must
