@@ -39,7 +39,6 @@ std::string text(const Instance& i) {
 std::string order(bool col_major) { return col_major ? "col_major" : "row_major"; }
 
 std::vector<Instance> instances(const Plan& p, const TileConfig& c) {
-  const ContractionKernel& k = *p.kernel;
   std::vector<Instance> out;
   const std::vector<std::string> global(p.params.size(), "GLOBAL");
   std::vector<std::string> entry_layout;
@@ -153,7 +152,6 @@ std::vector<Instance> instances(const Plan& p, const TileConfig& c) {
                    {a ? "REGISTER" : "SHARED", "SHARED"}, a ? c.w : c.v,
                    {"S: " + order(p.params[pro.param].col_major) + " swizzle128"});
   }
-  (void)k;
   return out;
 }
 

@@ -102,8 +102,7 @@ std::optional<std::string> fit_tile(const ContractionKernel& k, const Machine& m
 double estimate_cycles(const ContractionKernel& k, const Machine& m, const TileConfig& c, int64_t rows, int64_t cols,
                        int64_t depth) {
   const Throughput tp = throughput_of(m);
-  int64_t batch = 1;  // the batch extents are unknown: one matrix
-  const int64_t tiles = batch * cdiv(rows, c.u) * cdiv(cols, c.v);
+  const int64_t tiles = cdiv(rows, c.u) * cdiv(cols, c.v);  // one matrix of a batch
   const int64_t waves = cdiv(tiles, std::max(1, m.limits.sm_count));
   // Per K step: the tensor cores or the operand loads, whichever is slower, plus a fixed cost of
   // the step's barriers and issue (favours deeper steps when the two are equal).

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -178,7 +179,9 @@ Outcome run_kernel(const ContractionKernel& k, const std::map<std::string, int64
       eo.detect_races = true;
       exec::ExecResult er = exec::execute(fs[m], exec::exec_args(got), seed, eo);
       EXPECT_TRUE(er.ok) << er.error;
-      if (er.ok) EXPECT_EQ(compare_with_meaning(k, in, got, sizes), "") << "the compiled program on the CPU";
+      if (er.ok) {
+        EXPECT_EQ(compare_with_meaning(k, in, got, sizes), "") << "the compiled program on the CPU";
+      }
     }
   }
   try {
@@ -495,6 +498,43 @@ TEST(TxTileModel, EstimateGrowsWithWavesAndDepth) {
   TileConfig shallow = c;
   shallow.stages = 2;
   EXPECT_GT(estimate_cycles(k, m, shallow, 4096, 4096, 4096), estimate_cycles(k, m, c, 4096, 4096, 4096));
+}
+
+}  // namespace
+}  // namespace loom::tx
+
+namespace loom::tx {
+namespace {
+
+// ---- property: random kernels (every part of the struct, at random non-tile shapes) ----------------------
+
+TEST(TxLowerProperty, RandomKernelsMatchTheirMeaningOnTheCpu) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed) + " (TxLowerProperty: rerun with this seed)");
+    std::mt19937_64 rng(seed);
+    auto pick = [&](int n) { return int(rng() % uint64_t(n)); };
+    const Pointwise pro[] = {Pointwise::Identity, Pointwise::Identity, Pointwise::Relu, Pointwise::Neg,
+                             Pointwise::Sigmoid};
+    const Pointwise act[] = {Pointwise::Identity, Pointwise::Relu, Pointwise::Gelu, Pointwise::Silu,
+                             Pointwise::Neg};
+    ContractionKernel k = gemm_kernel("k" + std::to_string(seed));
+    const DType in = pick(2) ? DType::BF16 : DType::F16;
+    k.terms.clear();
+    const int terms = 1 + pick(2);
+    for (int t = 0; t < terms; ++t)
+      k.terms.push_back(term(op(t ? "C" : "A", in, pick(4) == 0, pro[pick(5)]),
+                             op(t ? "D" : "B", in, pick(3) == 0, pro[pick(5)]), t ? "L" : "K"));
+    for (int b = pick(3); b > 0; --b) k.batch.insert(k.batch.begin(), b == 1 ? "Bt" : "H");
+    const DType outs[] = {DType::BF16, DType::F16, DType::F32};
+    k.out = op("Y", outs[pick(3)]);
+    if (pick(2)) k.bias = op("bias", pick(2) ? DType::BF16 : DType::F32);
+    if (int r = pick(3)) k.residual = r == 1 ? op("R", in) : op("Y", k.out.dtype);
+    k.activation = act[pick(5)];
+    std::map<std::string, int64_t> sizes = {{"M", 1 + pick(100)}, {"N", 1 + pick(100)}, {"K", 1 + pick(90)},
+                                            {"L", 1 + pick(90)}, {"Bt", 1 + pick(3)}, {"H", 1 + pick(2)}};
+    SCOPED_TRACE(describe(k));
+    run_kernel(k, sizes);
+  }
 }
 
 }  // namespace
