@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compile-only check of the CUDA that loom generates, for CI (no GPU needed). Run by CTest as
 # `codegen_nvcc_compile`. For examples/gemm, batched_gemm, dual_gemm, gemm_bias_act, gemm_residual, add_gemm and gemm_reduce (and
-# flash_attention_2 in step 2c; the fused epilogues' GPU harnesses in step 2d) it
+# flash_attention_2 in step 2c; the fused epilogues' GPU harnesses in step 2d; two lowered tensor-expression
+# kernels, tests/golden/tx/, in step 2e) it
 #   1. runs `loom compile FILE -o DIR` (the artifact: DIR/<entry>.cu and DIR/<entry>.h),
 #   2. compiles each .cu with nvcc for sm_90a, exactly as docs/artifact.md tells users to
 #      (-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I runtime -I DIR -c); the output must
@@ -126,6 +127,31 @@ if "$NVCC" "${NVCC_FLAGS[@]}" -DLOOM_ACT=2 -I tests/gpu -I "$WORK/gemm_bias_act"
 else
   fail "tests/gpu/gemm_bias_act_correctness.cu, gemm_residual_correctness.cu, add_gemm_correctness.cu, gemm_reduce_correctness.cu: nvcc with the generated kernels" "$WORK/e2e_epi.log"
 fi
+
+# 2e. Two programs of the tensor-expression lowering (src/tx/lower.h; their goldens are
+# tests/golden/tx/*.loom): a bias + GELU epilogue and a residual staged in shared memory.
+tx_one() {
+  local name=$1
+  if "$LOOM" compile "tests/golden/tx/$name.loom" -o "$WORK/tx_$name" >"$WORK/tx_$name.log" 2>&1 &&
+      "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/tx_$name" -c "$WORK/tx_$name/$name.cu" -o "$WORK/tx_$name/$name.o" \
+        >>"$WORK/tx_$name.log" 2>&1 && ! grep -Eq "warning|C75[0-9][0-9]" "$WORK/tx_$name.log"; then
+    echo "ok   tests/golden/tx/$name.loom (lowered contraction): loom compile + nvcc -c (sm_90a)"
+  else
+    echo "FAIL tests/golden/tx/$name.loom (lowered contraction): loom compile + nvcc -c"
+    head -n 40 "$WORK/tx_$name.log"
+    echo FAIL >"$WORK/tx_$name.failed"
+  fi
+}
+tx_pids=()
+for name in gemm_bias_gelu gemm_residual; do
+  tx_one "$name" >"$WORK/tx_$name.report" &
+  tx_pids+=($!)
+done
+for p in "${tx_pids[@]}"; do wait "$p"; done
+for name in gemm_bias_gelu gemm_residual; do
+  cat "$WORK/tx_$name.report"
+  [ -f "$WORK/tx_$name.failed" ] && STATUS=1
+done
 
 # 3. Both kernels in one C program.
 cat >"$WORK/two_kernels.c" <<'EOF'

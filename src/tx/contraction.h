@@ -15,6 +15,7 @@
 
 #include "loom/machine.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct TxLoc {
   std::string file;
   int line = 0;
   int col = 0;
+  uint32_t source_file = 0;  // the file's index in the caller's SourceManager (for CompileError)
 };
 
 // One tensor operand of a contraction: its name in the tensor-expression program, element type,

@@ -1,0 +1,59 @@
+// lower_to_loom (src/tx/lower.h): plan, tasks, mapping, specialization, then the text parsed and
+// printed in loom's canonical form (`loom fmt`), so what the user reads and edits is what `loom fmt`
+// would keep. A generated program that does not parse is a bug of the lowering (InternalError).
+#include "tx/lower.h"
+
+#include "loom/frontend.h"
+#include "tx/lower_internal.h"
+
+#include <sstream>
+
+namespace loom::tx {
+
+std::string lower_to_loom(const ContractionKernel& k) {
+  const Machine& m = hopper_machine();
+  detail::Plan p = detail::make_plan(k, m);
+  std::ostringstream o;
+  o << detail::comment(describe(k));
+  o << "//\n// Lowered from " << (k.loc.file.empty() ? std::string("a tensor expression") : k.loc.file)
+    << (k.loc.line ? ":" + std::to_string(k.loc.line) : std::string()) << " by loom's contraction lowering"
+    << " (docs/tensor-expressions.md,\n// \"Lowering to task programs\"): host -> block -> G warpgroups -> warp -> "
+       "thread, as examples/gemm.\n";
+  o << "// fp32 accumulation";
+  bool any_t = false;
+  for (const detail::Param& q : p.params)
+    if (q.col_major) {
+      o << (any_t ? ", " : "; column-major (transposed): ") << q.name;
+      any_t = true;
+    }
+  o << ".\n\n";
+  o << detail::emit_tasks(p) << "\n";
+  std::istringstream why(p.tiles.why);
+  for (std::string line; std::getline(why, line);)
+    if (line.rfind("small problems", 0) != 0) o << detail::comment(line + ".");
+  o << "mapping " << m.target << " {\n" << detail::emit_mapping(p, p.tiles.main) << "}\n";
+  if (p.tiles.small) {
+    std::string size = std::to_string(p.tiles.factor);
+    for (const std::string& b : k.batch) size += " * " + b;
+    size += " * cdiv(" + k.m + ", " + std::to_string(p.tiles.main.u) + ") * cdiv(" + k.n + ", " +
+            std::to_string(p.tiles.main.v) + ")";
+    o << "\n";
+    std::istringstream w(p.tiles.why);
+    for (std::string line; std::getline(w, line);)
+      if (line.rfind("small problems", 0) == 0) o << detail::comment(line + ".");
+    o << "// Only the instances that change are listed; the launcher picks this mapping per call.\n";
+    o << "mapping " << m.target << " when(" << size << " <= SMS) {\n" << detail::emit_specialization(p) << "}\n";
+  }
+  // Parse and print canonically.
+  const std::string text = o.str();
+  SourceManager sm;
+  const uint32_t file = sm.add("<lowered " + k.name + ">", text);
+  DiagnosticEngine diag(sm);
+  Program prog = parse_program(sm, file, diag);
+  if (diag.has_errors())
+    LOOM_INTERNAL("the lowering of " << k.name << " produced a program that does not parse:\n"
+                                      << diag.format_text() << "\n" << text);
+  return format_program(prog);
+}
+
+}  // namespace loom::tx
