@@ -36,7 +36,7 @@ void CudaGen::emit_async_copy(Stream& s, const Op& op, const View& src, const st
          ".data);");
   s.line("  const int chunk = loom::rt::async_copy_tile<" + T + ", " + swizzle_enum(swizzle) + ", " + std::to_string(outer) + ", " +
          std::to_string(inner) + ", " + std::to_string(threads) + ">(" + tile_ptr + ", first, " + P + ".stride[" + od +
-         "], rows_in, cols_in, reinterpret_cast<const " + T + "*>(" + P + ".data), static_cast<int>(threadIdx.x));");
+         "], rows_in, cols_in, static_cast<int>(threadIdx.x));");
   s.line("  loom::rt::async_copy_arrive(&" + bar + "[" + slot + "], chunk);");
   s.line("}");
 }

@@ -3,6 +3,7 @@
 //   cuda_gen.cpp    — the driver: index, the grid, views, the code streams, immediate ops;
 //   events.cpp      — which events the DMA role waits for (signals), and how every wait is lowered;
 //   dma.cpp         — global -> shared TMA copies: tensor maps, shared tiles, their layouts;
+//   async_copy.cpp  — the same copies by cp.async, in the async-copy variant (Producer::AsyncCopy);
 //   wgmma.cpp       — tensor-core mma: accumulator fragments in registers, smem descriptors;
 //   elementwise.cpp — fill and element-wise leaves on register fragments (row vectors broadcast);
 //   operands.cpp    — global inputs of element-wise leaves: column vectors (a bias), global tiles;

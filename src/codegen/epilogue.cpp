@@ -158,10 +158,11 @@ void CudaGen::emit_direct_store(Stream& s, const View& tile, int rank, const std
     s.line("      const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;");
     s.line("      if (row >= " + E0 + ") continue;");
     s.line("      " + T + "* const p = out + row * " + rs + " + col;");
-    // The async-copy variant runs on tensors whose rows need not start on 16 bytes: the 16-byte
-    // store only where the address allows it.
-    s.line("      if (col + 8 <= " + E1 + (async_copy_ ? " && (reinterpret_cast<uintptr_t>(p) & 15) == 0" : "") + ") {");
-    s.line("        *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);");
+    s.line("      if (col + 8 <= " + E1 + ") {");
+    // The async-copy variant runs on tensors whose rows need not start on 16 bytes: the widest
+    // stores the address allows (runtime/loom/async_copy.cuh).
+    if (async_copy_) s.line("        loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);");
+    else s.line("        *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);");
     s.line("      } else {");
     s.line("        #pragma unroll");
     s.line("        for (int e = 0; e < 8; ++e)");

@@ -8,7 +8,8 @@
 // position TMA gives it (slice s at s * 64 * 128 bytes, byte o of the slice at swizzle_offset(o)):
 // the tensor's value inside it, 0 past its edge. Cases cover the four chunk widths (row strides of
 // 16-, 8-, 4- and 2-byte multiples, shifted bases) and tiles clipped on both edges, and a 64-byte
-// swizzle (Inner = 64: two 32-element slices).
+// swizzle (Inner = 64: two 32-element slices). Then store_16_bytes (the variant's epilogue store) at
+// every 2-byte offset of a 32-byte line: the 8 elements land in order, the rest stays poisoned.
 #include <vector>
 
 #include "gpu_test.cuh"
@@ -33,13 +34,33 @@ __global__ void copy_kernel(const __nv_bfloat16* src, std::int64_t stride, std::
   __syncthreads();
   if (threadIdx.x < 128) {
     const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, SW, kOuter, Inner, 128>(
-        reinterpret_cast<__nv_bfloat16*>(tile), src, stride, rows_in, cols_in, src, static_cast<int>(threadIdx.x));
+        reinterpret_cast<__nv_bfloat16*>(tile), src, stride, rows_in, cols_in, static_cast<int>(threadIdx.x));
     loom::rt::async_copy_arrive(&bar, chunk);
     if (threadIdx.x == 0) *chunk_out = chunk;
   } else {
     loom::rt::mbarrier::wait(&bar, 0);
     for (int i = threadIdx.x - 128; i < kOuter * Inner; i += 32) out[i] = tile[i];
   }
+}
+
+__global__ void store_kernel(std::uint16_t* line, int offset) {
+  loom::rt::store_16_bytes(line + offset, 0x00020001u, 0x00040003u, 0x00060005u, 0x00080007u);
+}
+
+void check_store_16_bytes() {
+  gputest::DeviceBuffer<std::uint16_t> line(32);
+  for (int offset = 0; offset < 16; ++offset) {
+    line.poison();
+    store_kernel<<<1, 1>>>(line.ptr, offset);
+    LAUNCH_CHECK();
+    const std::vector<std::uint16_t> got = line.download();
+    for (int i = 0; i < 32; ++i) {
+      const std::uint16_t want = i >= offset && i < offset + 8 ? static_cast<std::uint16_t>(i - offset + 1) : 0xFFFF;
+      if (got[static_cast<size_t>(i)] != want)
+        fail("store_16_bytes at element offset %d: element %d is 0x%04x, expected 0x%04x", offset, i, got[static_cast<size_t>(i)], want);
+    }
+  }
+  std::printf("  ok: store_16_bytes at 16 offsets\n");
 }
 
 std::uint16_t value(std::int64_t r, std::int64_t c) {
@@ -99,5 +120,6 @@ int main() {
   // 64-byte swizzle.
   run_case<Swizzle::B64, 64>(100, 90, 92, 0, 64, 64, 8);
   run_case<Swizzle::B64, 64>(100, 90, 96, 0, 0, 0, 16);
+  check_store_16_bytes();
   return gputest::pass();
 }

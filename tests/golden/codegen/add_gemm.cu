@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           const int64_t rows_in = A.shape[0] - (v_Ap_o0);
           const int64_t cols_in = A.shape[1] - (v_Ap_1_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(A.data) + (v_Ap_o0) * A.stride[0] + (v_Ap_1_o1) * A.stride[1] : reinterpret_cast<const __nv_bfloat16*>(A.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192, first, A.stride[0], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(A.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192, first, A.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 3], chunk);
         }
         // add_gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [add_gemm.loom:36]
@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           const int64_t rows_in = B.shape[0] - (v_Bp_1_o0);
           const int64_t cols_in = B.shape[1] - (v_Bp_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B.data) + (v_Bp_1_o0) * B.stride[0] + (v_Bp_o1) * B.stride[1] : reinterpret_cast<const __nv_bfloat16*>(B.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 256, 128>(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384, first, B.stride[0], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(B.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 256, 128>(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384, first, B.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 3], chunk);
         }
       }
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           const int64_t rows_in = C.shape[0] - (v_Cp_o0);
           const int64_t cols_in = C.shape[1] - (v_Cp_4_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Cp_4_o1) * C.stride[1] : reinterpret_cast<const __nv_bfloat16*>(C.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 3 + (0 + v_slot_1)) * 8192, first, C.stride[0], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(C.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 3 + (0 + v_slot_1)) * 8192, first, C.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_l) % 3], chunk);
         }
         // add_gemm_block: gemm(Acc, Cp[0, l], Dp[l, 0])  [add_gemm.loom:39]
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           const int64_t rows_in = D.shape[0] - (v_Dp_1_o0);
           const int64_t cols_in = D.shape[1] - (v_Dp_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(D.data) + (v_Dp_1_o0) * D.stride[0] + (v_Dp_o1) * D.stride[1] : reinterpret_cast<const __nv_bfloat16*>(D.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 256, 128>(v_B_stages + ((0) * 3 + (0 + v_slot_1)) * 16384, first, D.stride[0], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(D.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 256, 128>(v_B_stages + ((0) * 3 + (0 + v_slot_1)) * 16384, first, D.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_l) % 3], chunk);
         }
       }
@@ -356,8 +356,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
-            if (col + 8 <= v_Ep_e1 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
-              *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+            if (col + 8 <= v_Ep_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
             } else {
               #pragma unroll
               for (int e = 0; e < 8; ++e)

@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           const int64_t rows_in = ((0 + v_b)) < A.shape[0] ? A.shape[1] - (v_Ap_o0) : 0;
           const int64_t cols_in = A.shape[2] - (v_Ap_1_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(A.data) + ((0 + v_b)) * A.stride[0] + (v_Ap_o0) * A.stride[1] + (v_Ap_1_o1) * A.stride[2] : reinterpret_cast<const __nv_bfloat16*>(A.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192, first, A.stride[1], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(A.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192, first, A.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 3], chunk);
         }
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           const int64_t rows_in = ((0 + v_b)) < B.shape[0] ? B.shape[1] - (v_Bp_1_o0) : 0;
           const int64_t cols_in = B.shape[2] - (v_Bp_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B.data) + ((0 + v_b)) * B.stride[0] + (v_Bp_1_o0) * B.stride[1] + (v_Bp_o1) * B.stride[2] : reinterpret_cast<const __nv_bfloat16*>(B.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 256, 128>(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384, first, B.stride[1], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(B.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 256, 128>(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384, first, B.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 3], chunk);
         }
       }
@@ -275,8 +275,8 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[1] + col;
-            if (col + 8 <= v_Cp_e1 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
-              *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+            if (col + 8 <= v_Cp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
             } else {
               #pragma unroll
               for (int e = 0; e < 8; ++e)

@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
           const int64_t rows_in = A.shape[0] - (v_Ap_o0);
           const int64_t cols_in = A.shape[1] - (v_Ap_1_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(A.data) + (v_Ap_o0) * A.stride[0] + (v_Ap_1_o1) * A.stride[1] : reinterpret_cast<const __nv_bfloat16*>(A.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192, first, A.stride[0], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(A.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192, first, A.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_2_base + v_k) % 4], chunk);
         }
         // dual_block: gemm(Acc1, Ap[0, k], B1p[k, 0])  [dual_gemm.loom:33]
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
           const int64_t rows_in = B1.shape[0] - (v_B1p_1_o0);
           const int64_t cols_in = B1.shape[1] - (v_B1p_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B1.data) + (v_B1p_1_o0) * B1.stride[0] + (v_B1p_o1) * B1.stride[1] : reinterpret_cast<const __nv_bfloat16*>(B1.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 128, 128>(v_B_stages + ((0) * 4 + (0 + v_slot)) * 8192, first, B1.stride[0], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(B1.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 128, 128>(v_B_stages + ((0) * 4 + (0 + v_slot)) * 8192, first, B1.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_4[(v_e_2_base + v_k) % 4], chunk);
         }
         const int64_t v_B2p_1_o0 = 0 + (v_k * v_c64);
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
           const int64_t rows_in = B2.shape[0] - (v_B2p_1_o0);
           const int64_t cols_in = B2.shape[1] - (v_B2p_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B2.data) + (v_B2p_1_o0) * B2.stride[0] + (v_B2p_o1) * B2.stride[1] : reinterpret_cast<const __nv_bfloat16*>(B2.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 128, 128>(v_B_stages_1 + ((0) * 4 + (0 + v_slot)) * 8192, first, B2.stride[0], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(B2.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 128, 128>(v_B_stages_1 + ((0) * 4 + (0 + v_slot)) * 8192, first, B2.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_6[(v_e_2_base + v_k) % 4], chunk);
         }
       }
@@ -312,8 +312,8 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_1_e0) continue;
             __nv_bfloat16* const p = out + row * D.stride[0] + col;
-            if (col + 8 <= v_Dp_e1 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
-              *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+            if (col + 8 <= v_Dp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
             } else {
               #pragma unroll
               for (int e = 0; e < 8; ++e)

@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t rows_in = ((0 + v_b)) < Q.shape[0] ? Q.shape[1] - (v_Qp_o0) : 0;
         const int64_t cols_in = Q.shape[2] - (v_Qp_o1);
         const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(Q.data) + ((0 + v_b)) * Q.stride[0] + (v_Qp_o0) * Q.stride[1] + (v_Qp_o1) * Q.stride[2] : reinterpret_cast<const __nv_bfloat16*>(Q.data);
-        const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 128, 128>(v_A + (0) * 16384, first, Q.stride[1], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(Q.data), static_cast<int>(threadIdx.x));
+        const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 128, 128>(v_A + (0) * 16384, first, Q.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
         loom::rt::async_copy_arrive(&bar_v_e_5[0], chunk);
       }
       const int64_t v_c2 = 2;
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t rows_in = ((0 + v_b)) < Kt.shape[0] ? Kt.shape[2] - (v_Kp_1_o1) : 0;
           const int64_t cols_in = Kt.shape[1] - (v_Kp_o0);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(Kt.data) + ((0 + v_b)) * Kt.stride[0] + (v_Kp_o0) * Kt.stride[1] + (v_Kp_1_o1) * Kt.stride[2] : reinterpret_cast<const __nv_bfloat16*>(Kt.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 128, 128>(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384, first, Kt.stride[2], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(Kt.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 128, 128>(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384, first, Kt.stride[2], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_8[(v_e_6_base + v_j) % 2], chunk);
         }
         const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t rows_in = ((0 + v_b)) < V.shape[0] ? V.shape[1] - (v_Vp_1_o0) : 0;
           const int64_t cols_in = V.shape[2] - (v_Vp_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(V.data) + ((0 + v_b)) * V.stride[0] + (v_Vp_1_o0) * V.stride[1] + (v_Vp_o1) * V.stride[2] : reinterpret_cast<const __nv_bfloat16*>(V.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 128, 128>(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384, first, V.stride[1], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(V.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 128, 128>(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384, first, V.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_36[(v_e_6_base + v_j) % 2], chunk);
         }
       }
@@ -635,8 +635,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Yp_e0) continue;
             __nv_bfloat16* const p = out + row * O.stride[1] + col;
-            if (col + 8 <= v_Op_e1 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
-              *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+            if (col + 8 <= v_Op_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
             } else {
               #pragma unroll
               for (int e = 0; e < 8; ++e)
@@ -1615,7 +1615,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t rows_in = ((0 + v_b)) < Q.shape[0] ? Q.shape[1] - (v_Qp_o0) : 0;
         const int64_t cols_in = Q.shape[2] - (v_Qp_o1);
         const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(Q.data) + ((0 + v_b)) * Q.stride[0] + (v_Qp_o0) * Q.stride[1] + (v_Qp_o1) * Q.stride[2] : reinterpret_cast<const __nv_bfloat16*>(Q.data);
-        const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A + (0) * 8192, first, Q.stride[1], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(Q.data), static_cast<int>(threadIdx.x));
+        const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A + (0) * 8192, first, Q.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
         loom::rt::async_copy_arrive(&bar_v_e_5[0], chunk);
       }
       const int64_t v_c3 = 3;
@@ -1640,7 +1640,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t rows_in = ((0 + v_b)) < Kt.shape[0] ? Kt.shape[2] - (v_Kp_1_o1) : 0;
           const int64_t cols_in = Kt.shape[1] - (v_Kp_o0);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(Kt.data) + ((0 + v_b)) * Kt.stride[0] + (v_Kp_o0) * Kt.stride[1] + (v_Kp_1_o1) * Kt.stride[2] : reinterpret_cast<const __nv_bfloat16*>(Kt.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192, first, Kt.stride[2], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(Kt.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192, first, Kt.stride[2], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_8[(v_e_6_base + v_j) % 3], chunk);
         }
         const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
@@ -1657,7 +1657,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t rows_in = ((0 + v_b)) < V.shape[0] ? V.shape[1] - (v_Vp_1_o0) : 0;
           const int64_t cols_in = V.shape[2] - (v_Vp_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(V.data) + ((0 + v_b)) * V.stride[0] + (v_Vp_1_o0) * V.stride[1] + (v_Vp_o1) * V.stride[2] : reinterpret_cast<const __nv_bfloat16*>(V.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192, first, V.stride[1], rows_in, cols_in, reinterpret_cast<const __nv_bfloat16*>(V.data), static_cast<int>(threadIdx.x));
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192, first, V.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
           loom::rt::async_copy_arrive(&bar_v_e_36[(v_e_6_base + v_j) % 3], chunk);
         }
       }
@@ -2128,8 +2128,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Yp_e0) continue;
             __nv_bfloat16* const p = out + row * O.stride[1] + col;
-            if (col + 8 <= v_Op_e1 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
-              *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+            if (col + 8 <= v_Op_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
             } else {
               #pragma unroll
               for (int e = 0; e < 8; ++e)
