@@ -88,7 +88,9 @@ static inline const char* loom_dtype_name(int dtype) {
  *   - rank and dtype equal to the entry task's declaration;
  *   - extents that agree wherever the task names the same dimension ("M" of C and "M" of A);
  *   - stride[rank-1] == 1 (the innermost dimension is contiguous);
- *   - `data` and every other stride * element size a multiple of align_bytes (16 for TMA);
+ *   - `data` and every other stride * element size a multiple of align_bytes (16 for a kernel
+ *     that only has TMA loads; the element size when it has an async-copy variant, which runs
+ *     calls the TMA cannot address);
  *   - extents >= 0.
  * Tensors the kernel writes must not overlap tensors it reads (no aliasing between arguments). */
 typedef struct loom_tensor {

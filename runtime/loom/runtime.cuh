@@ -798,3 +798,6 @@ __device__ __forceinline__ void ldg_pair(const T* p, std::int64_t c, std::int64_
 }
 
 }  // namespace loom::rt
+
+// The producer atoms of the async-copy variant (cp.async into the swizzled tiles TMA would fill).
+#include "loom/async_copy.cuh"

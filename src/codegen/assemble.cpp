@@ -54,6 +54,12 @@ std::string CudaGen::assemble() {
     << "  return loom_max(0, loom_min(size, extent - start));\n}\n\n";
   head_ = o.str();
   o.str("");
+  if (!async_copy_body_.empty())
+    o << "// The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,\n"
+      << "// launched when a tensor's base address or row stride is not a multiple of 16 bytes.\n"
+      << "namespace async_copy {\n\n"
+      << async_copy_body_ << "}  // namespace async_copy\n\n"
+      << "// The TMA kernel.\n";
   o << "constexpr int kThreads = " << threads << ";\n"
     << "constexpr int kSmemBytes = " << smem_bytes << ";\n\n";
   // Kernel signature.
@@ -117,13 +123,20 @@ std::string CudaGen::assemble() {
     o << ind << "}\n";
   };
   if (ws_) {
-    o << "  if (loom::rt::warpgroup_index() < " << dma_wgs_ << ") {\n"
-      << "    // ---- producer: the DMA role, one elected thread issues every TMA copy\n";
-    if (f_.warp_roles->dma_regs) o << "    loom::rt::setmaxnreg_dec<" << f_.warp_roles->dma_regs << ">();\n";
-    o << "    if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {\n";
-    tile_loop(dma_, "      ");
-    o << "    }\n  } else {\n"
-      << "    // ---- consumer: the compute role, " << compute_wgs_ << " warpgroups\n";
+    o << "  if (loom::rt::warpgroup_index() < " << dma_wgs_ << ") {\n";
+    if (async_copy_) {
+      o << "    // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile\n";
+      if (f_.warp_roles->dma_regs) o << "    loom::rt::setmaxnreg_dec<" << f_.warp_roles->dma_regs << ">();\n";
+      tile_loop(dma_, "    ");
+      o << "  } else {\n";
+    } else {
+      o << "    // ---- producer: the DMA role, one elected thread issues every TMA copy\n";
+      if (f_.warp_roles->dma_regs) o << "    loom::rt::setmaxnreg_dec<" << f_.warp_roles->dma_regs << ">();\n";
+      o << "    if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {\n";
+      tile_loop(dma_, "      ");
+      o << "    }\n  } else {\n";
+    }
+    o << "    // ---- consumer: the compute role, " << compute_wgs_ << " warpgroups\n";
     if (f_.warp_roles->compute_regs) o << "    loom::rt::setmaxnreg_inc<" << f_.warp_roles->compute_regs << ">();\n";
     o << "    const int64_t consumer_wg = loom::rt::warpgroup_index() - " << dma_wgs_ << ";\n";
     if (pingpong_)

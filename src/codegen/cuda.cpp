@@ -19,12 +19,30 @@ namespace {
 
 using detail::CudaGen;
 
-// One mapping's kernel: with epilogue staging when it fits the block's budget, else without.
+// The async-copy variant of a mapping's kernel (the producer loads by cp.async, no TMA), or "" when
+// the back end cannot lower the mapping that way (then misaligned arguments stay LOOM_ERR_ALIGN).
+// Lowered first, so that the TMA kernel's launcher can hand misaligned calls to it.
+std::string async_copy_variant(const ir::Function& f, const std::string& source) {
+  if (!f.warp_roles) return "";  // no producer role: no copies to make another way
+  try {
+    CudaGen variant(f, source, /*staging_allowed=*/false, detail::Producer::AsyncCopy);
+    variant.run();
+    return variant.body();
+  } catch (const CompileError&) {
+    return "";  // the TMA kernel reports what it cannot lower; without it, no variant is needed
+  }
+}
+
+// One mapping's kernel: with epilogue staging when it fits the block's budget, else without; and its
+// async-copy variant, which its launcher calls when the TMA cannot address an argument.
 std::unique_ptr<CudaGen> generate_one(const ir::Function& f, const std::string& source, CudaArtifact& out) {
+  const std::string variant = async_copy_variant(f, source);
   auto staged = std::make_unique<CudaGen>(f, source, /*staging_allowed=*/true);
+  staged->set_async_copy_variant(variant);
   out = staged->run();
   if (!staged->staging_over_budget()) return staged;
   auto direct = std::make_unique<CudaGen>(f, source, /*staging_allowed=*/false);
+  direct->set_async_copy_variant(variant);
   out = direct->run();
   return direct;
 }

@@ -3,6 +3,7 @@
 //   cuda_gen.cpp    — the driver: index, the grid, views, the code streams, immediate ops;
 //   events.cpp      — which events the DMA role waits for (signals), and how every wait is lowered;
 //   dma.cpp         — global -> shared TMA copies: tensor maps, shared tiles, their layouts;
+//   async_copy.cpp  — the same copies by cp.async, in the async-copy variant (Producer::AsyncCopy);
 //   wgmma.cpp       — tensor-core mma: accumulator fragments in registers, smem descriptors;
 //   elementwise.cpp — fill and element-wise leaves on register fragments (row vectors broadcast);
 //   operands.cpp    — global inputs of element-wise leaves: column vectors (a bias), global tiles;
@@ -154,10 +155,22 @@ struct TensorMap {
   DType dtype = DType::BF16;
 };
 
+// How a kernel's producer fills the shared tiles of its global -> shared copies: with TMA boxes (the
+// kernel the launcher prefers), or, in the async-copy variant that runs when the TMA cannot address
+// a tensor, with cp.async / plain loads by every producer thread (dma.cpp; docs/codegen.md, "The
+// async-copy variant"). The variant has no TMA stores (no staging) and checks alignment before
+// each vector store.
+enum class Producer { Tma, AsyncCopy };
+
 class CudaGen {
  public:
-  CudaGen(const Function& f, const std::string& source, bool staging_allowed)
-      : f_(f), entry_(entry_of(f)), source_(source), bounds_(f), names_(ir::value_names(f)), staging_allowed_(staging_allowed) {}
+  CudaGen(const Function& f, const std::string& source, bool staging_allowed, Producer producer = Producer::Tma)
+      : f_(f), entry_(entry_of(f)), source_(source), bounds_(f), names_(ir::value_names(f)),
+        staging_allowed_(staging_allowed && producer == Producer::Tma), async_copy_(producer == Producer::AsyncCopy) {}
+  // The async-copy variant's kernel and launcher (its body()), placed before this TMA kernel in a
+  // namespace `async_copy`; this kernel's launcher calls it for arguments the TMA cannot address.
+  // Empty (the default): no variant, such arguments are LOOM_ERR_ALIGN. Set before run().
+  void set_async_copy_variant(std::string body) { async_copy_body_ = std::move(body); }
 
   // The entry signature of the function (its C ABI); an internal error when the IR has none.
   static const ir::EntrySignature& entry_of(const Function& f);
@@ -267,6 +280,8 @@ class CudaGen {
   // The mbarrier (ring) a TMA copy completes on (rings.cpp: shared along a ring chain).
   std::string tma_barrier(const Op& copy) const;
   void emit_copy(Stream& s, const Op& op, const Op* loop);
+  void emit_async_copy(Stream& s, const Op& op, const View& src, const std::string& tile_ptr, int64_t outer, int64_t inner,
+                       int outer_dim, int inner_dim, int swizzle, const std::string& bar, const std::string& slot);
   void check_tile_layout(const ir::TileLayout& layout, int64_t row_bytes, const Op* at);
   std::tuple<std::string, int64_t, int64_t, ir::TileLayout> smem_tile(const View& v, const Op* at);
   bool param_col_major(ValueId root) const;
@@ -369,6 +384,7 @@ class CudaGen {
   std::string host_launcher(const std::string& kname);
   std::vector<std::string> grid_lines(std::set<ValueId>& have);
   std::vector<std::string> slice_lines(ValueId v, std::set<ValueId>& have, const Op& for_loop);
+  std::string tensor_checks(ValueId p) const;
   std::vector<std::tuple<ValueId, int, int64_t>> first_block_only() const;
   std::string abi_signature();
   std::string abi_functions(int64_t smem_bytes, int64_t threads);
@@ -422,6 +438,8 @@ class CudaGen {
   std::set<ValueId> hoisted_;               // register allocs declared before their loop
   std::vector<std::string> prologue_;
   bool staging_allowed_ = true;
+  bool async_copy_ = false;        // this is the async-copy variant (Producer::AsyncCopy)
+  std::string async_copy_body_;    // the TMA kernel's fallback (set_async_copy_variant)
   int64_t stage_bytes_ = 0;    // per compute warpgroup: the largest staged epilogue tile
   int64_t stage_offset_ = 0;   // of the staging tiles in dynamic shared memory
   int64_t smem_bytes_ = 0;     // the kernel's dynamic shared memory (after assemble)

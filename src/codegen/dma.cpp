@@ -1,5 +1,6 @@
 // DMA: global -> shared copies as TMA loads (one box per swizzle slice, completing on an mbarrier
-// with expect-tx bytes), the tensor maps they use, and the shared tiles and layouts they fill.
+// with expect-tx bytes), the tensor maps they use, and the shared tiles and layouts they fill. The
+// async-copy variant fills the same tiles another way (async_copy.cpp).
 #include "codegen/cuda_gen.h"
 
 #include <algorithm>
@@ -51,17 +52,23 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
   }
   if (!span && inner > 256) cannot(&op, "an unswizzled tile wider than 256 elements");
   if (outer > 256) cannot(&op, "a tile of more than 256 rows (a TMA box dimension)");
+  // The barrier: one per copy op, a ring of the loop's pipeline depth. TMA arrives once (with the
+  // tile's bytes); in the async-copy variant every producer thread arrives.
+  const int64_t R = loop ? std::max<int64_t>(1, loop->pipeline_depth) : 1;
+  const std::string bar = tma_barrier(op);
+  if (owns_tma_barrier(op))
+    barriers_.push_back(Barrier{bar, R, async_copy_ ? std::to_string(128 * dma_wgs_) : "1",
+                                (async_copy_ ? "async copy " : "TMA ") + names_[static_cast<size_t>(op.operands[0])] + " -> " +
+                                    names_[static_cast<size_t>(op.operands[1])] + " landed"});
+  const std::string slot = loop ? iter(loop) + " % " + std::to_string(R) : "0";
+  if (async_copy_) {
+    emit_async_copy(s, op, src, tile_ptr, outer, inner, outer_dim, inner_dim, layout.swizzle, bar, slot);
+    return;
+  }
   std::vector<int64_t> box(static_cast<size_t>(rank), 1);
   box[static_cast<size_t>(outer_dim)] = outer;
   box[static_cast<size_t>(inner_dim)] = box_inner;
   const std::string tm = tensor_map(src.root, box, layout.swizzle, src.dtype);
-  // The barrier: one per copy op, a ring of the loop's pipeline depth.
-  const int64_t R = loop ? std::max<int64_t>(1, loop->pipeline_depth) : 1;
-  const std::string bar = tma_barrier(op);
-  if (owns_tma_barrier(op))
-    barriers_.push_back(Barrier{bar, R, "1", "TMA " + names_[static_cast<size_t>(op.operands[0])] + " -> " +
-                                              names_[static_cast<size_t>(op.operands[1])] + " landed"});
-  const std::string slot = loop ? iter(loop) + " % " + std::to_string(R) : "0";
   const int64_t bytes = rows * cols * eb;
   bytes_of_[&op] = bytes;
   s.line("loom::rt::mbarrier::arrive_expect_tx(&" + bar + "[" + slot + "], " + std::to_string(bytes) + ");");

@@ -159,7 +159,10 @@ void CudaGen::emit_direct_store(Stream& s, const View& tile, int rank, const std
     s.line("      if (row >= " + E0 + ") continue;");
     s.line("      " + T + "* const p = out + row * " + rs + " + col;");
     s.line("      if (col + 8 <= " + E1 + ") {");
-    s.line("        *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);");
+    // The async-copy variant runs on tensors whose rows need not start on 16 bytes: the widest
+    // stores the address allows (runtime/loom/async_copy.cuh).
+    if (async_copy_) s.line("        loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);");
+    else s.line("        *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);");
     s.line("      } else {");
     s.line("        #pragma unroll");
     s.line("        for (int e = 0; e < 8; ++e)");
@@ -174,8 +177,16 @@ void CudaGen::emit_direct_store(Stream& s, const View& tile, int rank, const std
     s.line("    if (row >= " + E0 + ") continue;");
     s.line("    " + T + "* const p = out + row * " + rs + " + col;");
     s.line("    const uint32_t pair = loom::rt::pack2<" + T + ">(" + value("r") + ", " + value("r + 1") + ");");
-    s.line("    if (col + 1 < " + E1 + ") *reinterpret_cast<uint32_t*>(p) = pair;");
-    s.line("    else if (col < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
+    if (async_copy_) {
+      s.line("    if (col + 1 < " + E1 + " && (reinterpret_cast<uintptr_t>(p) & 3) == 0) *reinterpret_cast<uint32_t*>(p) = pair;");
+      s.line("    else {");
+      s.line("      if (col < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
+      s.line("      if (col + 1 < " + E1 + ") reinterpret_cast<uint16_t*>(p)[1] = static_cast<uint16_t>(pair >> 16);");
+      s.line("    }");
+    } else {
+      s.line("    if (col + 1 < " + E1 + ") *reinterpret_cast<uint32_t*>(p) = pair;");
+      s.line("    else if (col < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
+    }
     s.line("  }");
   }
 }

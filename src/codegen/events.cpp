@@ -408,7 +408,9 @@ void CudaGen::wait_compute(Stream& s, const Op& x, const Op& y, bool same_iterat
     if (s.waited.count(bar)) return;
     s.waited.insert(bar);
     s.line("loom::rt::mbarrier::wait(&" + bar + "[" + slot + "], " + parity + ");  // " +
-           names_[static_cast<size_t>(r.value)] + ": TMA copy landed");
+           names_[static_cast<size_t>(r.value)] + (async_copy_ ? ": async copy landed" : ": TMA copy landed"));
+    // The async copies wrote through the generic proxy; wgmma reads through the async proxy (F8.1).
+    if (async_copy_) s.line("loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them");
     return;
   }
   if (y.role == ir::Role::Dma) cannot(&x, "a compute wait on a DMA op that is not a TMA copy");

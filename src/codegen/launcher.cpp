@@ -63,34 +63,8 @@ std::string CudaGen::host_launcher(const std::string& kname) {
   o << launch_params() << ") {\n";
   // Argument checks.
   std::map<std::string, std::string> dim_first;
-  for (ValueId p : f_.params) {
-    const ir::ValueInfo& vi = f_.info(p);
-    if (vi.type != ir::Type::Tensor) continue;
-    const std::string P = pname(p);
-    o << "  if (" << P << ".data == nullptr) return LOOM_ERR_NULL;\n"
-      << "  if (" << P << ".rank != " << vi.rank << ") return LOOM_ERR_RANK;\n"
-      << "  if (" << P << ".dtype != " << abi_dtype(vi.dtype) << ") return LOOM_ERR_DTYPE;\n"
-      << "  for (int d = 0; d < " << vi.rank << "; ++d) if (" << P << ".shape[d] < 0) return LOOM_ERR_SHAPE;\n";
-    if (vi.rank >= 2 && param_col_major(p)) {
-      const int a = vi.rank - 2, b = vi.rank - 1;
-      o << "  // column-major (layout(" << P << ": col_major)): dimension " << a << " is contiguous\n"
-        << "  if (" << P << ".stride[" << a << "] != 1) return LOOM_ERR_STRIDE;\n"
-        << "  for (int d = 0; d < " << vi.rank << "; ++d) {\n"
-        << "    if (d == " << a << ") continue;\n"
-        << "    if (" << P << ".stride[d] <= 0) return LOOM_ERR_STRIDE;\n"
-        << "    if ((" << P << ".stride[d] * " << dtype_bytes(vi.dtype) << ") % 16 != 0) return LOOM_ERR_ALIGN;\n"
-        << "  }\n";
-      (void)b;
-    } else {
-      o << "  if (" << P << ".stride[" << vi.rank - 1 << "] != 1) return LOOM_ERR_STRIDE;\n"
-        << "  for (int d = 0; d + 1 < " << vi.rank << "; ++d) {\n"
-        << "    if (" << P << ".stride[d] <= 0) return LOOM_ERR_STRIDE;\n"
-        << "    if ((" << P << ".stride[d] * " << dtype_bytes(vi.dtype) << ") % 16 != 0) return LOOM_ERR_ALIGN;\n"
-        << "  }\n";
-    }
-    o
-      << "  if (reinterpret_cast<uintptr_t>(" << P << ".data) % 16 != 0) return LOOM_ERR_ALIGN;\n";
-  }
+  for (ValueId p : f_.params)
+    if (f_.info(p).type == ir::Type::Tensor) o << tensor_checks(p);
   for (const ir::EntryParam& prm : entry_.params) {  // a scalar has no dimensions
     for (size_t d = 0; d < prm.dims.size(); ++d) {
       const std::string here = prm.name + ".shape[" + std::to_string(d) + "]";
@@ -182,6 +156,37 @@ std::string CudaGen::host_launcher(const std::string& kname) {
   return o.str();
 }
 
+// One tensor argument's checks. The TMA kernel needs every row stride and the base address to be
+// multiples of 16 bytes (tensor maps, 16-byte vector stores); where they are not, it hands the call
+// to its async-copy variant when there is one (else LOOM_ERR_ALIGN). The variant needs the base
+// aligned to the element size only (strides are counted in elements).
+std::string CudaGen::tensor_checks(ValueId p) const {
+  std::ostringstream o;
+  const ir::ValueInfo& vi = f_.info(p);
+  const std::string P = pname(p);
+  const int64_t eb = dtype_bytes(vi.dtype);
+  const std::string unaligned =
+      async_copy_body_.empty() ? "return LOOM_ERR_ALIGN;" : "return async_copy::launch_" + entry_.task + "(" + launch_args() + ");";
+  o << "  if (" << P << ".data == nullptr) return LOOM_ERR_NULL;\n"
+    << "  if (" << P << ".rank != " << vi.rank << ") return LOOM_ERR_RANK;\n"
+    << "  if (" << P << ".dtype != " << abi_dtype(vi.dtype) << ") return LOOM_ERR_DTYPE;\n"
+    << "  for (int d = 0; d < " << vi.rank << "; ++d) if (" << P << ".shape[d] < 0) return LOOM_ERR_SHAPE;\n";
+  const bool cm = vi.rank >= 2 && param_col_major(p);
+  const int contiguous = cm ? vi.rank - 2 : vi.rank - 1;
+  if (cm) o << "  // column-major (layout(" << P << ": col_major)): dimension " << contiguous << " is contiguous\n";
+  o << "  if (" << P << ".stride[" << contiguous << "] != 1) return LOOM_ERR_STRIDE;\n"
+    << "  for (int d = 0; d < " << vi.rank << "; ++d) {\n"
+    << "    if (d == " << contiguous << ") continue;\n"
+    << "    if (" << P << ".stride[d] <= 0) return LOOM_ERR_STRIDE;\n";
+  if (!async_copy_) o << "    if ((" << P << ".stride[d] * " << eb << ") % 16 != 0) " << unaligned << "\n";
+  o << "  }\n";
+  if (async_copy_)
+    o << "  if (reinterpret_cast<uintptr_t>(" << P << ".data) % " << eb << " != 0) return LOOM_ERR_ALIGN;  // not even element-aligned\n";
+  else
+    o << "  if (reinterpret_cast<uintptr_t>(" << P << ".data) % 16 != 0) " << unaligned << "\n";
+  return o.str();
+}
+
 std::string CudaGen::abi_signature() {
   const std::string entry = entry_.task;
   std::string s = "int loom_" + entry + "(";
@@ -211,7 +216,8 @@ std::string CudaGen::abi_functions(int64_t smem_bytes, int64_t threads) {
     const char* priv = prm.privilege == ir::ParamPrivilege::Read    ? "LOOM_PRIV_R"
                        : prm.privilege == ir::ParamPrivilege::Write ? "LOOM_PRIV_W"
                                                                     : "LOOM_PRIV_RW";
-    o << "}, 16, " << priv << "},\n";
+    // The alignment a call needs: 16 bytes with TMA alone, the element size with the async-copy variant.
+    o << "}, " << (async_copy_body_.empty() ? int64_t{16} : dtype_bytes(vi.dtype)) << ", " << priv << "},\n";
   }
   o << "  };\n"
     << "  static const loom_kernel_info info = {\"" << entry << "\", " << entry_.params.size() << ", args, " << smem_bytes

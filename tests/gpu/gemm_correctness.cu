@@ -158,17 +158,11 @@ void check_problem(const hx::Problem& p, const Options& opt, int index, cudaStre
     cases.push_back({"M of C != M of A", c, tA, tB, LOOM_ERR_SHAPE});
   }
   {
+    // A base or row stride that is not a multiple of 16 bytes runs (the async-copy variant:
+    // tests/gpu/gemm_unaligned.cu); one that is not a multiple of the element size cannot.
     loom_tensor a = tA;
-    a.data = static_cast<char*>(A.data) + loom_dtype_size(types.a);
-    cases.push_back({"A base + 1 element", tC, a, tB, LOOM_ERR_ALIGN});
-  }
-  {
-    loom_tensor b = tB;
-    b.stride[last - 1] = B.ld - 1;  // rows no longer 16-byte aligned (N stays <= stride)
-    b.shape[last] = B.ld - 1;
-    loom_tensor c = tC;
-    c.shape[last] = B.ld - 1;
-    cases.push_back({"B row stride unaligned", c, tA, b, LOOM_ERR_ALIGN});
+    a.data = static_cast<char*>(A.data) + 1;
+    cases.push_back({"A base + 1 byte", tC, a, tB, LOOM_ERR_ALIGN});
   }
   {
     loom_tensor a = tA;

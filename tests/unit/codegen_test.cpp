@@ -100,6 +100,30 @@ std::string gemm_edited(const std::string& from, const std::string& to) {
 
 // ---- text helpers ----------------------------------------------------------------------------------------
 
+// The generated text without the async-copy variants (each mapping's `namespace async_copy` and the
+// comment before it): the TMA kernels the facts below are about. Codegen.AsyncCopyVariant* look at
+// the variants.
+const char* const kVariantBegin = "// The async-copy variant: the same kernel";
+const char* const kVariantEnd = "// The TMA kernel.\n";
+std::string tma_kernels(std::string cu) {
+  for (size_t a = cu.find(kVariantBegin); a != std::string::npos; a = cu.find(kVariantBegin, a)) {
+    const size_t b = cu.find(kVariantEnd, a);
+    if (b == std::string::npos) break;
+    cu.erase(a, b + std::string(kVariantEnd).size() - a);
+  }
+  return cu;
+}
+codegen::CudaArtifact tma_kernels(codegen::CudaArtifact a) {
+  a.cu = tma_kernels(a.cu);
+  return a;
+}
+// The first async-copy variant's text (namespace async_copy { ... }).
+std::string first_variant(const std::string& cu) {
+  const size_t a = cu.find("namespace async_copy {");
+  if (a == std::string::npos) return "";
+  return cu.substr(a, cu.find("}  // namespace async_copy", a) - a);
+}
+
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
@@ -187,7 +211,7 @@ TEST(Codegen, Deterministic) {
 class CodegenGemm : public testing::Test {
  protected:
   // The default mapping's kernel (Codegen.SpecializedMappingDispatch covers the file with both).
-  static void SetUpTestSuite() { a_ = new codegen::CudaArtifact(artifact_of("gemm", /*default_only=*/true)); }
+  static void SetUpTestSuite() { a_ = new codegen::CudaArtifact(tma_kernels(artifact_of("gemm", /*default_only=*/true))); }
   static void TearDownTestSuite() {
     delete a_;
     a_ = nullptr;
@@ -350,17 +374,23 @@ std::string example_edited(const std::string& name, const std::string& from, con
 // and a launch_<entry> that tests the condition on the call's extents and the device's SM count; the
 // ABI is that of one kernel, its info reports the larger shared memory.
 TEST(Codegen, SpecializedMappingDispatch) {
-  codegen::CudaArtifact a = artifact_of("gemm_bias_act");
+  codegen::CudaArtifact a = tma_kernels(artifact_of("gemm_bias_act"));
   for (const char* ns : {"namespace mapping0 {", "}  // namespace mapping0", "namespace mapping1 {", "}  // namespace mapping1"})
     EXPECT_EQ(count(a.cu, ns), 1) << ns;
-  EXPECT_EQ(count(a.cu, "__global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel("), 2);
+  EXPECT_EQ(count(a.cu, "__global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel("), 3);
   EXPECT_NE(a.cu.find("  if (((2 * loom_cdiv(v_M, 128)) * loom_cdiv(v_N, 256)) <= v_SMS) return mapping1::launch_gemm_bias_act("
                       "C, A, B, bias, stream);  // when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS) [gemm_bias_act.loom:155]"),
             std::string::npos)
       << a.cu;
   EXPECT_NE(a.cu.find("  return mapping0::launch_gemm_bias_act(C, A, B, bias, stream);\n}"), std::string::npos);
   EXPECT_NE(a.cu.find("const int64_t v_M = C.shape[0];"), std::string::npos);
-  EXPECT_EQ(a.cu.find("estimate_cycles"), std::string::npos);  // no when(fastest): no cost model
+  // The written condition is tested before the cost model weighs the default against its 128 x 128
+  // when(fastest) candidate (mapping 2).
+  const size_t cond = a.cu.find("<= v_SMS) return mapping1::launch_gemm_bias_act("), cost = a.cu.find("double best = mapping0::estimate_cycles(");
+  ASSERT_NE(cost, std::string::npos);
+  EXPECT_LT(cond, cost);
+  EXPECT_NE(a.cu.find("if (pick == 2) return mapping2::launch_gemm_bias_act(C, A, B, bias, stream);"), std::string::npos);
+  EXPECT_EQ(count(a.cu, "double estimate_cycles("), 2);
   // mapping 1: 128 x 64 tiles, 128-deep K steps in 4 stages, 64-column wgmma.
   const std::string k1 = between(a.cu, "namespace mapping1 {", "}  // namespace mapping1");
   EXPECT_NE(k1.find("pipelined 4 deep"), std::string::npos);
@@ -372,8 +402,10 @@ TEST(Codegen, SpecializedMappingDispatch) {
   size_t s0 = a.cu.find("constexpr int kSmemBytes = "), s1 = a.cu.find("constexpr int kSmemBytes = ", s0 + 1);
   ASSERT_NE(s1, std::string::npos);
   auto smem_at = [&](size_t at) { at += std::string("constexpr int kSmemBytes = ").size(); return std::stoll(a.cu.substr(at, a.cu.find(';', at) - at)); };
+  size_t s2 = a.cu.find("constexpr int kSmemBytes = ", s1 + 1);
+  ASSERT_NE(s2, std::string::npos);
   EXPECT_NE(a.cu.find("static const loom_kernel_info info = {\"gemm_bias_act\", 4, args, " +
-                      std::to_string(std::max(smem_at(s0), smem_at(s1))) + ", 384};"),
+                      std::to_string(std::max({smem_at(s0), smem_at(s1), smem_at(s2)})) + ", 384};"),
             std::string::npos);
 }
 
@@ -544,9 +576,10 @@ TEST_F(CodegenGemm, MetadataAgreesWithTheKernel) {
   const std::string smem = c.substr(s, c.find(';', s) - s);
   EXPECT_NE(c.find("static const loom_kernel_info info = {\"gemm\", 3, args, " + smem + ", 384};"), std::string::npos) << smem;
   EXPECT_LE(std::stoll(smem), 227 * 1024);
-  EXPECT_NE(c.find("{\"C\", LOOM_ARG_TENSOR, LOOM_BF16, 2, {\"M\", \"N\", nullptr, nullptr, nullptr}, 16, LOOM_PRIV_RW},"),
+  // align_bytes 2: with its async-copy variant the kernel runs any element-aligned bf16 tensor.
+  EXPECT_NE(c.find("{\"C\", LOOM_ARG_TENSOR, LOOM_BF16, 2, {\"M\", \"N\", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_RW},"),
             std::string::npos);
-  EXPECT_NE(c.find("{\"A\", LOOM_ARG_TENSOR, LOOM_BF16, 2, {\"M\", \"K\", nullptr, nullptr, nullptr}, 16, LOOM_PRIV_R},"),
+  EXPECT_NE(c.find("{\"A\", LOOM_ARG_TENSOR, LOOM_BF16, 2, {\"M\", \"K\", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_R},"),
             std::string::npos);
 }
 
@@ -574,7 +607,8 @@ TEST(Codegen, BatchedGemmFacts) {
 // counter, the K loop's TMA and release barriers, and the producer waits once per tile for the
 // consumers to finish the K loop (their arrival after it) before it overwrites the slots.
 TEST(Codegen, AddGemmOneRingForBothLoops) {
-  codegen::CudaArtifact a = artifact_of("add_gemm");
+  codegen::CudaArtifact a = tma_kernels(artifact_of("add_gemm"));
+  a.cu = between(a.cu, "namespace mapping0 {", "}  // namespace mapping0");  // the default's 128 x 256 tiles
   auto has = [&](const std::string& s) { return a.cu.find(s) != std::string::npos; };
   EXPECT_EQ(count(a.cu, "int64_t v_e_1_base = 0;"), 2);  // one counter per role, none for the L loop
   EXPECT_FALSE(has("v_e_6_base"));
@@ -592,7 +626,7 @@ TEST(Codegen, AddGemmOneRingForBothLoops) {
 // dual_gemm (a gated MLP): two accumulators per thread, two wgmma groups per K step, the SiLU-gated
 // product stored from the registers.
 TEST(Codegen, DualGemmFacts) {
-  codegen::CudaArtifact a = artifact_of("dual_gemm");
+  codegen::CudaArtifact a = tma_kernels(artifact_of("dual_gemm"));
   EXPECT_EQ(count(a.cu, "loom::rt::wgmma_commit();"), 2);
   EXPECT_EQ(count(a.cu, "loom::rt::wgmma_wait<2>();"), 1);  // two groups per iteration may run
   EXPECT_EQ(count(a.cu, "loom::rt::wgmma_wait<0>();"), 1);  // only after the loop
@@ -657,7 +691,7 @@ TEST(Codegen, UnsupportedExamplesAreUserErrors) {
 // deferred into the turn of qk of tile j (P's A fragments declared before the loop), the ring slot
 // of j - 1 released after the wait that follows that turn, the last pv after the loop.
 TEST(Codegen, FlashAttention2PingpongRotation) {
-  codegen::CudaArtifact a = artifact_of("flash_attention_2");
+  codegen::CudaArtifact a = tma_kernels(artifact_of("flash_attention_2"));
   auto has = [&](const std::string& s) { return a.cu.find(s) != std::string::npos; };
   // Per kernel (D = 128 and the D <= 64 specialization): the loop's turn, the last pv's.
   EXPECT_EQ(count(a.cu, "loom::rt::named_barrier_sync(3 + consumer_wg, 256);"), 4);
@@ -690,7 +724,7 @@ TEST(Codegen, PingpongWithoutRotation) {
 // FA2's softmax (rows.cpp): row statistics in registers with quad shuffles, P fed to the second
 // wgmma from registers, masked reductions for a clipped key tile, the Q buffer released per tile.
 TEST(Codegen, FlashAttention2SoftmaxInRegisters) {
-  codegen::CudaArtifact a = artifact_of("flash_attention_2");
+  codegen::CudaArtifact a = tma_kernels(artifact_of("flash_attention_2"));
   auto has = [&](const std::string& s) { return a.cu.find(s) != std::string::npos; };
   EXPECT_TRUE(has("float v_m_1[2];  // row vector in registers"));
   EXPECT_TRUE(has("x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));"));
@@ -728,12 +762,83 @@ TEST(Codegen, WithoutWarpSpecializationIsNotLoweredYet) {
 TEST(Codegen, F16Lowers) {
   Generated g = generate("gemm", gemm_edited("entry(T=bf16, E=bf16)", "entry(T=f16, E=f16)"));
   ASSERT_TRUE(g.artifact.has_value()) << (g.error ? g.error->message : g.internal);
-  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<256, __half, 0, 1>("), 1);
-  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<64, __half, 0, 1>("), 1);  // the small-problem mapping
+  // One per mapping's TMA kernel and one per its async-copy variant.
+  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<256, __half, 0, 1>("), 2);
+  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<64, __half, 0, 1>("), 2);  // the small-problem mapping
   EXPECT_NE(g.artifact->cu.find("reinterpret_cast<__half*>(C.data)"), std::string::npos);  // the epilogue
   EXPECT_NE(g.artifact->cu.find("if (C.dtype != LOOM_F16) return LOOM_ERR_DTYPE;"), std::string::npos);
   EXPECT_NE(g.artifact->cu.find("s.dtype = loom::host::TmaDtype::F16;"), std::string::npos);
   EXPECT_EQ(count(g.artifact->cu, "LOOM_BF16"), 0);
+}
+
+// ---- the async-copy variant (async_copy.cpp; docs/codegen.md) ---------------------------------------------
+
+// gemm's default mapping: the variant lowers the same copies with cp.async by all 128 producer
+// threads into the same tiles, each barrier counting 128 arrivals, and the consumers fence the
+// generic writes before the wgmma reads them; no TMA and no staging anywhere in it.
+TEST(Codegen, AsyncCopyVariantProducer) {
+  const codegen::CudaArtifact a = artifact_of("gemm", /*default_only=*/true);
+  const std::string v = first_variant(a.cu);
+  ASSERT_FALSE(v.empty()) << a.cu;
+  EXPECT_EQ(count(a.cu, "namespace async_copy {"), 1);
+  EXPECT_LT(a.cu.find("namespace async_copy {"), a.cu.find("// The TMA kernel."));
+  EXPECT_EQ(count(v, "tma_"), 0) << v;  // no TMA loads, stores, tensor maps or their waits
+  EXPECT_EQ(count(v, "CUtensorMap"), 0);
+  EXPECT_EQ(count(v, "loom_stage"), 0);
+  EXPECT_EQ(count(v, "elect_one_sync"), 0);  // every producer thread copies
+  const std::string prod = between(v, "// ---- producer", "// ---- consumer");
+  EXPECT_NE(prod.find("loom::rt::setmaxnreg_dec<40>();"), std::string::npos);  // the mapping's register split
+  // One call per copy: A's 128 x 64 tile and B's 64 x 256 tile (four 64-column slices, as TMA's boxes).
+  EXPECT_EQ(count(prod, "loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + "), 1) << prod;
+  EXPECT_EQ(count(prod, "loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 256, 128>(v_B_stages + "), 1) << prod;
+  EXPECT_EQ(count(prod, "loom::rt::async_copy_arrive(&bar_"), 2);
+  // Zero fill past the tensor's edge: rows and columns inside, from the tensor's extents.
+  EXPECT_NE(prod.find("const int64_t rows_in = A.shape[0] - (v_Ap_o0);"), std::string::npos) << prod;
+  EXPECT_NE(prod.find("const int64_t cols_in = A.shape[1] - (v_Ap_1_o1);"), std::string::npos) << prod;
+  EXPECT_EQ(count(v, "[s], 128);\n"), 2) << v;  // mbarrier::init of the two copies' rings, 128 arrivals per phase
+  const std::string cons = between(v, "// ---- consumer", "// Checks every argument");
+  const size_t wait = cons.find(": async copy landed"), fence = cons.find("loom::rt::fence_proxy_async_shared();"),
+               mma = cons.find("loom::rt::wgmma_m64nNk16<");
+  ASSERT_NE(wait, std::string::npos) << cons;
+  EXPECT_LT(wait, fence);
+  EXPECT_LT(fence, mma);
+  // Direct stores as wide as the address allows.
+  EXPECT_NE(cons.find("loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);"), std::string::npos);
+  EXPECT_EQ(cons.find("*reinterpret_cast<uint4*>(p)"), std::string::npos);
+}
+
+// The launchers: the TMA kernel's hands every call it cannot address to the variant; the variant's
+// refuses only a base that is not element-aligned; the metadata reports the element size.
+TEST(Codegen, AsyncCopyVariantLaunch) {
+  const codegen::CudaArtifact a = artifact_of("gemm", /*default_only=*/true);
+  const std::string v = first_variant(a.cu), tma = tma_kernels(a.cu);
+  for (const char* P : {"C", "A", "B"}) {
+    const std::string p(P);
+    EXPECT_NE(tma.find("if ((" + p + ".stride[d] * 2) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);"), std::string::npos) << p;
+    EXPECT_NE(tma.find("if (reinterpret_cast<uintptr_t>(" + p + ".data) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);"),
+              std::string::npos) << p;
+    EXPECT_NE(v.find("if (reinterpret_cast<uintptr_t>(" + p + ".data) % 2 != 0) return LOOM_ERR_ALIGN;"), std::string::npos) << p;
+    EXPECT_NE(v.find("if (" + p + ".stride[1] != 1) return LOOM_ERR_STRIDE;"), std::string::npos) << p;
+  }
+  // Left in the TMA launcher: only a tensor map that fails to encode anyway.
+  EXPECT_EQ(count(tma, "return LOOM_ERR_ALIGN"), count(tma, "encode_tensor_map(&"));
+  EXPECT_EQ(count(v, "% 16"), 0) << v;
+  EXPECT_EQ(count(a.cu, "{\"M\", \"N\", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_RW}"), 1) << a.cu;  // C: align_bytes 2
+  // The PyTorch binding keeps 16 (its checks, and the padding of the outputs it allocates, which
+  // keeps them on the TMA kernel): docs/pytorch.md.
+  for (const codegen::AbiArg& arg : a.signature.args) EXPECT_EQ(arg.align_bytes, 16) << arg.name;
+}
+
+// Each mapping has its own variant, inside its namespace; batched_gemm's rank-3 copies read zeros for a
+// batch index past the extent.
+TEST(Codegen, AsyncCopyVariantPerMapping) {
+  const codegen::CudaArtifact g = artifact_of("gemm");
+  EXPECT_EQ(count(g.cu, "namespace async_copy {"), 3);  // one per mapping: the default and two when(fastest)
+  EXPECT_NE(between(g.cu, "namespace mapping1 {", "}  // namespace mapping1").find("namespace async_copy {"), std::string::npos);
+  const codegen::CudaArtifact b = artifact_of("batched_gemm");
+  EXPECT_NE(first_variant(b.cu).find("const int64_t rows_in = ((0 + v_b)) < A.shape[0] ? A.shape[1] - (v_Ap_o0) : 0;"),
+            std::string::npos)
+      << first_variant(b.cu);
 }
 
 // ---- the CLI -------------------------------------------------------------------------------------------

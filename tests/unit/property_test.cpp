@@ -625,7 +625,8 @@ TEST_P(PropertyTest, ExecutorMatchesReference) {
 TEST(SpecializedMappings, EveryMappingMatchesTheReference) {
   int with_specializations = 0;
   for (const char* name :
-       {"gemm", "batched_gemm", "dual_gemm", "gemm_reduce", "gemm_reduce_shared", "flash_attention_2", "flash_attention_3", "flash_attention_3_causal"}) {
+       {"gemm", "batched_gemm", "dual_gemm", "gemm_reduce", "gemm_reduce_shared", "gemm_bias_act", "add_gemm", "flash_attention_2",
+        "flash_attention_3", "flash_attention_3_causal"}) {
     auto r = check_text(read_file(source_dir() + "/examples/" + name + "/" + name + ".loom"), std::string(name) + ".loom");
     ASSERT_TRUE(r.ok && r.tree) << name << "\n" << r.diagnostics;
     if (r.program.specializations.empty()) continue;
@@ -640,6 +641,10 @@ TEST(SpecializedMappings, EveryMappingMatchesTheReference) {
       // mapping's HD (flash_attention_2's specialization is when(D <= 64); its default takes 72).
       const bool attention = std::string(name).rfind("flash_attention", 0) == 0;
       std::vector<std::map<std::string, int64_t>> shapes{{{"M", 129}, {"N", 257}, {"K", 65}}, {{"M", 65}, {"N", 70}, {"K", 300}}};
+      if (std::string(name) == "batched_gemm")
+        for (auto& sz : shapes) sz["Bt"] = 2;
+      if (std::string(name) == "add_gemm")
+        for (auto& sz : shapes) sz["L"] = 40;
       if (attention) shapes = {{{"BH", 2}, {"M", 70}, {"N", 150}, {"D", m == 0 ? 72 : 40}}, {{"BH", 1}, {"M", 130}, {"N", 60}, {"D", 64}}};
       const std::map<std::string, double> scalars =
           attention ? std::map<std::string, double>{{"scale", kAttentionScale}} : std::map<std::string, double>{};

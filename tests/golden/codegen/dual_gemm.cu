@@ -26,6 +26,403 @@ __host__ __device__ __forceinline__ int64_t loom_clip(int64_t extent, int64_t st
   return loom_max(0, loom_min(size, extent - start));
 }
 
+// The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
+// launched when a tensor's base address or row stride is not a multiple of 16 bytes.
+namespace async_copy {
+
+constexpr int kThreads = 384;
+constexpr int kSmemBytes = 197760;
+
+__global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tensor D,
+    const loom_tensor A,
+    const loom_tensor B1,
+    const loom_tensor B2,
+    const int64_t grid_n0,
+    const int64_t grid_n1) {
+  extern __shared__ __align__(1024) uint8_t loom_smem_raw[];
+  // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
+  uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
+  // ---- setup: mbarriers (after the tensors' slots)
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [4] compute warps done with iteration k of the loop at line 32 (%w, distance 4)
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196640);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_4 = reinterpret_cast<uint64_t*>(smem + 196672);  // [4] async copy %B1p.1 -> %B landed
+  uint64_t* const bar_v_e_6 = reinterpret_cast<uint64_t*>(smem + 196704);  // [4] async copy %B2p.1 -> %B.1 landed
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_4[s], 128);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_6[s], 128);
+    loom::rt::fence_barrier_init();
+  }
+  __syncthreads();
+  if (loom::rt::warpgroup_index() < 1) {
+    // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
+    loom::rt::setmaxnreg_dec<40>();
+    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    int64_t tile_iter = 0;  // tiles this block has run
+    (void)tile_iter;
+    for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
+      int64_t lin = tile;
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
+      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
+      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const int64_t v_U = 128;
+      const int64_t v_M = D.shape[0];
+      const int64_t v_0 = loom_cdiv(v_M, v_U);
+      const int64_t v_N = D.shape[1];
+      const int64_t v_1 = loom_cdiv(v_N, v_U);
+      const int64_t v_Dp_o0 = 0 + (v_i * v_U);
+      const int64_t v_Dp_e0 = loom_clip(D.shape[0], (v_i * v_U), v_U);
+      const int64_t v_Dp_o1 = 0 + (v_j * v_U);
+      const int64_t v_Dp_e1 = loom_clip(D.shape[1], (v_j * v_U), v_U);
+      const int64_t v_M_1 = v_Dp_e0;
+      const int64_t v_N_1 = v_Dp_e1;
+      const int64_t v_c0 = 0;
+      const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+      const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+      const int64_t v_K = A.shape[1];
+      const int64_t v_B1p_o1 = 0 + (v_j * v_U);
+      const int64_t v_B1p_e1 = loom_clip(B1.shape[1], (v_j * v_U), v_U);
+      const int64_t v_B2p_o1 = 0 + (v_j * v_U);
+      const int64_t v_B2p_e1 = loom_clip(B2.shape[1], (v_j * v_U), v_U);
+      // dual_block: Acc1 = tensor(f32, [M, N])
+      // dual_block: Acc2 = tensor(f32, [M, N])
+      const int64_t v_c64 = 64;
+      const int64_t v_G = 2;
+      const int64_t v_2 = v_c64 * v_G;
+      const int64_t v_3 = loom_cdiv(v_M_1, v_2);
+      const int64_t v_4 = v_c64 * v_3;
+      const float v_5 = 0.0f;
+      const int64_t v_6 = loom_cdiv(v_K, v_c64);
+      const int64_t v_c4 = 4;
+      // dual_block: gemm(Acc1, Ap[0, k], B1p[k, 0])
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) row_major swizzle128
+      // dual_block: gemm(Acc1, Ap[0, k], B1p[k, 0])
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
+      // dual_block: gemm(Acc2, Ap[0, k], B2p[k, 0])
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 196608) row_major swizzle128
+      // dual_block: srange k in cdiv(K, W)  [dual_gemm.loom:32]  pipelined 4 deep
+      for (int64_t v_k = 0; v_k < v_6; ++v_k) {
+        const int64_t v_slot = (v_e_2_base + v_k) % v_c4;  // ring slot
+        const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
+        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
+        const int64_t v_K_1 = v_Ap_1_e1;
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
+        const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
+        const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B1p_1_o0 = 0 + (v_k * v_c64);
+        const int64_t v_B1p_1_e0 = loom_clip(B1.shape[0], (v_k * v_c64), v_c64);
+        const int64_t v_B_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
+        if ((v_e_2_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_2_base + v_k) - 4) % 4], (((v_e_2_base + v_k) - 4) / 4) & 1);  // %w: compute warps done with iteration k of the loop at line 32 (%w, distance 4)
+        // dual_block: gemm(Acc1, Ap[0, k], B1p[k, 0])  [dual_gemm.loom:33]
+        {  // %Ap.1 -> %A.1: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = A.shape[0] - (v_Ap_o0);
+          const int64_t cols_in = A.shape[1] - (v_Ap_1_o1);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(A.data) + (v_Ap_o0) * A.stride[0] + (v_Ap_1_o1) * A.stride[1] : reinterpret_cast<const __nv_bfloat16*>(A.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192, first, A.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_2_base + v_k) % 4], chunk);
+        }
+        // dual_block: gemm(Acc1, Ap[0, k], B1p[k, 0])  [dual_gemm.loom:33]
+        {  // %B1p.1 -> %B: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = B1.shape[0] - (v_B1p_1_o0);
+          const int64_t cols_in = B1.shape[1] - (v_B1p_o1);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B1.data) + (v_B1p_1_o0) * B1.stride[0] + (v_B1p_o1) * B1.stride[1] : reinterpret_cast<const __nv_bfloat16*>(B1.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 128, 128>(v_B_stages + ((0) * 4 + (0 + v_slot)) * 8192, first, B1.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_4[(v_e_2_base + v_k) % 4], chunk);
+        }
+        const int64_t v_B2p_1_o0 = 0 + (v_k * v_c64);
+        const int64_t v_B2p_1_e0 = loom_clip(B2.shape[0], (v_k * v_c64), v_c64);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
+        // dual_block: gemm(Acc2, Ap[0, k], B2p[k, 0])  [dual_gemm.loom:34]
+        {  // %B2p.1 -> %B.1: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = B2.shape[0] - (v_B2p_1_o0);
+          const int64_t cols_in = B2.shape[1] - (v_B2p_o1);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B2.data) + (v_B2p_1_o0) * B2.stride[0] + (v_B2p_o1) * B2.stride[1] : reinterpret_cast<const __nv_bfloat16*>(B2.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 128, 128>(v_B_stages_1 + ((0) * 4 + (0 + v_slot)) * 8192, first, B2.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_6[(v_e_2_base + v_k) % 4], chunk);
+        }
+      }
+      v_e_2_base += v_6;  // the next tile's iterations continue the rings
+      ++tile_iter;
+    }
+  } else {
+    // ---- consumer: the compute role, 2 warpgroups
+    loom::rt::setmaxnreg_inc<232>();
+    const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
+    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    int64_t tile_iter = 0;  // tiles this block has run
+    (void)tile_iter;
+    for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
+      int64_t lin = tile;
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
+      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
+      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const int64_t v_U = 128;
+      const int64_t v_M = D.shape[0];
+      const int64_t v_0 = loom_cdiv(v_M, v_U);
+      const int64_t v_N = D.shape[1];
+      const int64_t v_1 = loom_cdiv(v_N, v_U);
+      const int64_t v_Dp_o0 = 0 + (v_i * v_U);
+      const int64_t v_Dp_e0 = loom_clip(D.shape[0], (v_i * v_U), v_U);
+      const int64_t v_Dp_o1 = 0 + (v_j * v_U);
+      const int64_t v_Dp_e1 = loom_clip(D.shape[1], (v_j * v_U), v_U);
+      const int64_t v_M_1 = v_Dp_e0;
+      const int64_t v_N_1 = v_Dp_e1;
+      const int64_t v_c0 = 0;
+      const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+      const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+      const int64_t v_K = A.shape[1];
+      const int64_t v_B1p_o1 = 0 + (v_j * v_U);
+      const int64_t v_B1p_e1 = loom_clip(B1.shape[1], (v_j * v_U), v_U);
+      const int64_t v_B2p_o1 = 0 + (v_j * v_U);
+      const int64_t v_B2p_e1 = loom_clip(B2.shape[1], (v_j * v_U), v_U);
+      // dual_block: Acc1 = tensor(f32, [M, N])
+      // dual_block: Acc2 = tensor(f32, [M, N])
+      const int64_t v_c64 = 64;
+      const int64_t v_G = 2;
+      const int64_t v_2 = v_c64 * v_G;
+      const int64_t v_3 = loom_cdiv(v_M_1, v_2);
+      const int64_t v_4 = v_c64 * v_3;
+      const int64_t v_g = consumer_wg;  // proc_index WARPGROUP
+      const int64_t v_Cp_o0 = 0 + (v_g * v_4);
+      const int64_t v_Cp_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
+      const int64_t v_t = loom::rt::warp_in_warpgroup();  // proc_index WARP
+      const int64_t v_t_1 = loom::rt::lane_id();  // proc_index THREAD
+      const int64_t v_M_2 = 2;
+      const int64_t v_N_2 = 32;
+      // clear_warp: clear(Cp[t])
+      float v_C[64];
+      const float v_5 = 0.0f;
+      // clear_thread: fill(C, 0)  [dual_gemm.loom:78]
+      #pragma unroll
+      for (int r = 0; r < 64; ++r) v_C[r] = v_5;
+      const int64_t v_Cp_3_o0 = 0 + (v_g * v_4);
+      const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
+      const int64_t v_M_3 = 2;
+      const int64_t v_N_3 = 32;
+      // clear_warp: clear(Cp[t])
+      float v_C_1[64];
+      // clear_thread: fill(C, 0)  [dual_gemm.loom:78]
+      #pragma unroll
+      for (int r = 0; r < 64; ++r) v_C_1[r] = v_5;
+      const int64_t v_6 = loom_cdiv(v_K, v_c64);
+      const int64_t v_c4 = 4;
+      // dual_block: gemm(Acc1, Ap[0, k], B1p[k, 0])
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) row_major swizzle128
+      // dual_block: gemm(Acc1, Ap[0, k], B1p[k, 0])
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
+      // dual_block: gemm(Acc2, Ap[0, k], B2p[k, 0])
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 196608) row_major swizzle128
+      // dual_block: srange k in cdiv(K, W)  [dual_gemm.loom:32]  pipelined 4 deep
+      for (int64_t v_k = 0; v_k < v_6; ++v_k) {
+        const int64_t v_slot = (v_e_2_base + v_k) % v_c4;  // ring slot
+        const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
+        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
+        const int64_t v_K_1 = v_Ap_1_e1;
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
+        const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
+        const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B1p_1_o0 = 0 + (v_k * v_c64);
+        const int64_t v_B1p_1_e0 = loom_clip(B1.shape[0], (v_k * v_c64), v_c64);
+        const int64_t v_B_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
+        const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
+        const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
+        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_2_base + v_k) % 4], ((v_e_2_base + v_k) / 4) & 1);  // %e.3: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        loom::rt::mbarrier::wait(&bar_v_e_4[(v_e_2_base + v_k) % 4], ((v_e_2_base + v_k) / 4) & 1);  // %e.4: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        // gemm_thread: mma(C, A, B)  [dual_gemm.loom:59]
+        loom::rt::wgmma_fence();  // accumulator v_C and the operands' smem are ready
+        #pragma unroll
+        for (int ks = 0; ks < 4; ++ks) {
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 1>(v_C, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 4 + (0 + v_slot)) * 8192 + ((v_B_o1 + 0) / 64) * 4096 + (v_B_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
+        }
+        loom::rt::wgmma_commit();
+        const int64_t v_B2p_1_o0 = 0 + (v_k * v_c64);
+        const int64_t v_B2p_1_e0 = loom_clip(B2.shape[0], (v_k * v_c64), v_c64);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
+        loom::rt::mbarrier::wait(&bar_v_e_6[(v_e_2_base + v_k) % 4], ((v_e_2_base + v_k) / 4) & 1);  // %e.6: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        // gemm_thread: mma(C, A, B)  [dual_gemm.loom:59]
+        loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
+        #pragma unroll
+        for (int ks = 0; ks < 4; ++ks) {
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 4 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
+        }
+        loom::rt::wgmma_commit();
+        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 32 (%w, distance 4))
+        loom::rt::wgmma_wait<2>();  // this iteration's groups may still run
+        if (v_k > 0) {
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_2_base + v_k) - 1) % 4]);
+        }
+      }
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C);
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_2_base + v_6 - 1) % 4]);
+      }
+      v_e_2_base += v_6;  // the next tile's iterations continue the rings
+      const int64_t v_Dp_1_o0 = v_Dp_o0 + (v_g * v_4);
+      const int64_t v_Dp_1_e0 = loom_clip(v_Dp_e0, (v_g * v_4), v_4);
+      // glu_thread: silu(X, X)  [dual_gemm.loom:103]
+      #pragma unroll
+      for (int r = 0; r < 64; ++r) v_C[r] = loom::rt::silu_fast(v_C[r]);
+      // glu_thread: mul(D, X, Y)  [dual_gemm.loom:104]
+      {  // the warpgroup's 64 x 128 accumulator tile -> D, clipped to v_Dp_1_e0 x v_Dp_e1
+        const int tid = loom::rt::thread_in_warpgroup();
+        __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(D.data) + (v_Dp_1_o0) * D.stride[0] + (v_Dp_o1) * D.stride[1];
+        const int quad_lane = tid & 3;
+        const int64_t row0 = loom::rt::acc_row(tid, 0);
+        #pragma unroll
+        for (int jj = 0; jj < 4; ++jj) {
+          #pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>((v_C[(4 * jj + t) * 4 + 2 * h] * v_C_1[(4 * jj + t) * 4 + 2 * h]), (v_C[(4 * jj + t) * 4 + 2 * h + 1] * v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
+            #pragma unroll
+            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
+              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
+              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
+              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
+              #pragma unroll
+              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
+            }
+            const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
+            if (row >= v_Dp_1_e0) continue;
+            __nv_bfloat16* const p = out + row * D.stride[0] + col;
+            if (col + 8 <= v_Dp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
+          }
+        }
+      }
+      ++tile_iter;
+    }
+  }
+}
+
+// Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.
+int launch_dual_gemm(const loom_tensor& D, const loom_tensor& A, const loom_tensor& B1, const loom_tensor& B2, cudaStream_t stream) {
+  if (D.data == nullptr) return LOOM_ERR_NULL;
+  if (D.rank != 2) return LOOM_ERR_RANK;
+  if (D.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (D.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (D.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (D.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(D.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (A.data == nullptr) return LOOM_ERR_NULL;
+  if (A.rank != 2) return LOOM_ERR_RANK;
+  if (A.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (A.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (A.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (A.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(A.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (B1.data == nullptr) return LOOM_ERR_NULL;
+  if (B1.rank != 2) return LOOM_ERR_RANK;
+  if (B1.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (B1.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (B1.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (B1.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(B1.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (B2.data == nullptr) return LOOM_ERR_NULL;
+  if (B2.rank != 2) return LOOM_ERR_RANK;
+  if (B2.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (B2.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (B2.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (B2.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(B2.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (A.shape[0] != D.shape[0]) return LOOM_ERR_SHAPE;  // M
+  if (B1.shape[0] != A.shape[1]) return LOOM_ERR_SHAPE;  // K
+  if (B1.shape[1] != D.shape[1]) return LOOM_ERR_SHAPE;  // N
+  if (B2.shape[0] != A.shape[1]) return LOOM_ERR_SHAPE;  // K
+  if (B2.shape[1] != D.shape[1]) return LOOM_ERR_SHAPE;  // N
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_M = D.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = D.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks == 0) return LOOM_OK;  // an empty output: nothing to launch
+  if (blocks > 2147483647) return LOOM_ERR_SHAPE;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return LOOM_ERR_DEVICE;
+  // per device: 0 unknown, 1 ready, 2 unusable; and its SM count (set before `checked`)
+  static std::atomic<int> checked[64];
+  static std::atomic<int> sms[64];
+  if (device < 0 || device >= 64) return LOOM_ERR_DEVICE;
+  if (checked[device] == 0) {
+    int major = 0, minor = 0, optin = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (major != 9 || minor != 0) { checked[device] = 2; (void)cudaGetLastError(); return LOOM_ERR_DEVICE; }
+    if (optin < kSmemBytes) { checked[device] = 2; return LOOM_ERR_SMEM; }
+    if (cudaFuncSetAttribute(dual_gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return LOOM_ERR_LAUNCH;
+    }
+    int count = 0;
+    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    sms[device] = count;
+    checked[device] = 1;
+  }
+  if (checked[device] == 2) return LOOM_ERR_DEVICE;
+  // persistent: one block per SM at most, each runs tile after tile
+  const int64_t sm_count = sms[device].load();
+  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;
+  dual_gemm_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(D, A, B1, B2, grid_n0, grid_n1);
+  if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
+  return LOOM_OK;
+}
+
+}  // namespace async_copy
+
+// The TMA kernel.
 constexpr int kThreads = 384;
 constexpr int kSmemBytes = 230528;
 
@@ -350,41 +747,45 @@ int launch_dual_gemm(const loom_tensor& D, const loom_tensor& A, const loom_tens
   if (D.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (D.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (D.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (D.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((D.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((D.stride[d] * 2) % 16 != 0) return async_copy::launch_dual_gemm(D, A, B1, B2, stream);
   }
-  if (reinterpret_cast<uintptr_t>(D.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(D.data) % 16 != 0) return async_copy::launch_dual_gemm(D, A, B1, B2, stream);
   if (A.data == nullptr) return LOOM_ERR_NULL;
   if (A.rank != 2) return LOOM_ERR_RANK;
   if (A.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (A.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (A.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (A.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((A.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((A.stride[d] * 2) % 16 != 0) return async_copy::launch_dual_gemm(D, A, B1, B2, stream);
   }
-  if (reinterpret_cast<uintptr_t>(A.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(A.data) % 16 != 0) return async_copy::launch_dual_gemm(D, A, B1, B2, stream);
   if (B1.data == nullptr) return LOOM_ERR_NULL;
   if (B1.rank != 2) return LOOM_ERR_RANK;
   if (B1.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (B1.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (B1.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (B1.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((B1.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((B1.stride[d] * 2) % 16 != 0) return async_copy::launch_dual_gemm(D, A, B1, B2, stream);
   }
-  if (reinterpret_cast<uintptr_t>(B1.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(B1.data) % 16 != 0) return async_copy::launch_dual_gemm(D, A, B1, B2, stream);
   if (B2.data == nullptr) return LOOM_ERR_NULL;
   if (B2.rank != 2) return LOOM_ERR_RANK;
   if (B2.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (B2.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (B2.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (B2.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((B2.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((B2.stride[d] * 2) % 16 != 0) return async_copy::launch_dual_gemm(D, A, B1, B2, stream);
   }
-  if (reinterpret_cast<uintptr_t>(B2.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(B2.data) % 16 != 0) return async_copy::launch_dual_gemm(D, A, B1, B2, stream);
   if (A.shape[0] != D.shape[0]) return LOOM_ERR_SHAPE;  // M
   if (B1.shape[0] != A.shape[1]) return LOOM_ERR_SHAPE;  // K
   if (B1.shape[1] != D.shape[1]) return LOOM_ERR_SHAPE;  // N
@@ -508,10 +909,10 @@ extern "C" int loom_dual_gemm(loom_tensor D, loom_tensor A, loom_tensor B1, loom
 
 extern "C" const loom_kernel_info* loom_dual_gemm_info(void) {
   static const loom_arg_info args[] = {
-      {"D", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "N", nullptr, nullptr, nullptr}, 16, LOOM_PRIV_W},
-      {"A", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "K", nullptr, nullptr, nullptr}, 16, LOOM_PRIV_R},
-      {"B1", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"K", "N", nullptr, nullptr, nullptr}, 16, LOOM_PRIV_R},
-      {"B2", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"K", "N", nullptr, nullptr, nullptr}, 16, LOOM_PRIV_R},
+      {"D", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_W},
+      {"A", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "K", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_R},
+      {"B1", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"K", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_R},
+      {"B2", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"K", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_R},
   };
   static const loom_kernel_info info = {"dual_gemm", 4, args, 230528, 384};
   return &info;

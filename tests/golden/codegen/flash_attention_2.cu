@@ -30,6 +30,727 @@ __host__ __device__ __forceinline__ int64_t loom_clip(int64_t extent, int64_t st
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 201808 bytes of dynamic shared memory.
 namespace mapping0 {
 
+// The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
+// launched when a tensor's base address or row stride is not a multiple of 16 bytes.
+namespace async_copy {
+
+constexpr int kThreads = 384;
+constexpr int kSmemBytes = 201808;
+
+__global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
+    const loom_tensor Q,
+    const loom_tensor Kt,
+    const loom_tensor V,
+    const float v_scale,
+    const int64_t grid_n0,
+    const int64_t grid_n1) {
+  extern __shared__ __align__(1024) uint8_t loom_smem_raw[];
+  // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
+  uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
+  // ---- setup: mbarriers (after the tensors' slots)
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 200704);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
+  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 200720);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 200728);  // [1] async copy %Qp -> %A landed
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 200736);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 200752);  // [2] async copy %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 200768);  // [2] async copy %Vp.1 -> %B.1 landed
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
+    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_5[s], 8);
+    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_5[s], 128);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w_late[s], 8);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_e_8[s], 128);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_e_36[s], 128);
+    loom::rt::fence_barrier_init();
+  }
+  __syncthreads();
+  if (loom::rt::warpgroup_index() < 1) {
+    // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
+    loom::rt::setmaxnreg_dec<40>();
+    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    int64_t tile_iter = 0;  // tiles this block has run
+    (void)tile_iter;
+    for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
+      int64_t lin = tile;
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
+      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
+      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const int64_t v_BH = O.shape[0];
+      const int64_t v_M = O.shape[1];
+      const int64_t v_BR = 128;
+      const int64_t v_0 = loom_cdiv(v_M, v_BR);
+      const int64_t v_c0 = 0;
+      const int64_t v_Op_o0 = 0 + (v_i * v_BR);
+      const int64_t v_Op_e0 = loom_clip(O.shape[1], (v_i * v_BR), v_BR);
+      const int64_t v_Op_o1 = 0 + (v_c0 * v_BR);
+      const int64_t v_Op_e1 = loom_clip(O.shape[2], (v_c0 * v_BR), v_BR);
+      const int64_t v_M_1 = v_Op_e0;
+      const int64_t v_D = v_Op_e1;
+      const int64_t v_Qp_o0 = 0 + (v_i * v_BR);
+      const int64_t v_Qp_e0 = loom_clip(Q.shape[1], (v_i * v_BR), v_BR);
+      const int64_t v_Qp_o1 = 0 + (v_c0 * v_BR);
+      const int64_t v_Qp_e1 = loom_clip(Q.shape[2], (v_c0 * v_BR), v_BR);
+      const int64_t v_M_2 = v_Qp_e0;
+      const int64_t v_D_1 = v_Qp_e1;
+      const int64_t v_Kp_o0 = 0 + (v_c0 * v_BR);
+      const int64_t v_Kp_e0 = loom_clip(Kt.shape[1], (v_c0 * v_BR), v_BR);
+      const int64_t v_N = Kt.shape[2];
+      const int64_t v_Vp_o1 = 0 + (v_c0 * v_BR);
+      const int64_t v_Vp_e1 = loom_clip(V.shape[2], (v_c0 * v_BR), v_BR);
+      // attn_block: Acc = tensor(f32, [M, D])
+      // attn_block: m = tensor(f32, [M])
+      // attn_block: l = tensor(f32, [M])
+      // attn_block: mo = tensor(f32, [M])
+      // attn_block: a = tensor(f32, [M])
+      // attn_block: ms = tensor(f32, [M])
+      // attn_block: inv = tensor(f32, [M])
+      const int64_t v_c64 = 64;
+      const int64_t v_G = 2;
+      const int64_t v_1 = v_c64 * v_G;
+      const int64_t v_2 = loom_cdiv(v_M_1, v_1);
+      const int64_t v_3 = v_c64 * v_2;
+      const float v_4 = 0.0f;
+      const float v_5 = -1e+30f;
+      const int64_t v_6 = loom_cdiv(v_N, v_BR);
+      const float v_7 = -INFINITY;
+      // attn_block: qk: gemm(S, Q, Kp[0, j])
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 163840) row_major swizzle128
+      // attn_block: qk: gemm(S, Q, Kp[0, j]) [hoisted before the loop]  [flash_attention_2.loom:81]
+      if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_5[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
+      {  // %Qp -> %A: every producer thread copies its chunks, then arrives when they have landed
+        const int64_t rows_in = ((0 + v_b)) < Q.shape[0] ? Q.shape[1] - (v_Qp_o0) : 0;
+        const int64_t cols_in = Q.shape[2] - (v_Qp_o1);
+        const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(Q.data) + ((0 + v_b)) * Q.stride[0] + (v_Qp_o0) * Q.stride[1] + (v_Qp_o1) * Q.stride[2] : reinterpret_cast<const __nv_bfloat16*>(Q.data);
+        const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 128, 128>(v_A + (0) * 16384, first, Q.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
+        loom::rt::async_copy_arrive(&bar_v_e_5[0], chunk);
+      }
+      const int64_t v_c2 = 2;
+      // attn_block: qk: gemm(S, Q, Kp[0, j])
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) col_major swizzle128
+      // attn_block: pv: gemm(Acc, P, Vp[j, 0])
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
+      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 2 deep
+      for (int64_t v_j = 0; v_j < v_6; ++v_j) {
+        const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+        const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+        const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+        const int64_t v_8 = v_Kp_1_e1;
+        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
+        const int64_t v_K = v_Kp_e0;
+        const int64_t v_B_o0 = 0 + (v_c0 * v_K);
+        const int64_t v_B_e0 = loom_clip(v_BR, (v_c0 * v_K), v_K);
+        const int64_t v_B_o1 = 0 + (v_c0 * v_8);
+        const int64_t v_B_e1 = loom_clip(v_BR, (v_c0 * v_8), v_8);
+        // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_2.loom:81]
+        {  // %Kp.1 -> %B: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = ((0 + v_b)) < Kt.shape[0] ? Kt.shape[2] - (v_Kp_1_o1) : 0;
+          const int64_t cols_in = Kt.shape[1] - (v_Kp_o0);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(Kt.data) + ((0 + v_b)) * Kt.stride[0] + (v_Kp_o0) * Kt.stride[1] + (v_Kp_1_o1) * Kt.stride[2] : reinterpret_cast<const __nv_bfloat16*>(Kt.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 128, 128>(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384, first, Kt.stride[2], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_8[(v_e_6_base + v_j) % 2], chunk);
+        }
+        const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+        const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+        const int64_t v_K_1 = v_Vp_1_e0;
+        const int64_t v_N_3 = v_Vp_e1;
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
+        const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0 * v_N_3), v_N_3);
+        if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+        // attn_block: pv: gemm(Acc, P, Vp[j, 0])  [flash_attention_2.loom:83]
+        {  // %Vp.1 -> %B.1: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = ((0 + v_b)) < V.shape[0] ? V.shape[1] - (v_Vp_1_o0) : 0;
+          const int64_t cols_in = V.shape[2] - (v_Vp_o1);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(V.data) + ((0 + v_b)) * V.stride[0] + (v_Vp_1_o0) * V.stride[1] + (v_Vp_o1) * V.stride[2] : reinterpret_cast<const __nv_bfloat16*>(V.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 128, 128>(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384, first, V.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_36[(v_e_6_base + v_j) % 2], chunk);
+        }
+      }
+      v_e_6_base += v_6;  // the next tile's iterations continue the rings
+      const float v_11 = 1.0f;
+      ++tile_iter;
+    }
+  } else {
+    // ---- consumer: the compute role, 2 warpgroups
+    loom::rt::setmaxnreg_inc<232>();
+    const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
+    // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
+    if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
+    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    int64_t tile_iter = 0;  // tiles this block has run
+    (void)tile_iter;
+    for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
+      int64_t lin = tile;
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
+      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
+      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const int64_t v_BH = O.shape[0];
+      const int64_t v_M = O.shape[1];
+      const int64_t v_BR = 128;
+      const int64_t v_0 = loom_cdiv(v_M, v_BR);
+      const int64_t v_c0 = 0;
+      const int64_t v_Op_o0 = 0 + (v_i * v_BR);
+      const int64_t v_Op_e0 = loom_clip(O.shape[1], (v_i * v_BR), v_BR);
+      const int64_t v_Op_o1 = 0 + (v_c0 * v_BR);
+      const int64_t v_Op_e1 = loom_clip(O.shape[2], (v_c0 * v_BR), v_BR);
+      const int64_t v_M_1 = v_Op_e0;
+      const int64_t v_D = v_Op_e1;
+      const int64_t v_Qp_o0 = 0 + (v_i * v_BR);
+      const int64_t v_Qp_e0 = loom_clip(Q.shape[1], (v_i * v_BR), v_BR);
+      const int64_t v_Qp_o1 = 0 + (v_c0 * v_BR);
+      const int64_t v_Qp_e1 = loom_clip(Q.shape[2], (v_c0 * v_BR), v_BR);
+      const int64_t v_M_2 = v_Qp_e0;
+      const int64_t v_D_1 = v_Qp_e1;
+      const int64_t v_Kp_o0 = 0 + (v_c0 * v_BR);
+      const int64_t v_Kp_e0 = loom_clip(Kt.shape[1], (v_c0 * v_BR), v_BR);
+      const int64_t v_N = Kt.shape[2];
+      const int64_t v_Vp_o1 = 0 + (v_c0 * v_BR);
+      const int64_t v_Vp_e1 = loom_clip(V.shape[2], (v_c0 * v_BR), v_BR);
+      // attn_block: Acc = tensor(f32, [M, D])
+      // attn_block: m = tensor(f32, [M])
+      // attn_block: l = tensor(f32, [M])
+      // attn_block: mo = tensor(f32, [M])
+      // attn_block: a = tensor(f32, [M])
+      // attn_block: ms = tensor(f32, [M])
+      // attn_block: inv = tensor(f32, [M])
+      const int64_t v_c64 = 64;
+      const int64_t v_G = 2;
+      const int64_t v_1 = v_c64 * v_G;
+      const int64_t v_2 = loom_cdiv(v_M_1, v_1);
+      const int64_t v_3 = v_c64 * v_2;
+      const int64_t v_g = consumer_wg;  // proc_index WARPGROUP
+      const int64_t v_Cp_o0 = 0 + (v_g * v_3);
+      const int64_t v_Cp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_t = loom::rt::warp_in_warpgroup();  // proc_index WARP
+      const int64_t v_t_1 = loom::rt::lane_id();  // proc_index THREAD
+      const int64_t v_M_3 = 2;
+      const int64_t v_N_1 = 32;
+      // clear_warp: clear(Cp[t])
+      float v_C[64];
+      const float v_4 = 0.0f;
+      // clear_thread: fill(C, 0)  [flash_attention_2.loom:128]
+      #pragma unroll
+      for (int r = 0; r < 64; ++r) v_C[r] = v_4;
+      const int64_t v_mp_o0 = 0 + (v_g * v_3);
+      const int64_t v_mp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_lp_o0 = 0 + (v_g * v_3);
+      const int64_t v_lp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_M_4 = 16;
+      // init_wg: init_stats(mp[t], lp[t])
+      float v_m_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      const int64_t v_M_5 = 16;
+      // init_wg: init_stats(mp[t], lp[t])
+      float v_l_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      const int64_t v_M_6 = 2;
+      // init_warp: init_stats(mp[t], lp[t])
+      float v_m_2[2];
+      const int64_t v_M_7 = 2;
+      // init_warp: init_stats(mp[t], lp[t])
+      float v_l_2[2];
+      const float v_5 = -1e+30f;
+      // init_thread: fill(m, -1e30)  [flash_attention_2.loom:155]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_m_2[r] = v_5;
+      // init_thread: fill(l, 0)  [flash_attention_2.loom:156]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_l_2[r] = v_4;
+      // init_warp: init_stats(mp[t], lp[t])  [flash_attention_2.loom:149]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_m_1[r] = v_m_2[r];
+      // init_warp: init_stats(mp[t], lp[t])  [flash_attention_2.loom:149]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_2[r];
+      const int64_t v_6 = loom_cdiv(v_N, v_BR);
+      const float v_7 = -INFINITY;
+      const int64_t v_mop_o0 = 0 + (v_g * v_3);
+      const int64_t v_mop_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_ap_o0 = 0 + (v_g * v_3);
+      const int64_t v_ap_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_msp_o0 = 0 + (v_g * v_3);
+      const int64_t v_msp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_M_8 = 16;
+      const int64_t v_M_9 = 16;
+      const int64_t v_M_10 = 16;
+      // softmax_wg: softmax(Pp[t], Sp[t], Op[t], mp[t], lp[t], mop[t], ap[t], msp[t], scale)
+      float v_mo_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      // softmax_wg: softmax(Pp[t], Sp[t], Op[t], mp[t], lp[t], mop[t], ap[t], msp[t], scale)
+      float v_a_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      // softmax_wg: softmax(Pp[t], Sp[t], Op[t], mp[t], lp[t], mop[t], ap[t], msp[t], scale)
+      float v_ms_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      const int64_t v_M_11 = 2;
+      const int64_t v_M_12 = 2;
+      const int64_t v_M_13 = 2;
+      // attn_block: qk: gemm(S, Q, Kp[0, j])
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 163840) row_major swizzle128
+      const int64_t v_Ap_o0 = 0 + (v_g * v_3);
+      const int64_t v_Ap_e0 = loom_clip(v_M_2, (v_g * v_3), v_3);
+      const int64_t v_c2 = 2;
+      // attn_block: qk: gemm(S, Q, Kp[0, j])
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) col_major swizzle128
+      // attn_block: pv: gemm(Acc, P, Vp[j, 0])
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
+      loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: async copy landed
+      loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+      // %A.1: declared before the loop, the deferred mma reads it in the next iteration
+      uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
+      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 2 deep
+      for (int64_t v_j = 0; v_j < v_6; ++v_j) {
+        const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+        const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+        const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+        const int64_t v_8 = v_Kp_1_e1;
+        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
+        const int64_t v_Cp_3_o0 = 0 + (v_g * v_3);
+        const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+        const int64_t v_9 = 2;
+        const int64_t v_10 = 32;
+        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
+        float v_Cp_6[64];
+        // clear_thread: fill(C, 0)  [flash_attention_2.loom:128]
+        #pragma unroll
+        for (int r = 0; r < 64; ++r) v_Cp_6[r] = v_4;
+        const int64_t v_K = v_Kp_e0;
+        const int64_t v_B_o0 = 0 + (v_c0 * v_K);
+        const int64_t v_B_e0 = loom_clip(v_BR, (v_c0 * v_K), v_K);
+        const int64_t v_B_o1 = 0 + (v_c0 * v_8);
+        const int64_t v_B_e1 = loom_clip(v_BR, (v_c0 * v_8), v_8);
+        loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        // qk_thread: mma(C, A, B)  [flash_attention_2.loom:109]
+        loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+        loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
+        #pragma unroll
+        for (int ks = 0; ks < 8; ++ks) {
+          const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 16384 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
+        }
+        loom::rt::wgmma_commit();
+        if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:109]
+          const int64_t v_j_deferred = v_j - 1;
+          {
+            const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+            const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+            const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+            const int64_t v_8 = v_Kp_1_e1;
+            const int64_t v_Pp_o0 = 0 + (v_g * v_3);
+            const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+            const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+            const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+            const int64_t v_K_1 = v_Vp_1_e0;
+            const int64_t v_N_3 = v_Vp_e1;
+            const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+            const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
+            const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
+            const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0 * v_N_3), v_N_3);
+            loom::rt::mbarrier::wait(&bar_v_e_36[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.36: async copy landed
+            loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+            loom::rt::wgmma_fence_operand(v_A_1);
+            loom::rt::wgmma_fence_operand(v_C);
+            loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_commit();
+          }
+        } else {
+          loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
+          loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
+        }
+        loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
+        const int64_t v_Pp_o0 = 0 + (v_g * v_3);
+        const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+        // softmax_warp: save_max(mop[t], mp[t])
+        float v_mo_2[2];
+        // softmax_warp: save_max(mop[t], mp[t])
+        float v_m_3[2];
+        // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_2.loom:210]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
+        // save_max_thread: copy(mo, m)  [flash_attention_2.loom:234]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
+        // softmax_warp: row_max(mp[t], Sp[t])
+        float v_m_4[2];
+        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:213]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_m_4[r] = v_7;
+        loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
+        loom::rt::wgmma_fence_operand(v_Cp_6);
+        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 76 (%w, distance 2))
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 76 (%w, distance 2)
+        // row_max_thread: rowmax(m, S)  [flash_attention_2.loom:240]
+        {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_8 columns
+          const int tid = loom::rt::thread_in_warpgroup();
+          const int64_t ncols = v_8;
+          if (ncols >= 128) {
+            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+            #pragma unroll
+            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+          } else {
+            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+            #pragma unroll
+            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+          }
+        }
+        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:213]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+          float x = v_m_4[r];
+          x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+          x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+          v_m_1[r] = fmaxf(v_m_1[r], x);
+        }
+        // softmax_warp: prange t in pieces(Sp) (snapshot of a)
+        float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+        // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_2.loom:215]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
+        // softmax_warp: prange t in pieces(Sp) (snapshot of l)
+        float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+        // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_2.loom:215]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+        float v_a_2[2];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+        float v_l_3[2];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+        float v_ms_2[2];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+        float v_m_5[2];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
+        // rescale_sum_thread: sub(a, mo, m)  [flash_attention_2.loom:246]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
+        // rescale_sum_thread: scale(a, a, scale)  [flash_attention_2.loom:247]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
+        // rescale_sum_thread: exp2(a, a)  [flash_attention_2.loom:248]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
+        // rescale_sum_thread: mul(l, l, a)  [flash_attention_2.loom:249]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
+        // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_2.loom:250]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
+        // exp_scores_thread: scale(S, S, scale)  [flash_attention_2.loom:256]
+        #pragma unroll
+        for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
+        // exp_scores_thread: sub(S, S, ms)  [flash_attention_2.loom:257]
+        #pragma unroll
+        for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
+        // exp_scores_thread: exp2(S, S)  [flash_attention_2.loom:258]
+        #pragma unroll
+        for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
+        // softmax_warp: row_sum(lp[t], Sp[t])
+        float v_l_4[2];
+        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:222]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_l_4[r] = v_4;
+        // row_sum_thread: rowsum(l, S)  [flash_attention_2.loom:269]
+        {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_8 columns
+          const int tid = loom::rt::thread_in_warpgroup();
+          const int64_t ncols = v_8;
+          if (ncols >= 128) {
+            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+            #pragma unroll
+            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+          } else {
+            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+            #pragma unroll
+            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+          }
+        }
+        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:222]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+          float x = v_l_4[r];
+          x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
+          x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
+          v_l_1[r] = (v_l_1[r] + x);
+        }
+        const int64_t v_M_14 = 2;
+        const int64_t v_N_2 = 32;
+        // softmax_warp: probs(Pp[t], Sp[t])
+        __nv_bfloat16 v_P[64];
+        // probs_thread: convert(P, S)  [flash_attention_2.loom:265]
+        #pragma unroll
+        for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
+        loom::rt::wgmma_wait<0>();
+        loom::rt::wgmma_fence_operand(v_C);
+        loom::rt::wgmma_fence_operand(v_Cp_6);
+        if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma))
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+        }
+        // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_2.loom:225]
+        {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_8 are zeros
+          const int tid = loom::rt::thread_in_warpgroup();
+          const int64_t ncols = v_8;
+          if (ncols >= 128) {
+            #pragma unroll
+            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
+          } else {
+            #pragma unroll
+            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+          }
+        }
+        // rescale_thread: mul(O, O, a)  [flash_attention_2.loom:273]
+        #pragma unroll
+        for (int r = 0; r < 64; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
+        const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+        const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+        const int64_t v_K_1 = v_Vp_1_e0;
+        const int64_t v_N_3 = v_Vp_e1;
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
+        const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0 * v_N_3), v_N_3);
+      }
+      if (v_6 > 0) {
+        loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+        {  // pv_thread: mma(C, A, B) of iteration v_6 - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:109]
+          const int64_t v_j_deferred = v_6 - 1;
+          {
+            const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+            const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+            const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+            const int64_t v_8 = v_Kp_1_e1;
+            const int64_t v_Pp_o0 = 0 + (v_g * v_3);
+            const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+            const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+            const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+            const int64_t v_K_1 = v_Vp_1_e0;
+            const int64_t v_N_3 = v_Vp_e1;
+            const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+            const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
+            const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
+            const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0 * v_N_3), v_N_3);
+            loom::rt::mbarrier::wait(&bar_v_e_36[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.36: async copy landed
+            loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+            loom::rt::wgmma_fence_operand(v_A_1);
+            loom::rt::wgmma_fence_operand(v_C);
+            loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_commit();
+          }
+        }
+        loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
+      }
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[(v_e_6_base + v_6 - 1) % 2]);
+      }
+      v_e_6_base += v_6;  // the next tile's iterations continue the rings
+      __syncwarp();
+      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_free_v_e_5[0]);  // compute warps done with %A for this tile
+      const int64_t v_Yp_o0 = v_Op_o0 + (v_g * v_3);
+      const int64_t v_Yp_e0 = loom_clip(v_Op_e0, (v_g * v_3), v_3);
+      const int64_t v_ip_o0 = 0 + (v_g * v_3);
+      const int64_t v_ip_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_M_15 = 16;
+      // norm_wg: normalize(Yp[t], Op[t], lp[t], ip[t])
+      float v_inv_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      const int64_t v_M_16 = 2;
+      // norm_warp: recip(ip[t], lp[t])
+      float v_inv_2[2];
+      // norm_warp: recip(ip[t], lp[t])
+      float v_l_5[2];
+      // norm_warp: recip(ip[t], lp[t])  [flash_attention_2.loom:308]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_l_5[r] = v_l_1[r];
+      const float v_11 = 1.0f;
+      // recip_thread: fill(inv, 1)  [flash_attention_2.loom:316]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_inv_2[r] = v_11;
+      // recip_thread: div(inv, inv, l)  [flash_attention_2.loom:317]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_inv_2[r] = (v_inv_2[r] / v_l_5[r]);  // row vector
+      // scale_rows_thread: mul(Y, O, inv)  [flash_attention_2.loom:321]
+      {  // the warpgroup's 64 x 128 accumulator tile -> O, clipped to v_Yp_e0 x v_Op_e1
+        const int tid = loom::rt::thread_in_warpgroup();
+        __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(O.data) + ((0 + v_b)) * O.stride[0] + (v_Yp_o0) * O.stride[1] + (v_Op_o1) * O.stride[2];
+        const int quad_lane = tid & 3;
+        const int64_t row0 = loom::rt::acc_row(tid, 0);
+        #pragma unroll
+        for (int jj = 0; jj < 4; ++jj) {
+          #pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>((v_C[(4 * jj + t) * 4 + 2 * h] * v_inv_2[(((4 * jj + t) * 4 + 2 * h) >> 1) & 1]), (v_C[(4 * jj + t) * 4 + 2 * h + 1] * v_inv_2[(((4 * jj + t) * 4 + 2 * h + 1) >> 1) & 1]));
+            #pragma unroll
+            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
+              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
+              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
+              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
+              #pragma unroll
+              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
+            }
+            const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
+            if (row >= v_Yp_e0) continue;
+            __nv_bfloat16* const p = out + row * O.stride[1] + col;
+            if (col + 8 <= v_Op_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Op_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
+          }
+        }
+      }
+      ++tile_iter;
+    }
+    if (consumer_wg == 0) loom::rt::named_barrier_sync(3, 256);  // pingpong: the last hand-over
+  }
+}
+
+// Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.
+int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
+  if (O.data == nullptr) return LOOM_ERR_NULL;
+  if (O.rank != 3) return LOOM_ERR_RANK;
+  if (O.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 3; ++d) if (O.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (O.stride[2] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 3; ++d) {
+    if (d == 2) continue;
+    if (O.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(O.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (Q.data == nullptr) return LOOM_ERR_NULL;
+  if (Q.rank != 3) return LOOM_ERR_RANK;
+  if (Q.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 3; ++d) if (Q.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (Q.stride[2] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 3; ++d) {
+    if (d == 2) continue;
+    if (Q.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(Q.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (Kt.data == nullptr) return LOOM_ERR_NULL;
+  if (Kt.rank != 3) return LOOM_ERR_RANK;
+  if (Kt.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 3; ++d) if (Kt.shape[d] < 0) return LOOM_ERR_SHAPE;
+  // column-major (layout(Kt: col_major)): dimension 1 is contiguous
+  if (Kt.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 3; ++d) {
+    if (d == 1) continue;
+    if (Kt.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(Kt.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (V.data == nullptr) return LOOM_ERR_NULL;
+  if (V.rank != 3) return LOOM_ERR_RANK;
+  if (V.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 3; ++d) if (V.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (V.stride[2] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 3; ++d) {
+    if (d == 2) continue;
+    if (V.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(V.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (Q.shape[0] != O.shape[0]) return LOOM_ERR_SHAPE;  // BH
+  if (Q.shape[1] != O.shape[1]) return LOOM_ERR_SHAPE;  // M
+  if (Q.shape[2] != O.shape[2]) return LOOM_ERR_SHAPE;  // D
+  if (Kt.shape[0] != O.shape[0]) return LOOM_ERR_SHAPE;  // BH
+  if (Kt.shape[1] != O.shape[2]) return LOOM_ERR_SHAPE;  // D
+  if (V.shape[0] != O.shape[0]) return LOOM_ERR_SHAPE;  // BH
+  if (V.shape[1] != Kt.shape[2]) return LOOM_ERR_SHAPE;  // N
+  if (V.shape[2] != O.shape[2]) return LOOM_ERR_SHAPE;  // D
+  if (O.shape[2] > 128) return LOOM_ERR_SHAPE;  // the kernel writes only the first 128 of D
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_BH = O.shape[0];
+  const int64_t grid_n0 = v_BH;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = O.shape[1];
+  const int64_t v_BR = 128;
+  const int64_t v_0 = loom_cdiv(v_M, v_BR);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks == 0) return LOOM_OK;  // an empty output: nothing to launch
+  if (blocks > 2147483647) return LOOM_ERR_SHAPE;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return LOOM_ERR_DEVICE;
+  // per device: 0 unknown, 1 ready, 2 unusable; and its SM count (set before `checked`)
+  static std::atomic<int> checked[64];
+  static std::atomic<int> sms[64];
+  if (device < 0 || device >= 64) return LOOM_ERR_DEVICE;
+  if (checked[device] == 0) {
+    int major = 0, minor = 0, optin = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (major != 9 || minor != 0) { checked[device] = 2; (void)cudaGetLastError(); return LOOM_ERR_DEVICE; }
+    if (optin < kSmemBytes) { checked[device] = 2; return LOOM_ERR_SMEM; }
+    if (cudaFuncSetAttribute(mha_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return LOOM_ERR_LAUNCH;
+    }
+    int count = 0;
+    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    sms[device] = count;
+    checked[device] = 1;
+  }
+  if (checked[device] == 2) return LOOM_ERR_DEVICE;
+  // persistent: one block per SM at most, each runs tile after tile
+  const int64_t sm_count = sms[device].load();
+  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;
+  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, grid_n0, grid_n1);
+  if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
+  return LOOM_OK;
+}
+
+}  // namespace async_copy
+
+// The TMA kernel.
 constexpr int kThreads = 384;
 constexpr int kSmemBytes = 201808;
 
@@ -645,21 +1366,23 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
   if (O.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 3; ++d) if (O.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (O.stride[2] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 3; ++d) {
+  for (int d = 0; d < 3; ++d) {
+    if (d == 2) continue;
     if (O.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((O.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((O.stride[d] * 2) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   }
-  if (reinterpret_cast<uintptr_t>(O.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(O.data) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   if (Q.data == nullptr) return LOOM_ERR_NULL;
   if (Q.rank != 3) return LOOM_ERR_RANK;
   if (Q.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 3; ++d) if (Q.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (Q.stride[2] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 3; ++d) {
+  for (int d = 0; d < 3; ++d) {
+    if (d == 2) continue;
     if (Q.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((Q.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((Q.stride[d] * 2) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   }
-  if (reinterpret_cast<uintptr_t>(Q.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(Q.data) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   if (Kt.data == nullptr) return LOOM_ERR_NULL;
   if (Kt.rank != 3) return LOOM_ERR_RANK;
   if (Kt.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
@@ -669,19 +1392,20 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
   for (int d = 0; d < 3; ++d) {
     if (d == 1) continue;
     if (Kt.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((Kt.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((Kt.stride[d] * 2) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   }
-  if (reinterpret_cast<uintptr_t>(Kt.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(Kt.data) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   if (V.data == nullptr) return LOOM_ERR_NULL;
   if (V.rank != 3) return LOOM_ERR_RANK;
   if (V.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 3; ++d) if (V.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (V.stride[2] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 3; ++d) {
+  for (int d = 0; d < 3; ++d) {
+    if (d == 2) continue;
     if (V.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((V.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((V.stride[d] * 2) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   }
-  if (reinterpret_cast<uintptr_t>(V.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(V.data) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   if (Q.shape[0] != O.shape[0]) return LOOM_ERR_SHAPE;  // BH
   if (Q.shape[1] != O.shape[1]) return LOOM_ERR_SHAPE;  // M
   if (Q.shape[2] != O.shape[2]) return LOOM_ERR_SHAPE;  // D
@@ -799,6 +1523,728 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 169072 bytes of dynamic shared memory.
 namespace mapping1 {
 
+// The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
+// launched when a tensor's base address or row stride is not a multiple of 16 bytes.
+namespace async_copy {
+
+constexpr int kThreads = 384;
+constexpr int kSmemBytes = 152688;
+
+__global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
+    const loom_tensor Q,
+    const loom_tensor Kt,
+    const loom_tensor V,
+    const float v_scale,
+    const int64_t grid_n0,
+    const int64_t grid_n1) {
+  extern __shared__ __align__(1024) uint8_t loom_smem_raw[];
+  // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
+  uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
+  // ---- setup: mbarriers (after the tensors' slots)
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 151552);  // [3] compute warps done with iteration k of the loop at line 76 (%w, distance 3)
+  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 151576);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 151584);  // [1] async copy %Qp -> %A landed
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 151592);  // [3] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 151616);  // [3] async copy %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 151640);  // [3] async copy %Vp.1 -> %B.1 landed
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
+    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_5[s], 8);
+    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_5[s], 128);
+    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w_late[s], 8);
+    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_8[s], 128);
+    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_36[s], 128);
+    loom::rt::fence_barrier_init();
+  }
+  __syncthreads();
+  if (loom::rt::warpgroup_index() < 1) {
+    // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
+    loom::rt::setmaxnreg_dec<40>();
+    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    int64_t tile_iter = 0;  // tiles this block has run
+    (void)tile_iter;
+    for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
+      int64_t lin = tile;
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
+      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
+      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const int64_t v_BH = O.shape[0];
+      const int64_t v_M = O.shape[1];
+      const int64_t v_BR = 128;
+      const int64_t v_HD = 64;
+      const int64_t v_0 = loom_cdiv(v_M, v_BR);
+      const int64_t v_c0 = 0;
+      const int64_t v_Op_o0 = 0 + (v_i * v_BR);
+      const int64_t v_Op_e0 = loom_clip(O.shape[1], (v_i * v_BR), v_BR);
+      const int64_t v_Op_o1 = 0 + (v_c0 * v_HD);
+      const int64_t v_Op_e1 = loom_clip(O.shape[2], (v_c0 * v_HD), v_HD);
+      const int64_t v_M_1 = v_Op_e0;
+      const int64_t v_D = v_Op_e1;
+      const int64_t v_Qp_o0 = 0 + (v_i * v_BR);
+      const int64_t v_Qp_e0 = loom_clip(Q.shape[1], (v_i * v_BR), v_BR);
+      const int64_t v_Qp_o1 = 0 + (v_c0 * v_HD);
+      const int64_t v_Qp_e1 = loom_clip(Q.shape[2], (v_c0 * v_HD), v_HD);
+      const int64_t v_M_2 = v_Qp_e0;
+      const int64_t v_D_1 = v_Qp_e1;
+      const int64_t v_Kp_o0 = 0 + (v_c0 * v_HD);
+      const int64_t v_Kp_e0 = loom_clip(Kt.shape[1], (v_c0 * v_HD), v_HD);
+      const int64_t v_N = Kt.shape[2];
+      const int64_t v_Vp_o1 = 0 + (v_c0 * v_HD);
+      const int64_t v_Vp_e1 = loom_clip(V.shape[2], (v_c0 * v_HD), v_HD);
+      // attn_block: Acc = tensor(f32, [M, D])
+      // attn_block: m = tensor(f32, [M])
+      // attn_block: l = tensor(f32, [M])
+      // attn_block: mo = tensor(f32, [M])
+      // attn_block: a = tensor(f32, [M])
+      // attn_block: ms = tensor(f32, [M])
+      // attn_block: inv = tensor(f32, [M])
+      const int64_t v_G = 2;
+      const int64_t v_1 = v_HD * v_G;
+      const int64_t v_2 = loom_cdiv(v_M_1, v_1);
+      const int64_t v_3 = v_HD * v_2;
+      const float v_4 = 0.0f;
+      const float v_5 = -1e+30f;
+      const int64_t v_6 = loom_cdiv(v_N, v_BR);
+      const float v_7 = -INFINITY;
+      // attn_block: qk: gemm(S, Q, Kp[0, j])
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+      // attn_block: qk: gemm(S, Q, Kp[0, j]) [hoisted before the loop]  [flash_attention_2.loom:81]
+      if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_5[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
+      {  // %Qp -> %A: every producer thread copies its chunks, then arrives when they have landed
+        const int64_t rows_in = ((0 + v_b)) < Q.shape[0] ? Q.shape[1] - (v_Qp_o0) : 0;
+        const int64_t cols_in = Q.shape[2] - (v_Qp_o1);
+        const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(Q.data) + ((0 + v_b)) * Q.stride[0] + (v_Qp_o0) * Q.stride[1] + (v_Qp_o1) * Q.stride[2] : reinterpret_cast<const __nv_bfloat16*>(Q.data);
+        const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A + (0) * 8192, first, Q.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
+        loom::rt::async_copy_arrive(&bar_v_e_5[0], chunk);
+      }
+      const int64_t v_c3 = 3;
+      // attn_block: qk: gemm(S, Q, Kp[0, j])
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 49152) col_major swizzle128
+      // attn_block: pv: gemm(Acc, P, Vp[j, 0])
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 49152);  // @smem[49152, 98304) row_major swizzle128
+      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 3 deep
+      for (int64_t v_j = 0; v_j < v_6; ++v_j) {
+        const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+        const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+        const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+        const int64_t v_8 = v_Kp_1_e1;
+        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
+        const int64_t v_K = v_Kp_e0;
+        const int64_t v_B_o0 = 0 + (v_c0 * v_K);
+        const int64_t v_B_e0 = loom_clip(v_HD, (v_c0 * v_K), v_K);
+        const int64_t v_B_o1 = 0 + (v_c0 * v_8);
+        const int64_t v_B_e1 = loom_clip(v_BR, (v_c0 * v_8), v_8);
+        // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_2.loom:81]
+        {  // %Kp.1 -> %B: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = ((0 + v_b)) < Kt.shape[0] ? Kt.shape[2] - (v_Kp_1_o1) : 0;
+          const int64_t cols_in = Kt.shape[1] - (v_Kp_o0);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(Kt.data) + ((0 + v_b)) * Kt.stride[0] + (v_Kp_o0) * Kt.stride[1] + (v_Kp_1_o1) * Kt.stride[2] : reinterpret_cast<const __nv_bfloat16*>(Kt.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192, first, Kt.stride[2], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_8[(v_e_6_base + v_j) % 3], chunk);
+        }
+        const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+        const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+        const int64_t v_K_1 = v_Vp_1_e0;
+        const int64_t v_N_3 = v_Vp_e1;
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
+        const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0 * v_N_3), v_N_3);
+        if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+        // attn_block: pv: gemm(Acc, P, Vp[j, 0])  [flash_attention_2.loom:83]
+        {  // %Vp.1 -> %B.1: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = ((0 + v_b)) < V.shape[0] ? V.shape[1] - (v_Vp_1_o0) : 0;
+          const int64_t cols_in = V.shape[2] - (v_Vp_o1);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(V.data) + ((0 + v_b)) * V.stride[0] + (v_Vp_1_o0) * V.stride[1] + (v_Vp_o1) * V.stride[2] : reinterpret_cast<const __nv_bfloat16*>(V.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192, first, V.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_36[(v_e_6_base + v_j) % 3], chunk);
+        }
+      }
+      v_e_6_base += v_6;  // the next tile's iterations continue the rings
+      const float v_11 = 1.0f;
+      ++tile_iter;
+    }
+  } else {
+    // ---- consumer: the compute role, 2 warpgroups
+    loom::rt::setmaxnreg_inc<232>();
+    const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
+    // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
+    if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
+    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    int64_t tile_iter = 0;  // tiles this block has run
+    (void)tile_iter;
+    for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
+      int64_t lin = tile;
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
+      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
+      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const int64_t v_BH = O.shape[0];
+      const int64_t v_M = O.shape[1];
+      const int64_t v_BR = 128;
+      const int64_t v_HD = 64;
+      const int64_t v_0 = loom_cdiv(v_M, v_BR);
+      const int64_t v_c0 = 0;
+      const int64_t v_Op_o0 = 0 + (v_i * v_BR);
+      const int64_t v_Op_e0 = loom_clip(O.shape[1], (v_i * v_BR), v_BR);
+      const int64_t v_Op_o1 = 0 + (v_c0 * v_HD);
+      const int64_t v_Op_e1 = loom_clip(O.shape[2], (v_c0 * v_HD), v_HD);
+      const int64_t v_M_1 = v_Op_e0;
+      const int64_t v_D = v_Op_e1;
+      const int64_t v_Qp_o0 = 0 + (v_i * v_BR);
+      const int64_t v_Qp_e0 = loom_clip(Q.shape[1], (v_i * v_BR), v_BR);
+      const int64_t v_Qp_o1 = 0 + (v_c0 * v_HD);
+      const int64_t v_Qp_e1 = loom_clip(Q.shape[2], (v_c0 * v_HD), v_HD);
+      const int64_t v_M_2 = v_Qp_e0;
+      const int64_t v_D_1 = v_Qp_e1;
+      const int64_t v_Kp_o0 = 0 + (v_c0 * v_HD);
+      const int64_t v_Kp_e0 = loom_clip(Kt.shape[1], (v_c0 * v_HD), v_HD);
+      const int64_t v_N = Kt.shape[2];
+      const int64_t v_Vp_o1 = 0 + (v_c0 * v_HD);
+      const int64_t v_Vp_e1 = loom_clip(V.shape[2], (v_c0 * v_HD), v_HD);
+      // attn_block: Acc = tensor(f32, [M, D])
+      // attn_block: m = tensor(f32, [M])
+      // attn_block: l = tensor(f32, [M])
+      // attn_block: mo = tensor(f32, [M])
+      // attn_block: a = tensor(f32, [M])
+      // attn_block: ms = tensor(f32, [M])
+      // attn_block: inv = tensor(f32, [M])
+      const int64_t v_G = 2;
+      const int64_t v_1 = v_HD * v_G;
+      const int64_t v_2 = loom_cdiv(v_M_1, v_1);
+      const int64_t v_3 = v_HD * v_2;
+      const int64_t v_g = consumer_wg;  // proc_index WARPGROUP
+      const int64_t v_Cp_o0 = 0 + (v_g * v_3);
+      const int64_t v_Cp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_t = loom::rt::warp_in_warpgroup();  // proc_index WARP
+      const int64_t v_t_1 = loom::rt::lane_id();  // proc_index THREAD
+      const int64_t v_M_3 = 2;
+      const int64_t v_N_1 = 16;
+      // acc_warp: clear(Cp[t])
+      float v_C[32];
+      const float v_4 = 0.0f;
+      // clear_thread: fill(C, 0)  [flash_attention_2.loom:128]
+      #pragma unroll
+      for (int r = 0; r < 32; ++r) v_C[r] = v_4;
+      const int64_t v_mp_o0 = 0 + (v_g * v_3);
+      const int64_t v_mp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_lp_o0 = 0 + (v_g * v_3);
+      const int64_t v_lp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_M_4 = 16;
+      // init_wg: init_stats(mp[t], lp[t])
+      float v_m_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      const int64_t v_M_5 = 16;
+      // init_wg: init_stats(mp[t], lp[t])
+      float v_l_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      const int64_t v_M_6 = 2;
+      // init_warp: init_stats(mp[t], lp[t])
+      float v_m_2[2];
+      const int64_t v_M_7 = 2;
+      // init_warp: init_stats(mp[t], lp[t])
+      float v_l_2[2];
+      const float v_5 = -1e+30f;
+      // init_thread: fill(m, -1e30)  [flash_attention_2.loom:155]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_m_2[r] = v_5;
+      // init_thread: fill(l, 0)  [flash_attention_2.loom:156]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_l_2[r] = v_4;
+      // init_warp: init_stats(mp[t], lp[t])  [flash_attention_2.loom:149]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_m_1[r] = v_m_2[r];
+      // init_warp: init_stats(mp[t], lp[t])  [flash_attention_2.loom:149]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_2[r];
+      const int64_t v_6 = loom_cdiv(v_N, v_BR);
+      const float v_7 = -INFINITY;
+      const int64_t v_mop_o0 = 0 + (v_g * v_3);
+      const int64_t v_mop_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_ap_o0 = 0 + (v_g * v_3);
+      const int64_t v_ap_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_msp_o0 = 0 + (v_g * v_3);
+      const int64_t v_msp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_M_8 = 16;
+      const int64_t v_M_9 = 16;
+      const int64_t v_M_10 = 16;
+      // softmax_wg: softmax(Pp[t], Sp[t], Op[t], mp[t], lp[t], mop[t], ap[t], msp[t], scale)
+      float v_mo_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      // softmax_wg: softmax(Pp[t], Sp[t], Op[t], mp[t], lp[t], mop[t], ap[t], msp[t], scale)
+      float v_a_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      // softmax_wg: softmax(Pp[t], Sp[t], Op[t], mp[t], lp[t], mop[t], ap[t], msp[t], scale)
+      float v_ms_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      const int64_t v_M_11 = 2;
+      const int64_t v_M_12 = 2;
+      const int64_t v_M_13 = 2;
+      // attn_block: qk: gemm(S, Q, Kp[0, j])
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+      const int64_t v_Ap_o0 = 0 + (v_g * v_3);
+      const int64_t v_Ap_e0 = loom_clip(v_M_2, (v_g * v_3), v_3);
+      const int64_t v_c3 = 3;
+      // attn_block: qk: gemm(S, Q, Kp[0, j])
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 49152) col_major swizzle128
+      // attn_block: pv: gemm(Acc, P, Vp[j, 0])
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 49152);  // @smem[49152, 98304) row_major swizzle128
+      loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: async copy landed
+      loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+      // %A.1: declared before the loop, the deferred mma reads it in the next iteration
+      uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
+      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 3 deep
+      for (int64_t v_j = 0; v_j < v_6; ++v_j) {
+        const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+        const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+        const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+        const int64_t v_8 = v_Kp_1_e1;
+        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
+        const int64_t v_Cp_3_o0 = 0 + (v_g * v_3);
+        const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+        const int64_t v_9 = 2;
+        const int64_t v_10 = 32;
+        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
+        float v_Cp_6[64];
+        // clear_thread: fill(C, 0)  [flash_attention_2.loom:128]
+        #pragma unroll
+        for (int r = 0; r < 64; ++r) v_Cp_6[r] = v_4;
+        const int64_t v_K = v_Kp_e0;
+        const int64_t v_B_o0 = 0 + (v_c0 * v_K);
+        const int64_t v_B_e0 = loom_clip(v_HD, (v_c0 * v_K), v_K);
+        const int64_t v_B_o1 = 0 + (v_c0 * v_8);
+        const int64_t v_B_e1 = loom_clip(v_BR, (v_c0 * v_8), v_8);
+        loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.8: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        // qk_thread: mma(C, A, B)  [flash_attention_2.loom:109]
+        loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+        loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
+        #pragma unroll
+        for (int ks = 0; ks < 4; ++ks) {
+          const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
+        }
+        loom::rt::wgmma_commit();
+        if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:109]
+          const int64_t v_j_deferred = v_j - 1;
+          {
+            const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+            const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+            const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+            const int64_t v_8 = v_Kp_1_e1;
+            const int64_t v_Pp_o0 = 0 + (v_g * v_3);
+            const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+            const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+            const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+            const int64_t v_K_1 = v_Vp_1_e0;
+            const int64_t v_N_3 = v_Vp_e1;
+            const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+            const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
+            const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
+            const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0 * v_N_3), v_N_3);
+            loom::rt::mbarrier::wait(&bar_v_e_36[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.36: async copy landed
+            loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+            loom::rt::wgmma_fence_operand(v_A_1);
+            loom::rt::wgmma_fence_operand(v_C);
+            loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_commit();
+          }
+        } else {
+          loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
+          loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
+        }
+        loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
+        const int64_t v_Pp_o0 = 0 + (v_g * v_3);
+        const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+        // softmax_warp: save_max(mop[t], mp[t])
+        float v_mo_2[2];
+        // softmax_warp: save_max(mop[t], mp[t])
+        float v_m_3[2];
+        // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_2.loom:210]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
+        // save_max_thread: copy(mo, m)  [flash_attention_2.loom:234]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
+        // softmax_warp: row_max(mp[t], Sp[t])
+        float v_m_4[2];
+        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:213]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_m_4[r] = v_7;
+        loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
+        loom::rt::wgmma_fence_operand(v_Cp_6);
+        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 76 (%w, distance 3))
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 3]);  // compute warps done with iteration k of the loop at line 76 (%w, distance 3)
+        // row_max_thread: rowmax(m, S)  [flash_attention_2.loom:240]
+        {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_8 columns
+          const int tid = loom::rt::thread_in_warpgroup();
+          const int64_t ncols = v_8;
+          if (ncols >= 128) {
+            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+            #pragma unroll
+            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+          } else {
+            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+            #pragma unroll
+            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+          }
+        }
+        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_2.loom:213]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+          float x = v_m_4[r];
+          x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+          x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+          v_m_1[r] = fmaxf(v_m_1[r], x);
+        }
+        // softmax_warp: prange t in pieces(Sp) (snapshot of a)
+        float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+        // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_2.loom:215]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
+        // softmax_warp: prange t in pieces(Sp) (snapshot of l)
+        float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+        // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_2.loom:215]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+        float v_a_2[2];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+        float v_l_3[2];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+        float v_ms_2[2];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+        float v_m_5[2];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
+        // rescale_sum_thread: sub(a, mo, m)  [flash_attention_2.loom:246]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
+        // rescale_sum_thread: scale(a, a, scale)  [flash_attention_2.loom:247]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
+        // rescale_sum_thread: exp2(a, a)  [flash_attention_2.loom:248]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
+        // rescale_sum_thread: mul(l, l, a)  [flash_attention_2.loom:249]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
+        // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_2.loom:250]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
+        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_2.loom:216]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
+        // exp_scores_thread: scale(S, S, scale)  [flash_attention_2.loom:256]
+        #pragma unroll
+        for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
+        // exp_scores_thread: sub(S, S, ms)  [flash_attention_2.loom:257]
+        #pragma unroll
+        for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
+        // exp_scores_thread: exp2(S, S)  [flash_attention_2.loom:258]
+        #pragma unroll
+        for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
+        // softmax_warp: row_sum(lp[t], Sp[t])
+        float v_l_4[2];
+        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:222]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_l_4[r] = v_4;
+        // row_sum_thread: rowsum(l, S)  [flash_attention_2.loom:269]
+        {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_8 columns
+          const int tid = loom::rt::thread_in_warpgroup();
+          const int64_t ncols = v_8;
+          if (ncols >= 128) {
+            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+            #pragma unroll
+            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+          } else {
+            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+            #pragma unroll
+            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+          }
+        }
+        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_2.loom:222]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+          float x = v_l_4[r];
+          x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
+          x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
+          v_l_1[r] = (v_l_1[r] + x);
+        }
+        const int64_t v_M_14 = 2;
+        const int64_t v_N_2 = 32;
+        // softmax_warp: probs(Pp[t], Sp[t])
+        __nv_bfloat16 v_P[64];
+        // probs_thread: convert(P, S)  [flash_attention_2.loom:265]
+        #pragma unroll
+        for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
+        loom::rt::wgmma_wait<0>();
+        loom::rt::wgmma_fence_operand(v_C);
+        loom::rt::wgmma_fence_operand(v_Cp_6);
+        if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma))
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 3]);  // compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+        }
+        // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_2.loom:225]
+        {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_8 are zeros
+          const int tid = loom::rt::thread_in_warpgroup();
+          const int64_t ncols = v_8;
+          if (ncols >= 128) {
+            #pragma unroll
+            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
+          } else {
+            #pragma unroll
+            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+          }
+        }
+        // rescale_thread: mul(O, O, a)  [flash_attention_2.loom:273]
+        #pragma unroll
+        for (int r = 0; r < 32; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
+        const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+        const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+        const int64_t v_K_1 = v_Vp_1_e0;
+        const int64_t v_N_3 = v_Vp_e1;
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
+        const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0 * v_N_3), v_N_3);
+      }
+      if (v_6 > 0) {
+        loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+        {  // pv_thread: mma(C, A, B) of iteration v_6 - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:109]
+          const int64_t v_j_deferred = v_6 - 1;
+          {
+            const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+            const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+            const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+            const int64_t v_8 = v_Kp_1_e1;
+            const int64_t v_Pp_o0 = 0 + (v_g * v_3);
+            const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+            const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+            const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+            const int64_t v_K_1 = v_Vp_1_e0;
+            const int64_t v_N_3 = v_Vp_e1;
+            const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+            const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
+            const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
+            const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0 * v_N_3), v_N_3);
+            loom::rt::mbarrier::wait(&bar_v_e_36[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.36: async copy landed
+            loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+            loom::rt::wgmma_fence_operand(v_A_1);
+            loom::rt::wgmma_fence_operand(v_C);
+            loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_commit();
+          }
+        }
+        loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
+      }
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[(v_e_6_base + v_6 - 1) % 3]);
+      }
+      v_e_6_base += v_6;  // the next tile's iterations continue the rings
+      __syncwarp();
+      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_free_v_e_5[0]);  // compute warps done with %A for this tile
+      const int64_t v_Yp_o0 = v_Op_o0 + (v_g * v_3);
+      const int64_t v_Yp_e0 = loom_clip(v_Op_e0, (v_g * v_3), v_3);
+      const int64_t v_ip_o0 = 0 + (v_g * v_3);
+      const int64_t v_ip_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+      const int64_t v_M_15 = 16;
+      // norm_wg: normalize(Yp[t], Op[t], lp[t], ip[t])
+      float v_inv_1[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+      const int64_t v_M_16 = 2;
+      // norm_warp: recip(ip[t], lp[t])
+      float v_inv_2[2];
+      // norm_warp: recip(ip[t], lp[t])
+      float v_l_5[2];
+      // norm_warp: recip(ip[t], lp[t])  [flash_attention_2.loom:308]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_l_5[r] = v_l_1[r];
+      const float v_11 = 1.0f;
+      // recip_thread: fill(inv, 1)  [flash_attention_2.loom:316]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_inv_2[r] = v_11;
+      // recip_thread: div(inv, inv, l)  [flash_attention_2.loom:317]
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) v_inv_2[r] = (v_inv_2[r] / v_l_5[r]);  // row vector
+      // scale_rows_thread: mul(Y, O, inv)  [flash_attention_2.loom:321]
+      {  // the warpgroup's 64 x 64 accumulator tile -> O, clipped to v_Yp_e0 x v_Op_e1
+        const int tid = loom::rt::thread_in_warpgroup();
+        __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(O.data) + ((0 + v_b)) * O.stride[0] + (v_Yp_o0) * O.stride[1] + (v_Op_o1) * O.stride[2];
+        const int quad_lane = tid & 3;
+        const int64_t row0 = loom::rt::acc_row(tid, 0);
+        #pragma unroll
+        for (int jj = 0; jj < 2; ++jj) {
+          #pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>((v_C[(4 * jj + t) * 4 + 2 * h] * v_inv_2[(((4 * jj + t) * 4 + 2 * h) >> 1) & 1]), (v_C[(4 * jj + t) * 4 + 2 * h + 1] * v_inv_2[(((4 * jj + t) * 4 + 2 * h + 1) >> 1) & 1]));
+            #pragma unroll
+            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
+              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
+              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
+              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
+              #pragma unroll
+              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
+            }
+            const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
+            if (row >= v_Yp_e0) continue;
+            __nv_bfloat16* const p = out + row * O.stride[1] + col;
+            if (col + 8 <= v_Op_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Op_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
+          }
+        }
+      }
+      ++tile_iter;
+    }
+    if (consumer_wg == 0) loom::rt::named_barrier_sync(3, 256);  // pingpong: the last hand-over
+  }
+}
+
+// Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.
+int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
+  if (O.data == nullptr) return LOOM_ERR_NULL;
+  if (O.rank != 3) return LOOM_ERR_RANK;
+  if (O.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 3; ++d) if (O.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (O.stride[2] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 3; ++d) {
+    if (d == 2) continue;
+    if (O.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(O.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (Q.data == nullptr) return LOOM_ERR_NULL;
+  if (Q.rank != 3) return LOOM_ERR_RANK;
+  if (Q.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 3; ++d) if (Q.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (Q.stride[2] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 3; ++d) {
+    if (d == 2) continue;
+    if (Q.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(Q.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (Kt.data == nullptr) return LOOM_ERR_NULL;
+  if (Kt.rank != 3) return LOOM_ERR_RANK;
+  if (Kt.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 3; ++d) if (Kt.shape[d] < 0) return LOOM_ERR_SHAPE;
+  // column-major (layout(Kt: col_major)): dimension 1 is contiguous
+  if (Kt.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 3; ++d) {
+    if (d == 1) continue;
+    if (Kt.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(Kt.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (V.data == nullptr) return LOOM_ERR_NULL;
+  if (V.rank != 3) return LOOM_ERR_RANK;
+  if (V.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 3; ++d) if (V.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (V.stride[2] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 3; ++d) {
+    if (d == 2) continue;
+    if (V.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(V.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (Q.shape[0] != O.shape[0]) return LOOM_ERR_SHAPE;  // BH
+  if (Q.shape[1] != O.shape[1]) return LOOM_ERR_SHAPE;  // M
+  if (Q.shape[2] != O.shape[2]) return LOOM_ERR_SHAPE;  // D
+  if (Kt.shape[0] != O.shape[0]) return LOOM_ERR_SHAPE;  // BH
+  if (Kt.shape[1] != O.shape[2]) return LOOM_ERR_SHAPE;  // D
+  if (V.shape[0] != O.shape[0]) return LOOM_ERR_SHAPE;  // BH
+  if (V.shape[1] != Kt.shape[2]) return LOOM_ERR_SHAPE;  // N
+  if (V.shape[2] != O.shape[2]) return LOOM_ERR_SHAPE;  // D
+  if (O.shape[2] > 64) return LOOM_ERR_SHAPE;  // the kernel writes only the first 64 of D
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_BH = O.shape[0];
+  const int64_t grid_n0 = v_BH;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = O.shape[1];
+  const int64_t v_BR = 128;
+  const int64_t v_HD = 64;
+  const int64_t v_0 = loom_cdiv(v_M, v_BR);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks == 0) return LOOM_OK;  // an empty output: nothing to launch
+  if (blocks > 2147483647) return LOOM_ERR_SHAPE;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return LOOM_ERR_DEVICE;
+  // per device: 0 unknown, 1 ready, 2 unusable; and its SM count (set before `checked`)
+  static std::atomic<int> checked[64];
+  static std::atomic<int> sms[64];
+  if (device < 0 || device >= 64) return LOOM_ERR_DEVICE;
+  if (checked[device] == 0) {
+    int major = 0, minor = 0, optin = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (major != 9 || minor != 0) { checked[device] = 2; (void)cudaGetLastError(); return LOOM_ERR_DEVICE; }
+    if (optin < kSmemBytes) { checked[device] = 2; return LOOM_ERR_SMEM; }
+    if (cudaFuncSetAttribute(mha_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return LOOM_ERR_LAUNCH;
+    }
+    int count = 0;
+    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    sms[device] = count;
+    checked[device] = 1;
+  }
+  if (checked[device] == 2) return LOOM_ERR_DEVICE;
+  // persistent: one block per SM at most, each runs tile after tile
+  const int64_t sm_count = sms[device].load();
+  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;
+  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, grid_n0, grid_n1);
+  if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
+  return LOOM_OK;
+}
+
+}  // namespace async_copy
+
+// The TMA kernel.
 constexpr int kThreads = 384;
 constexpr int kSmemBytes = 169072;
 
@@ -1438,21 +2884,23 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
   if (O.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 3; ++d) if (O.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (O.stride[2] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 3; ++d) {
+  for (int d = 0; d < 3; ++d) {
+    if (d == 2) continue;
     if (O.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((O.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((O.stride[d] * 2) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   }
-  if (reinterpret_cast<uintptr_t>(O.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(O.data) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   if (Q.data == nullptr) return LOOM_ERR_NULL;
   if (Q.rank != 3) return LOOM_ERR_RANK;
   if (Q.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 3; ++d) if (Q.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (Q.stride[2] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 3; ++d) {
+  for (int d = 0; d < 3; ++d) {
+    if (d == 2) continue;
     if (Q.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((Q.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((Q.stride[d] * 2) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   }
-  if (reinterpret_cast<uintptr_t>(Q.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(Q.data) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   if (Kt.data == nullptr) return LOOM_ERR_NULL;
   if (Kt.rank != 3) return LOOM_ERR_RANK;
   if (Kt.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
@@ -1462,19 +2910,20 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
   for (int d = 0; d < 3; ++d) {
     if (d == 1) continue;
     if (Kt.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((Kt.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((Kt.stride[d] * 2) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   }
-  if (reinterpret_cast<uintptr_t>(Kt.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(Kt.data) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   if (V.data == nullptr) return LOOM_ERR_NULL;
   if (V.rank != 3) return LOOM_ERR_RANK;
   if (V.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 3; ++d) if (V.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (V.stride[2] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 3; ++d) {
+  for (int d = 0; d < 3; ++d) {
+    if (d == 2) continue;
     if (V.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((V.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((V.stride[d] * 2) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   }
-  if (reinterpret_cast<uintptr_t>(V.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(V.data) % 16 != 0) return async_copy::launch_mha(O, Q, Kt, V, v_scale, stream);
   if (Q.shape[0] != O.shape[0]) return LOOM_ERR_SHAPE;  // BH
   if (Q.shape[1] != O.shape[1]) return LOOM_ERR_SHAPE;  // M
   if (Q.shape[2] != O.shape[2]) return LOOM_ERR_SHAPE;  // D
@@ -1624,10 +3073,10 @@ extern "C" int loom_mha(loom_tensor O, loom_tensor Q, loom_tensor Kt, loom_tenso
 
 extern "C" const loom_kernel_info* loom_mha_info(void) {
   static const loom_arg_info args[] = {
-      {"O", LOOM_ARG_TENSOR, LOOM_BF16, 3, {"BH", "M", "D", nullptr, nullptr}, 16, LOOM_PRIV_W},
-      {"Q", LOOM_ARG_TENSOR, LOOM_BF16, 3, {"BH", "M", "D", nullptr, nullptr}, 16, LOOM_PRIV_R},
-      {"Kt", LOOM_ARG_TENSOR, LOOM_BF16, 3, {"BH", "D", "N", nullptr, nullptr}, 16, LOOM_PRIV_R},
-      {"V", LOOM_ARG_TENSOR, LOOM_BF16, 3, {"BH", "N", "D", nullptr, nullptr}, 16, LOOM_PRIV_R},
+      {"O", LOOM_ARG_TENSOR, LOOM_BF16, 3, {"BH", "M", "D", nullptr, nullptr}, 2, LOOM_PRIV_W},
+      {"Q", LOOM_ARG_TENSOR, LOOM_BF16, 3, {"BH", "M", "D", nullptr, nullptr}, 2, LOOM_PRIV_R},
+      {"Kt", LOOM_ARG_TENSOR, LOOM_BF16, 3, {"BH", "D", "N", nullptr, nullptr}, 2, LOOM_PRIV_R},
+      {"V", LOOM_ARG_TENSOR, LOOM_BF16, 3, {"BH", "N", "D", nullptr, nullptr}, 2, LOOM_PRIV_R},
       {"scale", LOOM_ARG_SCALAR, LOOM_F32, 0, {nullptr}, 0, LOOM_PRIV_NONE},
   };
   static const loom_kernel_info info = {"mha", 5, args, 201808, 384};

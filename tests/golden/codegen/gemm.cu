@@ -31,6 +31,338 @@ __host__ __device__ __forceinline__ int64_t loom_clip(int64_t extent, int64_t st
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214088 bytes of dynamic shared memory.
 namespace mapping0 {
 
+// The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
+// launched when a tensor's base address or row stride is not a multiple of 16 bytes.
+namespace async_copy {
+
+constexpr int kThreads = 384;
+constexpr int kSmemBytes = 148552;
+
+__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
+    const loom_tensor A,
+    const loom_tensor B,
+    const int64_t grid_n0,
+    const int64_t grid_n1) {
+  extern __shared__ __align__(1024) uint8_t loom_smem_raw[];
+  // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
+  uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
+  // ---- setup: mbarriers (after the tensors' slots)
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 147456);  // [3] compute warps done with iteration k of the loop at line 24 (%w, distance 3)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 147480);  // [3] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 147504);  // [3] async copy %Bp.1 -> %B.1 landed
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
+    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
+    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
+    loom::rt::fence_barrier_init();
+  }
+  __syncthreads();
+  if (loom::rt::warpgroup_index() < 1) {
+    // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
+    loom::rt::setmaxnreg_dec<40>();
+    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    int64_t tile_iter = 0;  // tiles this block has run
+    (void)tile_iter;
+    for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
+      int64_t lin = tile;
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
+      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
+      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const int64_t v_U = 128;
+      const int64_t v_V = 256;
+      const int64_t v_M = C.shape[0];
+      const int64_t v_0 = loom_cdiv(v_M, v_U);
+      const int64_t v_N = C.shape[1];
+      const int64_t v_1 = loom_cdiv(v_N, v_V);
+      const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+      const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+      const int64_t v_Cp_o1 = 0 + (v_j * v_V);
+      const int64_t v_Cp_e1 = loom_clip(C.shape[1], (v_j * v_V), v_V);
+      const int64_t v_M_1 = v_Cp_e0;
+      const int64_t v_N_1 = v_Cp_e1;
+      const int64_t v_c0 = 0;
+      const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+      const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+      const int64_t v_K = A.shape[1];
+      const int64_t v_Bp_o1 = 0 + (v_j * v_V);
+      const int64_t v_Bp_e1 = loom_clip(B.shape[1], (v_j * v_V), v_V);
+      // gemm_block: Acc = tensor(f32, [M, N])
+      const int64_t v_c64 = 64;
+      const int64_t v_G = 2;
+      const int64_t v_2 = v_c64 * v_G;
+      const int64_t v_3 = loom_cdiv(v_M_1, v_2);
+      const int64_t v_4 = v_c64 * v_3;
+      const float v_5 = 0.0f;
+      const int64_t v_6 = loom_cdiv(v_K, v_c64);
+      const int64_t v_c3 = 3;
+      // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
+      // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 3 deep
+      for (int64_t v_k = 0; v_k < v_6; ++v_k) {
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
+        const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
+        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
+        const int64_t v_K_1 = v_Ap_1_e1;
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
+        const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
+        const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
+        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
+        if ((v_e_1_base + v_k) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 3) % 3], (((v_e_1_base + v_k) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 24 (%w, distance 3)
+        // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm.loom:25]
+        {  // %Ap.1 -> %A.1: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = A.shape[0] - (v_Ap_o0);
+          const int64_t cols_in = A.shape[1] - (v_Ap_1_o1);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(A.data) + (v_Ap_o0) * A.stride[0] + (v_Ap_1_o1) * A.stride[1] : reinterpret_cast<const __nv_bfloat16*>(A.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192, first, A.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 3], chunk);
+        }
+        // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm.loom:25]
+        {  // %Bp.1 -> %B.1: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = B.shape[0] - (v_Bp_1_o0);
+          const int64_t cols_in = B.shape[1] - (v_Bp_o1);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B.data) + (v_Bp_1_o0) * B.stride[0] + (v_Bp_o1) * B.stride[1] : reinterpret_cast<const __nv_bfloat16*>(B.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 256, 128>(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384, first, B.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 3], chunk);
+        }
+      }
+      v_e_1_base += v_6;  // the next tile's iterations continue the rings
+      ++tile_iter;
+    }
+  } else {
+    // ---- consumer: the compute role, 2 warpgroups
+    loom::rt::setmaxnreg_inc<232>();
+    const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
+    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    int64_t tile_iter = 0;  // tiles this block has run
+    (void)tile_iter;
+    for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
+      int64_t lin = tile;
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
+      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
+      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const int64_t v_U = 128;
+      const int64_t v_V = 256;
+      const int64_t v_M = C.shape[0];
+      const int64_t v_0 = loom_cdiv(v_M, v_U);
+      const int64_t v_N = C.shape[1];
+      const int64_t v_1 = loom_cdiv(v_N, v_V);
+      const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+      const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+      const int64_t v_Cp_o1 = 0 + (v_j * v_V);
+      const int64_t v_Cp_e1 = loom_clip(C.shape[1], (v_j * v_V), v_V);
+      const int64_t v_M_1 = v_Cp_e0;
+      const int64_t v_N_1 = v_Cp_e1;
+      const int64_t v_c0 = 0;
+      const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+      const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+      const int64_t v_K = A.shape[1];
+      const int64_t v_Bp_o1 = 0 + (v_j * v_V);
+      const int64_t v_Bp_e1 = loom_clip(B.shape[1], (v_j * v_V), v_V);
+      // gemm_block: Acc = tensor(f32, [M, N])
+      const int64_t v_c64 = 64;
+      const int64_t v_G = 2;
+      const int64_t v_2 = v_c64 * v_G;
+      const int64_t v_3 = loom_cdiv(v_M_1, v_2);
+      const int64_t v_4 = v_c64 * v_3;
+      const int64_t v_g = consumer_wg;  // proc_index WARPGROUP
+      const int64_t v_Cp_1_o0 = 0 + (v_g * v_4);
+      const int64_t v_Cp_1_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
+      const int64_t v_t = loom::rt::warp_in_warpgroup();  // proc_index WARP
+      const int64_t v_t_1 = loom::rt::lane_id();  // proc_index THREAD
+      const int64_t v_M_2 = 2;
+      const int64_t v_N_2 = 64;
+      // clear_warp: clear(Cp[t])
+      float v_C_1[128];
+      const float v_5 = 0.0f;
+      // clear_thread: fill(C, 0)  [gemm.loom:71]
+      #pragma unroll
+      for (int r = 0; r < 128; ++r) v_C_1[r] = v_5;
+      const int64_t v_6 = loom_cdiv(v_K, v_c64);
+      const int64_t v_c3 = 3;
+      // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
+      // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 3 deep
+      for (int64_t v_k = 0; v_k < v_6; ++v_k) {
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
+        const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
+        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
+        const int64_t v_K_1 = v_Ap_1_e1;
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
+        const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
+        const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
+        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
+        const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
+        const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.3: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        // gemm_thread: mma(C, A, B)  [gemm.loom:52]
+        loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
+        #pragma unroll
+        for (int ks = 0; ks < 4; ++ks) {
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
+          loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
+        }
+        loom::rt::wgmma_commit();
+        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 24 (%w, distance 3))
+        loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
+        if (v_k > 0) {
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);
+        }
+      }
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
+      }
+      v_e_1_base += v_6;  // the next tile's iterations continue the rings
+      const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
+      const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_4), v_4);
+      // copy_thread: convert(D, X)  [gemm.loom:91]
+      {  // the warpgroup's 64 x 256 accumulator tile -> C, clipped to v_Dp_e0 x v_Cp_e1
+        const int tid = loom::rt::thread_in_warpgroup();
+        __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Dp_o0) * C.stride[0] + (v_Cp_o1) * C.stride[1];
+        const int quad_lane = tid & 3;
+        const int64_t row0 = loom::rt::acc_row(tid, 0);
+        #pragma unroll
+        for (int jj = 0; jj < 8; ++jj) {
+          #pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
+            #pragma unroll
+            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
+              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
+              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
+              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
+              #pragma unroll
+              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
+            }
+            const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
+            if (row >= v_Dp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Cp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Cp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
+          }
+        }
+      }
+      ++tile_iter;
+    }
+  }
+}
+
+// Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.
+int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  if (C.data == nullptr) return LOOM_ERR_NULL;
+  if (C.rank != 2) return LOOM_ERR_RANK;
+  if (C.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (C.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (C.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (C.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(C.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (A.data == nullptr) return LOOM_ERR_NULL;
+  if (A.rank != 2) return LOOM_ERR_RANK;
+  if (A.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (A.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (A.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (A.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(A.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (B.data == nullptr) return LOOM_ERR_NULL;
+  if (B.rank != 2) return LOOM_ERR_RANK;
+  if (B.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (B.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (B.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (B.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(B.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (A.shape[0] != C.shape[0]) return LOOM_ERR_SHAPE;  // M
+  if (B.shape[0] != A.shape[1]) return LOOM_ERR_SHAPE;  // K
+  if (B.shape[1] != C.shape[1]) return LOOM_ERR_SHAPE;  // N
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 256;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks == 0) return LOOM_OK;  // an empty output: nothing to launch
+  if (blocks > 2147483647) return LOOM_ERR_SHAPE;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return LOOM_ERR_DEVICE;
+  // per device: 0 unknown, 1 ready, 2 unusable; and its SM count (set before `checked`)
+  static std::atomic<int> checked[64];
+  static std::atomic<int> sms[64];
+  if (device < 0 || device >= 64) return LOOM_ERR_DEVICE;
+  if (checked[device] == 0) {
+    int major = 0, minor = 0, optin = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (major != 9 || minor != 0) { checked[device] = 2; (void)cudaGetLastError(); return LOOM_ERR_DEVICE; }
+    if (optin < kSmemBytes) { checked[device] = 2; return LOOM_ERR_SMEM; }
+    if (cudaFuncSetAttribute(gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return LOOM_ERR_LAUNCH;
+    }
+    int count = 0;
+    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    sms[device] = count;
+    checked[device] = 1;
+  }
+  if (checked[device] == 2) return LOOM_ERR_DEVICE;
+  // persistent: one block per SM at most, each runs tile after tile
+  const int64_t sm_count = sms[device].load();
+  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;
+  gemm_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(C, A, B, grid_n0, grid_n1);
+  if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
+  return LOOM_OK;
+}
+
+}  // namespace async_copy
+
+// The TMA kernel.
 constexpr int kThreads = 384;
 constexpr int kSmemBytes = 214088;
 
@@ -308,31 +640,34 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
   if (C.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (C.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (C.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (C.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((C.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((C.stride[d] * 2) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   }
-  if (reinterpret_cast<uintptr_t>(C.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(C.data) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   if (A.data == nullptr) return LOOM_ERR_NULL;
   if (A.rank != 2) return LOOM_ERR_RANK;
   if (A.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (A.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (A.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (A.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((A.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((A.stride[d] * 2) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   }
-  if (reinterpret_cast<uintptr_t>(A.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(A.data) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   if (B.data == nullptr) return LOOM_ERR_NULL;
   if (B.rank != 2) return LOOM_ERR_RANK;
   if (B.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (B.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (B.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (B.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((B.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((B.stride[d] * 2) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   }
-  if (reinterpret_cast<uintptr_t>(B.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(B.data) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   if (A.shape[0] != C.shape[0]) return LOOM_ERR_SHAPE;  // M
   if (B.shape[0] != A.shape[1]) return LOOM_ERR_SHAPE;  // K
   if (B.shape[1] != C.shape[1]) return LOOM_ERR_SHAPE;  // N
@@ -469,6 +804,335 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 164960 bytes of dynamic shared memory.
 namespace mapping1 {
 
+// The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
+// launched when a tensor's base address or row stride is not a multiple of 16 bytes.
+namespace async_copy {
+
+constexpr int kThreads = 384;
+constexpr int kSmemBytes = 132192;
+
+__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
+    const loom_tensor A,
+    const loom_tensor B,
+    const int64_t grid_n0,
+    const int64_t grid_n1) {
+  extern __shared__ __align__(1024) uint8_t loom_smem_raw[];
+  // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
+  uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
+  // ---- setup: mbarriers (after the tensors' slots)
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 131072);  // [4] compute warps done with iteration k of the loop at line 24 (%w, distance 4)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 131104);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 131136);  // [4] async copy %Bp.1 -> %B.1 landed
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
+    loom::rt::fence_barrier_init();
+  }
+  __syncthreads();
+  if (loom::rt::warpgroup_index() < 1) {
+    // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
+    loom::rt::setmaxnreg_dec<40>();
+    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    int64_t tile_iter = 0;  // tiles this block has run
+    (void)tile_iter;
+    for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
+      int64_t lin = tile;
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
+      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
+      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const int64_t v_U = 128;
+      const int64_t v_M = C.shape[0];
+      const int64_t v_0 = loom_cdiv(v_M, v_U);
+      const int64_t v_N = C.shape[1];
+      const int64_t v_1 = loom_cdiv(v_N, v_U);
+      const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+      const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+      const int64_t v_Cp_o1 = 0 + (v_j * v_U);
+      const int64_t v_Cp_e1 = loom_clip(C.shape[1], (v_j * v_U), v_U);
+      const int64_t v_M_1 = v_Cp_e0;
+      const int64_t v_N_1 = v_Cp_e1;
+      const int64_t v_c0 = 0;
+      const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+      const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+      const int64_t v_K = A.shape[1];
+      const int64_t v_Bp_o1 = 0 + (v_j * v_U);
+      const int64_t v_Bp_e1 = loom_clip(B.shape[1], (v_j * v_U), v_U);
+      // gemm_block: Acc = tensor(f32, [M, N])
+      const int64_t v_c64 = 64;
+      const int64_t v_G = 2;
+      const int64_t v_2 = v_c64 * v_G;
+      const int64_t v_3 = loom_cdiv(v_M_1, v_2);
+      const int64_t v_4 = v_c64 * v_3;
+      const float v_5 = 0.0f;
+      const int64_t v_6 = loom_cdiv(v_K, v_c64);
+      const int64_t v_c4 = 4;
+      // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) row_major swizzle128
+      // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 4 deep
+      for (int64_t v_k = 0; v_k < v_6; ++v_k) {
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
+        const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
+        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
+        const int64_t v_K_1 = v_Ap_1_e1;
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
+        const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
+        const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
+        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
+        if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warps done with iteration k of the loop at line 24 (%w, distance 4)
+        // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm.loom:25]
+        {  // %Ap.1 -> %A.1: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = A.shape[0] - (v_Ap_o0);
+          const int64_t cols_in = A.shape[1] - (v_Ap_1_o1);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(A.data) + (v_Ap_o0) * A.stride[0] + (v_Ap_1_o1) * A.stride[1] : reinterpret_cast<const __nv_bfloat16*>(A.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192, first, A.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 4], chunk);
+        }
+        // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm.loom:25]
+        {  // %Bp.1 -> %B.1: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = B.shape[0] - (v_Bp_1_o0);
+          const int64_t cols_in = B.shape[1] - (v_Bp_o1);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B.data) + (v_Bp_1_o0) * B.stride[0] + (v_Bp_o1) * B.stride[1] : reinterpret_cast<const __nv_bfloat16*>(B.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 128, 128>(v_B_stages + ((0) * 4 + (0 + v_slot)) * 8192, first, B.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 4], chunk);
+        }
+      }
+      v_e_1_base += v_6;  // the next tile's iterations continue the rings
+      ++tile_iter;
+    }
+  } else {
+    // ---- consumer: the compute role, 2 warpgroups
+    loom::rt::setmaxnreg_inc<232>();
+    const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
+    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    int64_t tile_iter = 0;  // tiles this block has run
+    (void)tile_iter;
+    for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
+      int64_t lin = tile;
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
+      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
+      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const int64_t v_U = 128;
+      const int64_t v_M = C.shape[0];
+      const int64_t v_0 = loom_cdiv(v_M, v_U);
+      const int64_t v_N = C.shape[1];
+      const int64_t v_1 = loom_cdiv(v_N, v_U);
+      const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+      const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+      const int64_t v_Cp_o1 = 0 + (v_j * v_U);
+      const int64_t v_Cp_e1 = loom_clip(C.shape[1], (v_j * v_U), v_U);
+      const int64_t v_M_1 = v_Cp_e0;
+      const int64_t v_N_1 = v_Cp_e1;
+      const int64_t v_c0 = 0;
+      const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+      const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+      const int64_t v_K = A.shape[1];
+      const int64_t v_Bp_o1 = 0 + (v_j * v_U);
+      const int64_t v_Bp_e1 = loom_clip(B.shape[1], (v_j * v_U), v_U);
+      // gemm_block: Acc = tensor(f32, [M, N])
+      const int64_t v_c64 = 64;
+      const int64_t v_G = 2;
+      const int64_t v_2 = v_c64 * v_G;
+      const int64_t v_3 = loom_cdiv(v_M_1, v_2);
+      const int64_t v_4 = v_c64 * v_3;
+      const int64_t v_g = consumer_wg;  // proc_index WARPGROUP
+      const int64_t v_Cp_1_o0 = 0 + (v_g * v_4);
+      const int64_t v_Cp_1_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
+      const int64_t v_t = loom::rt::warp_in_warpgroup();  // proc_index WARP
+      const int64_t v_t_1 = loom::rt::lane_id();  // proc_index THREAD
+      const int64_t v_M_2 = 2;
+      const int64_t v_N_2 = 32;
+      // clear_warp: clear(Cp[t])
+      float v_C_1[64];
+      const float v_5 = 0.0f;
+      // clear_thread: fill(C, 0)  [gemm.loom:71]
+      #pragma unroll
+      for (int r = 0; r < 64; ++r) v_C_1[r] = v_5;
+      const int64_t v_6 = loom_cdiv(v_K, v_c64);
+      const int64_t v_c4 = 4;
+      // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) row_major swizzle128
+      // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 4 deep
+      for (int64_t v_k = 0; v_k < v_6; ++v_k) {
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
+        const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
+        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
+        const int64_t v_K_1 = v_Ap_1_e1;
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
+        const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
+        const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
+        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
+        const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
+        const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.2: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.3: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        // gemm_thread: mma(C, A, B)  [gemm.loom:52]
+        loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
+        #pragma unroll
+        for (int ks = 0; ks < 4; ++ks) {
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 4 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
+        }
+        loom::rt::wgmma_commit();
+        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 24 (%w, distance 4))
+        loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
+        if (v_k > 0) {
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
+        }
+      }
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
+      v_e_1_base += v_6;  // the next tile's iterations continue the rings
+      const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
+      const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_4), v_4);
+      // copy_thread: convert(D, X)  [gemm.loom:91]
+      {  // the warpgroup's 64 x 128 accumulator tile -> C, clipped to v_Dp_e0 x v_Cp_e1
+        const int tid = loom::rt::thread_in_warpgroup();
+        __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Dp_o0) * C.stride[0] + (v_Cp_o1) * C.stride[1];
+        const int quad_lane = tid & 3;
+        const int64_t row0 = loom::rt::acc_row(tid, 0);
+        #pragma unroll
+        for (int jj = 0; jj < 4; ++jj) {
+          #pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
+            #pragma unroll
+            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
+              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
+              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
+              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
+              #pragma unroll
+              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
+            }
+            const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
+            if (row >= v_Dp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Cp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Cp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
+          }
+        }
+      }
+      ++tile_iter;
+    }
+  }
+}
+
+// Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.
+int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  if (C.data == nullptr) return LOOM_ERR_NULL;
+  if (C.rank != 2) return LOOM_ERR_RANK;
+  if (C.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (C.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (C.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (C.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(C.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (A.data == nullptr) return LOOM_ERR_NULL;
+  if (A.rank != 2) return LOOM_ERR_RANK;
+  if (A.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (A.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (A.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (A.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(A.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (B.data == nullptr) return LOOM_ERR_NULL;
+  if (B.rank != 2) return LOOM_ERR_RANK;
+  if (B.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (B.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (B.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (B.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(B.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (A.shape[0] != C.shape[0]) return LOOM_ERR_SHAPE;  // M
+  if (B.shape[0] != A.shape[1]) return LOOM_ERR_SHAPE;  // K
+  if (B.shape[1] != C.shape[1]) return LOOM_ERR_SHAPE;  // N
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks == 0) return LOOM_OK;  // an empty output: nothing to launch
+  if (blocks > 2147483647) return LOOM_ERR_SHAPE;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return LOOM_ERR_DEVICE;
+  // per device: 0 unknown, 1 ready, 2 unusable; and its SM count (set before `checked`)
+  static std::atomic<int> checked[64];
+  static std::atomic<int> sms[64];
+  if (device < 0 || device >= 64) return LOOM_ERR_DEVICE;
+  if (checked[device] == 0) {
+    int major = 0, minor = 0, optin = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (major != 9 || minor != 0) { checked[device] = 2; (void)cudaGetLastError(); return LOOM_ERR_DEVICE; }
+    if (optin < kSmemBytes) { checked[device] = 2; return LOOM_ERR_SMEM; }
+    if (cudaFuncSetAttribute(gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return LOOM_ERR_LAUNCH;
+    }
+    int count = 0;
+    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    sms[device] = count;
+    checked[device] = 1;
+  }
+  if (checked[device] == 2) return LOOM_ERR_DEVICE;
+  // persistent: one block per SM at most, each runs tile after tile
+  const int64_t sm_count = sms[device].load();
+  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;
+  gemm_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(C, A, B, grid_n0, grid_n1);
+  if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
+  return LOOM_OK;
+}
+
+}  // namespace async_copy
+
+// The TMA kernel.
 constexpr int kThreads = 384;
 constexpr int kSmemBytes = 164960;
 
@@ -740,31 +1404,34 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
   if (C.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (C.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (C.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (C.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((C.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((C.stride[d] * 2) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   }
-  if (reinterpret_cast<uintptr_t>(C.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(C.data) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   if (A.data == nullptr) return LOOM_ERR_NULL;
   if (A.rank != 2) return LOOM_ERR_RANK;
   if (A.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (A.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (A.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (A.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((A.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((A.stride[d] * 2) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   }
-  if (reinterpret_cast<uintptr_t>(A.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(A.data) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   if (B.data == nullptr) return LOOM_ERR_NULL;
   if (B.rank != 2) return LOOM_ERR_RANK;
   if (B.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (B.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (B.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (B.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((B.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((B.stride[d] * 2) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   }
-  if (reinterpret_cast<uintptr_t>(B.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(B.data) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   if (A.shape[0] != C.shape[0]) return LOOM_ERR_SHAPE;  // M
   if (B.shape[0] != A.shape[1]) return LOOM_ERR_SHAPE;  // K
   if (B.shape[1] != C.shape[1]) return LOOM_ERR_SHAPE;  // N
@@ -899,6 +1566,336 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping2 {
 
+// The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
+// launched when a tensor's base address or row stride is not a multiple of 16 bytes.
+namespace async_copy {
+
+constexpr int kThreads = 384;
+constexpr int kSmemBytes = 197728;
+
+__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
+    const loom_tensor A,
+    const loom_tensor B,
+    const int64_t grid_n0,
+    const int64_t grid_n1) {
+  extern __shared__ __align__(1024) uint8_t loom_smem_raw[];
+  // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
+  uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
+  // ---- setup: mbarriers (after the tensors' slots)
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [4] compute warps done with iteration k of the loop at line 24 (%w, distance 4)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196640);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196672);  // [4] async copy %Bp.1 -> %B.1 landed
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
+    loom::rt::fence_barrier_init();
+  }
+  __syncthreads();
+  if (loom::rt::warpgroup_index() < 1) {
+    // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
+    loom::rt::setmaxnreg_dec<40>();
+    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    int64_t tile_iter = 0;  // tiles this block has run
+    (void)tile_iter;
+    for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
+      int64_t lin = tile;
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
+      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
+      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const int64_t v_U = 128;
+      const int64_t v_V = 64;
+      const int64_t v_M = C.shape[0];
+      const int64_t v_0 = loom_cdiv(v_M, v_U);
+      const int64_t v_N = C.shape[1];
+      const int64_t v_1 = loom_cdiv(v_N, v_V);
+      const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+      const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+      const int64_t v_Cp_o1 = 0 + (v_j * v_V);
+      const int64_t v_Cp_e1 = loom_clip(C.shape[1], (v_j * v_V), v_V);
+      const int64_t v_M_1 = v_Cp_e0;
+      const int64_t v_N_1 = v_Cp_e1;
+      const int64_t v_c0 = 0;
+      const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+      const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+      const int64_t v_K = A.shape[1];
+      const int64_t v_Bp_o1 = 0 + (v_j * v_V);
+      const int64_t v_Bp_e1 = loom_clip(B.shape[1], (v_j * v_V), v_V);
+      // gemm_block: Acc = tensor(f32, [M, N])
+      const int64_t v_G = 2;
+      const int64_t v_2 = v_V * v_G;
+      const int64_t v_3 = loom_cdiv(v_M_1, v_2);
+      const int64_t v_4 = v_V * v_3;
+      const float v_5 = 0.0f;
+      const int64_t v_6 = loom_cdiv(v_K, v_U);
+      const int64_t v_c4 = 4;
+      // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 131072) row_major swizzle128
+      // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 196608) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 4 deep
+      for (int64_t v_k = 0; v_k < v_6; ++v_k) {
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
+        const int64_t v_Ap_1_o1 = 0 + (v_k * v_U);
+        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_U), v_U);
+        const int64_t v_K_1 = v_Ap_1_e1;
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
+        const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
+        const int64_t v_A_1_e1 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_Bp_1_o0 = 0 + (v_k * v_U);
+        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_U), v_U);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
+        if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warps done with iteration k of the loop at line 24 (%w, distance 4)
+        // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm.loom:25]
+        {  // %Ap.1 -> %A.1: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = A.shape[0] - (v_Ap_o0);
+          const int64_t cols_in = A.shape[1] - (v_Ap_1_o1);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(A.data) + (v_Ap_o0) * A.stride[0] + (v_Ap_1_o1) * A.stride[1] : reinterpret_cast<const __nv_bfloat16*>(A.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 128, 128>(v_A_stages + ((0) * 4 + (0 + v_slot)) * 16384, first, A.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 4], chunk);
+        }
+        // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm.loom:25]
+        {  // %Bp.1 -> %B.1: every producer thread copies its chunks, then arrives when they have landed
+          const int64_t rows_in = B.shape[0] - (v_Bp_1_o0);
+          const int64_t cols_in = B.shape[1] - (v_Bp_o1);
+          const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B.data) + (v_Bp_1_o0) * B.stride[0] + (v_Bp_o1) * B.stride[1] : reinterpret_cast<const __nv_bfloat16*>(B.data);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages + ((0) * 4 + (0 + v_slot)) * 8192, first, B.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 4], chunk);
+        }
+      }
+      v_e_1_base += v_6;  // the next tile's iterations continue the rings
+      ++tile_iter;
+    }
+  } else {
+    // ---- consumer: the compute role, 2 warpgroups
+    loom::rt::setmaxnreg_inc<232>();
+    const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
+    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    int64_t tile_iter = 0;  // tiles this block has run
+    (void)tile_iter;
+    for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
+      int64_t lin = tile;
+      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
+      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
+      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
+      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const int64_t v_U = 128;
+      const int64_t v_V = 64;
+      const int64_t v_M = C.shape[0];
+      const int64_t v_0 = loom_cdiv(v_M, v_U);
+      const int64_t v_N = C.shape[1];
+      const int64_t v_1 = loom_cdiv(v_N, v_V);
+      const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+      const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+      const int64_t v_Cp_o1 = 0 + (v_j * v_V);
+      const int64_t v_Cp_e1 = loom_clip(C.shape[1], (v_j * v_V), v_V);
+      const int64_t v_M_1 = v_Cp_e0;
+      const int64_t v_N_1 = v_Cp_e1;
+      const int64_t v_c0 = 0;
+      const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+      const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+      const int64_t v_K = A.shape[1];
+      const int64_t v_Bp_o1 = 0 + (v_j * v_V);
+      const int64_t v_Bp_e1 = loom_clip(B.shape[1], (v_j * v_V), v_V);
+      // gemm_block: Acc = tensor(f32, [M, N])
+      const int64_t v_G = 2;
+      const int64_t v_2 = v_V * v_G;
+      const int64_t v_3 = loom_cdiv(v_M_1, v_2);
+      const int64_t v_4 = v_V * v_3;
+      const int64_t v_g = consumer_wg;  // proc_index WARPGROUP
+      const int64_t v_Cp_1_o0 = 0 + (v_g * v_4);
+      const int64_t v_Cp_1_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
+      const int64_t v_t = loom::rt::warp_in_warpgroup();  // proc_index WARP
+      const int64_t v_t_1 = loom::rt::lane_id();  // proc_index THREAD
+      const int64_t v_M_2 = 2;
+      const int64_t v_N_2 = 16;
+      // clear_warp: clear(Cp[t])
+      float v_C_1[32];
+      const float v_5 = 0.0f;
+      // clear_thread: fill(C, 0)  [gemm.loom:71]
+      #pragma unroll
+      for (int r = 0; r < 32; ++r) v_C_1[r] = v_5;
+      const int64_t v_6 = loom_cdiv(v_K, v_U);
+      const int64_t v_c4 = 4;
+      // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 131072) row_major swizzle128
+      // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 196608) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 4 deep
+      for (int64_t v_k = 0; v_k < v_6; ++v_k) {
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
+        const int64_t v_Ap_1_o1 = 0 + (v_k * v_U);
+        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_U), v_U);
+        const int64_t v_K_1 = v_Ap_1_e1;
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
+        const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
+        const int64_t v_A_1_e1 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_Bp_1_o0 = 0 + (v_k * v_U);
+        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_U), v_U);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
+        const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
+        const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.2: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.3: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        // gemm_thread: mma(C, A, B)  [gemm.loom:52]
+        loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
+        #pragma unroll
+        for (int ks = 0; ks < 8; ++ks) {
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 4 + (0 + v_slot)) * 16384 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
+          loom::rt::wgmma_m64nNk16<64, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 4 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * ks), 1);
+        }
+        loom::rt::wgmma_commit();
+        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 24 (%w, distance 4))
+        loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
+        if (v_k > 0) {
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
+        }
+      }
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
+      v_e_1_base += v_6;  // the next tile's iterations continue the rings
+      const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
+      const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_4), v_4);
+      // copy_thread: convert(D, X)  [gemm.loom:91]
+      {  // the warpgroup's 64 x 64 accumulator tile -> C, clipped to v_Dp_e0 x v_Cp_e1
+        const int tid = loom::rt::thread_in_warpgroup();
+        __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Dp_o0) * C.stride[0] + (v_Cp_o1) * C.stride[1];
+        const int quad_lane = tid & 3;
+        const int64_t row0 = loom::rt::acc_row(tid, 0);
+        #pragma unroll
+        for (int jj = 0; jj < 2; ++jj) {
+          #pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
+            #pragma unroll
+            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
+              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
+              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
+              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
+              #pragma unroll
+              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
+            }
+            const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
+            if (row >= v_Dp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Cp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Cp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
+          }
+        }
+      }
+      ++tile_iter;
+    }
+  }
+}
+
+// Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.
+int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  if (C.data == nullptr) return LOOM_ERR_NULL;
+  if (C.rank != 2) return LOOM_ERR_RANK;
+  if (C.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (C.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (C.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (C.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(C.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (A.data == nullptr) return LOOM_ERR_NULL;
+  if (A.rank != 2) return LOOM_ERR_RANK;
+  if (A.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (A.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (A.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (A.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(A.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (B.data == nullptr) return LOOM_ERR_NULL;
+  if (B.rank != 2) return LOOM_ERR_RANK;
+  if (B.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
+  for (int d = 0; d < 2; ++d) if (B.shape[d] < 0) return LOOM_ERR_SHAPE;
+  if (B.stride[1] != 1) return LOOM_ERR_STRIDE;
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
+    if (B.stride[d] <= 0) return LOOM_ERR_STRIDE;
+  }
+  if (reinterpret_cast<uintptr_t>(B.data) % 2 != 0) return LOOM_ERR_ALIGN;  // not even element-aligned
+  if (A.shape[0] != C.shape[0]) return LOOM_ERR_SHAPE;  // M
+  if (B.shape[0] != A.shape[1]) return LOOM_ERR_SHAPE;  // K
+  if (B.shape[1] != C.shape[1]) return LOOM_ERR_SHAPE;  // N
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 64;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks == 0) return LOOM_OK;  // an empty output: nothing to launch
+  if (blocks > 2147483647) return LOOM_ERR_SHAPE;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return LOOM_ERR_DEVICE;
+  // per device: 0 unknown, 1 ready, 2 unusable; and its SM count (set before `checked`)
+  static std::atomic<int> checked[64];
+  static std::atomic<int> sms[64];
+  if (device < 0 || device >= 64) return LOOM_ERR_DEVICE;
+  if (checked[device] == 0) {
+    int major = 0, minor = 0, optin = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (major != 9 || minor != 0) { checked[device] = 2; (void)cudaGetLastError(); return LOOM_ERR_DEVICE; }
+    if (optin < kSmemBytes) { checked[device] = 2; return LOOM_ERR_SMEM; }
+    if (cudaFuncSetAttribute(gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return LOOM_ERR_LAUNCH;
+    }
+    int count = 0;
+    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    sms[device] = count;
+    checked[device] = 1;
+  }
+  if (checked[device] == 2) return LOOM_ERR_DEVICE;
+  // persistent: one block per SM at most, each runs tile after tile
+  const int64_t sm_count = sms[device].load();
+  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;
+  gemm_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(C, A, B, grid_n0, grid_n1);
+  if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
+  return LOOM_OK;
+}
+
+}  // namespace async_copy
+
+// The TMA kernel.
 constexpr int kThreads = 384;
 constexpr int kSmemBytes = 214112;
 
@@ -1169,31 +2166,34 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
   if (C.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (C.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (C.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (C.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((C.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((C.stride[d] * 2) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   }
-  if (reinterpret_cast<uintptr_t>(C.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(C.data) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   if (A.data == nullptr) return LOOM_ERR_NULL;
   if (A.rank != 2) return LOOM_ERR_RANK;
   if (A.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (A.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (A.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (A.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((A.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((A.stride[d] * 2) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   }
-  if (reinterpret_cast<uintptr_t>(A.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(A.data) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   if (B.data == nullptr) return LOOM_ERR_NULL;
   if (B.rank != 2) return LOOM_ERR_RANK;
   if (B.dtype != LOOM_BF16) return LOOM_ERR_DTYPE;
   for (int d = 0; d < 2; ++d) if (B.shape[d] < 0) return LOOM_ERR_SHAPE;
   if (B.stride[1] != 1) return LOOM_ERR_STRIDE;
-  for (int d = 0; d + 1 < 2; ++d) {
+  for (int d = 0; d < 2; ++d) {
+    if (d == 1) continue;
     if (B.stride[d] <= 0) return LOOM_ERR_STRIDE;
-    if ((B.stride[d] * 2) % 16 != 0) return LOOM_ERR_ALIGN;
+    if ((B.stride[d] * 2) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   }
-  if (reinterpret_cast<uintptr_t>(B.data) % 16 != 0) return LOOM_ERR_ALIGN;
+  if (reinterpret_cast<uintptr_t>(B.data) % 16 != 0) return async_copy::launch_gemm(C, A, B, stream);
   if (A.shape[0] != C.shape[0]) return LOOM_ERR_SHAPE;  // M
   if (B.shape[0] != A.shape[1]) return LOOM_ERR_SHAPE;  // K
   if (B.shape[1] != C.shape[1]) return LOOM_ERR_SHAPE;  // N
@@ -1367,9 +2367,9 @@ extern "C" int loom_gemm(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream
 
 extern "C" const loom_kernel_info* loom_gemm_info(void) {
   static const loom_arg_info args[] = {
-      {"C", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "N", nullptr, nullptr, nullptr}, 16, LOOM_PRIV_RW},
-      {"A", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "K", nullptr, nullptr, nullptr}, 16, LOOM_PRIV_R},
-      {"B", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"K", "N", nullptr, nullptr, nullptr}, 16, LOOM_PRIV_R},
+      {"C", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_RW},
+      {"A", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "K", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_R},
+      {"B", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"K", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_R},
   };
   static const loom_kernel_info info = {"gemm", 3, args, 214112, 384};
   return &info;
