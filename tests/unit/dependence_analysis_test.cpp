@@ -149,8 +149,7 @@ TEST(DependenceAnalysis, SpecializationKeepsItsCondition) {
   CheckResult r = check_text(read_file(source_dir() + "/examples/gemm_bias_act/gemm_bias_act.loom"), "gemm_bias_act.loom");
   ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
   std::vector<MappingUnit> units = mapping_units(r.program, *r.tree);
-  ASSERT_EQ(units.size(), 3u);  // the default, when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS), when(fastest)
-  EXPECT_TRUE(dependence_analysis(units[2].program, units[2].tree).when->fastest);
+  ASSERT_EQ(units.size(), 2u);
   EXPECT_FALSE(dependence_analysis(units[0].program, units[0].tree).when.has_value());
   Function f = dependence_analysis(units[1].program, units[1].tree);
   ASSERT_TRUE(f.when.has_value());  // when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS)
