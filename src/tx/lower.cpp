@@ -30,19 +30,14 @@ std::string lower_to_loom(const ContractionKernel& k) {
   o << detail::emit_tasks(p) << "\n";
   std::istringstream why(p.tiles.why);
   for (std::string line; std::getline(why, line);)
-    if (line.rfind("small problems", 0) != 0) o << detail::comment(line + ".");
+    if (line.rfind("alternative", 0) != 0) o << detail::comment(line + ".");
   o << "mapping " << m.target << " {\n" << detail::emit_mapping(p, p.tiles.main) << "}\n";
-  if (p.tiles.small) {
-    std::string size = std::to_string(p.tiles.factor);
-    for (const std::string& b : k.batch) size += " * " + b;
-    size += " * cdiv(" + k.m + ", " + std::to_string(p.tiles.main.u) + ") * cdiv(" + k.n + ", " +
-            std::to_string(p.tiles.main.v) + ")";
-    o << "\n";
-    std::istringstream w(p.tiles.why);
-    for (std::string line; std::getline(w, line);)
-      if (line.rfind("small problems", 0) == 0) o << detail::comment(line + ".");
-    o << "// Only the instances that change are listed; the launcher picks this mapping per call.\n";
-    o << "mapping " << m.target << " when(" << size << " <= SMS) {\n" << detail::emit_specialization(p) << "}\n";
+  std::istringstream alt(p.tiles.why);
+  size_t n = 0;
+  for (std::string line; std::getline(alt, line);) {
+    if (line.rfind("alternative", 0) != 0) continue;
+    o << "\n" << detail::comment(line + "; only the instances that change are listed.");
+    o << "mapping " << m.target << " when(fastest) {\n" << detail::emit_specialization(p, p.tiles.alternatives.at(n++)) << "}\n";
   }
   // Parse and print canonically.
   const std::string text = o.str();

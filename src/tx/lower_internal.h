@@ -2,7 +2,7 @@
 // lower_plan.cpp derives from a ContractionKernel (the entry task's parameters, the terms, the
 // names of every task, variant and tunable, free of collisions with the user's names) and the two
 // emitters that turn it into `.loom` text: lower_tasks.cpp (task declarations and variants) and
-// lower_mapping.cpp (the default mapping and the small-problem specialization).
+// lower_mapping.cpp (the default mapping and the when(fastest) alternatives).
 #pragma once
 
 #include "loom/diagnostics.h"
@@ -92,8 +92,8 @@ std::string param_names(const Plan& p);
 
 std::string emit_tasks(const Plan& p);                         // task declarations + variants
 std::string emit_mapping(const Plan& p, const TileConfig& c);  // every instance for tile `c`
-// The instances of emit_mapping(p, small) that differ from emit_mapping(p, main), in order.
-std::string emit_specialization(const Plan& p);
+// The instances of emit_mapping(p, alt) that differ from emit_mapping(p, p.tiles.main), in order.
+std::string emit_specialization(const Plan& p, const TileConfig& alt);
 
 const char* pointwise_leaf(Pointwise f);
 

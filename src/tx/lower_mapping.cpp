@@ -163,9 +163,8 @@ std::string emit_mapping(const Plan& p, const TileConfig& c) {
   return s;
 }
 
-std::string emit_specialization(const Plan& p) {
-  if (!p.tiles.small) return "";
-  std::vector<Instance> main = instances(p, p.tiles.main), small = instances(p, *p.tiles.small);
+std::string emit_specialization(const Plan& p, const TileConfig& alt) {
+  std::vector<Instance> main = instances(p, p.tiles.main), small = instances(p, alt);
   std::string s;
   for (size_t i = 0; i < small.size(); ++i)
     if (i >= main.size() || text(main[i]) != text(small[i])) s += text(small[i]);

@@ -177,29 +177,21 @@ TileChoice choose_tiles(const ContractionKernel& k, const Machine& m) {
   why << "default tile " << out.main.u << " x " << out.main.v << ", K step " << out.main.w << ", " << out.main.stages
       << " stages (" << out.main.smem_bytes / 1024 << " KB shared, " << out.main.tile_regs
       << " tile registers per thread): the fewest estimated cycles at " << big << "^3";
-  // The small-problem tile: for t default tiles (t = 1 .. SMS; rows = t * U, one column of tiles,
-  // K = 4096), the candidate that is faster than the default for every t up to the largest t*.
+  // The alternatives: for each smaller block tile U x V, the K step and depth with the fewest
+  // estimated cycles on a small problem (one wave of the default's tiles at most, K = 4096). Which of
+  // them runs is the launcher's choice per call (when(fastest)), from the event IR and the machine model.
   const int sms = std::max(1, m.limits.sm_count);
-  int best_t = 0;
+  const int64_t small_rows = int64_t(out.main.u) * std::max(1, sms / 4), small_cols = out.main.v;
   for (const TileConfig& c : candidates) {
     if (int64_t(c.u) * c.v >= int64_t(out.main.u) * out.main.v) continue;
-    int t = 0;
-    while (t < sms) {
-      const int64_t r = int64_t(t + 1) * out.main.u, cl = out.main.v;
-      if (!(cost(c, r, cl, 4096) < 0.99 * cost(out.main, r, cl, 4096))) break;
-      ++t;
-    }
-    if (t > best_t) {
-      best_t = t;
-      out.small = c;
-    }
+    auto same = std::find_if(out.alternatives.begin(), out.alternatives.end(),
+                             [&](const TileConfig& a) { return a.u == c.u && a.v == c.v; });
+    if (same == out.alternatives.end()) out.alternatives.push_back(c);
+    else if (cost(c, small_rows, small_cols, 4096) < cost(*same, small_rows, small_cols, 4096)) *same = c;
   }
-  if (out.small) {
-    out.factor = int((sms + best_t - 1) / best_t);
-    why << "\nsmall problems: tile " << out.small->u << " x " << out.small->v << ", K step " << out.small->w << ", "
-        << out.small->stages << " stages, estimated faster while the default's tiles are at most " << best_t
-        << " (1/" << out.factor << " of the " << sms << " SMs)";
-  }
+  for (const TileConfig& c : out.alternatives)
+    why << "\nalternative: tile " << c.u << " x " << c.v << ", K step " << c.w << ", " << c.stages
+        << " stages, weighed per call by the launcher's cost model (when(fastest))";
   out.why = why.str();
   return out;
 }

@@ -1,6 +1,7 @@
 // The tile-size cost model of the contraction lowering (issue 13, section 3): which block tile
 // U x V, K step W, warpgroup count G and pipeline depth a recognized contraction
-// (src/tx/contraction.h) runs with, and when a second, smaller tile pays for small problems.
+// (src/tx/contraction.h) runs with by default, and which smaller tiles are offered to the launcher's
+// per-call cost model as `when(fastest)` mappings (docs/mapping.md, "Chosen by the cost model").
 //
 // The model only proposes tiles the CUDA back end runs (docs/codegen.md): U = 64 * G rows split
 // between G consumer warpgroups, V a wgmma N, W a whole number of 128-byte swizzle rows. For each
@@ -55,17 +56,16 @@ std::optional<std::string> fit_tile(const ContractionKernel& k, const Machine& m
 double estimate_cycles(const ContractionKernel& k, const Machine& m, const TileConfig& c, int64_t rows, int64_t cols,
                        int64_t depth);
 
-// The result: the default tile (best for large problems) and, when one exists, a smaller tile for
-// small problems with the condition that selects it: `factor * cdiv(m, U) * cdiv(n, V) <= SMS`
-// (the default's tiles would fill at most 1/factor of the SMs).
+// The result: the default tile (best for large problems) and the smaller tiles (one per block tile
+// shape U x V, the one with the fewest estimated cycles on a small problem) that the generated
+// program offers as `when(fastest)` candidates: the launcher weighs them per call against the default.
 struct TileChoice {
   TileConfig main;
-  std::optional<TileConfig> small;
-  int factor = 0;
+  std::vector<TileConfig> alternatives;
   std::string why;  // one line per decision, for comments in the generated mapping
 };
 
-// Chooses the tiles: k.u/k.v/k.w when set (each 0 means "choose"; no small-problem tile then), else
+// Chooses the tiles: k.u/k.v/k.w when set (each 0 means "choose"; no alternatives then), else
 // the candidates (128 x 256, 128 x 128, 128 x 64 with K steps 64 and 128) ranked by the estimate.
 // Throws CompileError (at k.loc) when no candidate fits or a user tile is not one the back end runs.
 TileChoice choose_tiles(const ContractionKernel& k, const Machine& m);
