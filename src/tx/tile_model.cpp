@@ -47,11 +47,9 @@ int consumer_register_budget(const Machine& m, int g, const Throughput& tp) {
 }  // namespace
 
 Throughput throughput_of(const Machine& m) {
-  Throughput t;
-  if (m.target == "sm_80") {  // A100: 1024 dense 16-bit FMAs per SM and clock
-    t.fma_per_clock = 1024;
-    t.l2_bytes_per_clock = 32;
-  }
+  Throughput t;  // the machine model's cost figures (loom::CostModel), which the launcher's estimate uses too
+  if (m.cost.mma_fma_per_cycle) t.fma_per_clock = static_cast<double>(m.cost.mma_fma_per_cycle);
+  if (m.cost.fill_bytes_per_cycle) t.l2_bytes_per_clock = static_cast<double>(m.cost.fill_bytes_per_cycle);
   return t;
 }
 

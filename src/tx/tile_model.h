@@ -37,12 +37,13 @@ struct TileConfig {
   bool operator==(const TileConfig& o) const { return u == o.u && v == o.v && w == o.w && g == o.g && stages == o.stages; }
 };
 
-// The throughput figures the estimate uses (per SM and clock). Hopper's are from the architecture
-// guide: 2048 dense 16-bit tensor-core FMAs, about 40 bytes of L2 bandwidth, about 800 cycles
-// of load latency.
+// The throughput figures the estimate uses (per SM and clock): the FMA and L2 rates come from the
+// machine model's CostModel (include/loom/machine.h; Hopper: 2048 dense 16-bit tensor-core FMAs,
+// 48 bytes of L2 -> shared fill), the load latency (about 800 cycles) and register reserve are the
+// lowering's own.
 struct Throughput {
   double fma_per_clock = 2048;
-  double l2_bytes_per_clock = 40;
+  double l2_bytes_per_clock = 48;
   double load_latency = 800;  // cycles from a TMA load's issue to its data in shared memory
   int reg_reserve = 40;  // registers a consumer thread keeps for addresses, indices, barriers
 };
