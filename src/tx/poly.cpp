@@ -271,7 +271,7 @@ class Analysis {
     IslSet wrapped(need(isl_map_wrap(isl_map_copy(carried)), "a wrapped map"));
     const std::string example = describe_point(wrapped.get(), names);
     auto where = [&](int a) { return std::to_string(m_.assigns[a].stmt->loc.line) + ":" + std::to_string(m_.assigns[a].stmt->loc.col); };
-    std::string msg = "`par` loop '" + loop.var + "' carries " + (d.kind == DepKind::Anti ? "an " : "a ") + dep_kind_name(d.kind) + " dependence on '" + tensor + "': " +
+    std::string msg = "`par` loop '" + loop.var + "' carries " + (d.kind == DepKind::Flow ? "a " : "an ") + dep_kind_name(d.kind) + " dependence on '" + tensor + "': " +
                       print_expr(*src) + " is " + (src_writes ? "written" : "read") + " by the statement at " + where(d.source) +
                       " and " + print_expr(*snk) + " " + (snk_writes ? "written" : "read") + " by the statement at " + where(d.sink) +
                       " in another iteration of '" + loop.var + "'";
