@@ -93,6 +93,7 @@ std::string print_expr(const Expr& e) {
 
 std::string print_tx(const TxProgram& p) {
   std::string out;
+  for (const std::string& c : p.header) out += c == "\n" ? "\n" : "//" + c + "\n";
   for (const Stmt& s : p.items) print_stmt(s, 0, out);
   return out;
 }

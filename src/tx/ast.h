@@ -63,6 +63,11 @@ struct Stmt {
 
 struct TxProgram {
   std::vector<Stmt> items;
+  // The `//` comment lines before the first item (the file's header), kept by the printer; a
+  // blank line inside them is "\n". Comments anywhere else are listed in misplaced_comments:
+  // `loom fmt` refuses to drop them.
+  std::vector<std::string> header;
+  std::vector<SourceLoc> misplaced_comments;
 };
 
 // Parses one .tx buffer; syntax errors are reported to `diag` (the parser resynchronizes at the next

@@ -73,6 +73,11 @@ int run_tx_command(const TxCommand& c, std::string& out, std::string& err) {
   TxProgram p = parse_tx(sm, file, diag);
   if (diag.has_errors()) return finish(diag, c.json_diagnostics, err);
   if (c.command == "fmt") {
+    for (const SourceLoc& loc : p.misplaced_comments) {
+      auto& d = diag.error(loc, "`loom fmt` keeps only the comment lines at the top of a .tx file; this comment would be lost");
+      d.hint = "move the comment into the file's header";
+    }
+    if (diag.has_errors()) return finish(diag, c.json_diagnostics, err);
     out = print_tx(p);
     return finish(diag, c.json_diagnostics, err);
   }

@@ -23,6 +23,9 @@ class Parser {
 
   TxProgram run() {
     TxProgram p;
+    p.header = toks_.front().comments;
+    for (size_t i = 0; i < toks_.size(); ++i)
+      if ((i > 0 && !toks_[i].comments.empty()) || !toks_[i].trailing.empty()) p.misplaced_comments.push_back(toks_[i].loc);
     while (!at(Tok::End) && !diag_.too_many()) {
       size_t start = pos_;
       try {
