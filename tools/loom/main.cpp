@@ -31,6 +31,7 @@
 #include "codegen/torch_ext.h"
 #include "passes/pipeline.h"
 #include "passes/schedule_graph.h"
+#include "tx/cli.h"
 #ifdef LOOM_HAVE_SCHED
 #include "sched/cli.h"
 #endif
@@ -56,6 +57,9 @@ constexpr const char* kUsage =
     "                           [--tolerance X]: default exact, or 1 ulp for programs using exp/div/...);\n"
     "                           also fails on a data race (two unordered accesses, one writing; off with\n"
     "                           --no-race-check)\n"
+    "  compile FILE.tx          a tensor-expression file: --emit=tx (canonical text) | deps (ISL domains,\n"
+    "                           accesses, dependences) | contraction (recognized tensor-core kernels);\n"
+    "                           run --cpu FILE.tx --size M=..: its direct interpreter on random inputs\n"
     "  schedule GRAPH.json      optimal modulo schedule + warp assignment (see docs/schedule.md)\n"
     "\n"
     "options:\n"
@@ -304,11 +308,65 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
 
 int run_middle_end(const Options& o, const loom::Program& program, const loom::TaskTree& tree);
 
+// A tensor-expression file (docs/tensor-expressions.md): check, fmt, compile --emit=tx|deps|contraction,
+// run --cpu (the direct interpreter).
+int run_tx(const Options& o, const std::string& text) {
+  if (o.command == "run" && !o.cpu) return usage_error("`loom run` needs --cpu (the only engine in this build)");
+  loom::tx::TxCommand c;
+  c.command = o.command;
+  c.path = o.input;
+  c.text = text;
+  c.emit = o.emit_given ? o.emit : "";
+  c.sizes = o.sizes;
+  c.seed = o.seed;
+  c.json_diagnostics = o.json_diags;
+  std::string out, err;
+  const int rc = loom::tx::run_tx_command(c, out, err);
+  std::cerr << err;
+  if (rc != 0) return rc;
+  if (o.command == "fmt" && o.check_only)
+    return out == text ? 0 : fail(o.input, "not in canonical form", "run `loom fmt -i " + o.input + "`");
+  if (o.command == "fmt" && o.in_place) {
+    if (o.input == "-") return usage_error("-i needs a file, not stdin");
+    Options w = o;
+    w.output = o.input;
+    return write_output(w, out);
+  }
+  return write_output(o, out);
+}
+
+int run_loom_text(const Options& o, const std::string& text);
+
+// `loom compile x.tx` to the back end's kinds (or -o DIR): each recognized kernel lowered to its task
+// program (--emit=loom shows it), compiled like a `.loom` file named <kernel>.loom beside x.tx.
+int compile_tx(const Options& o, const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> programs;
+  std::string err;
+  const int rc = loom::tx::lower_tx_file(o.input, text, programs, err);
+  std::cerr << err;
+  if (rc != 0) return rc;
+  for (const auto& [name, program] : programs) {
+    Options w = o;
+    w.input = (std::filesystem::path(o.input == "-" ? "." : o.input).parent_path() / (name + ".loom")).string();
+    if (int r = run_loom_text(w, program); r != 0) return r;
+  }
+  return 0;
+}
+
 int run(const Options& o) {
   std::string text;
   if (!read_input(o.input, text)) {
     return fail(o.input, "cannot read the file", "check the path and its permissions");
   }
+  if (o.input.size() > 3 && o.input.compare(o.input.size() - 3, 3, ".tx") == 0) {
+    const bool analysis = o.emit_given && (o.emit == "tx" || o.emit == "deps" || o.emit == "contraction" || o.emit == "loom");
+    if (o.command == "compile" && !analysis) return compile_tx(o, text);
+    return run_tx(o, text);
+  }
+  return run_loom_text(o, text);
+}
+
+int run_loom_text(const Options& o, const std::string& text) {
   loom::SourceManager sm;
   uint32_t file = sm.add(o.input == "-" ? "<stdin>" : o.input, text);
   loom::DiagnosticEngine diag(sm);

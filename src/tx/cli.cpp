@@ -1,0 +1,167 @@
+// The `.tx` commands of the `loom` tool. See cli.h.
+#include "tx/cli.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "tx/interp.h"
+#include "tx/lower.h"
+#include "tx/poly.h"
+#include "tx/recognize.h"
+
+namespace loom::tx {
+namespace {
+
+int finish(const DiagnosticEngine& diag, bool json, std::string& err) {
+  err += json ? diag.format_json() : diag.format_text();
+  return diag.has_errors() ? 1 : 0;
+}
+
+// "M=129,N=257" -> sizes; false (with `why`) when malformed.
+bool parse_sizes(const std::string& text, std::map<std::string, int64_t>& out, std::string& why) {
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      why = "--size takes NAME=VALUE pairs separated by commas, found '" + item + "'";
+      return false;
+    }
+    const std::string v = item.substr(eq + 1);
+    char* end = nullptr;
+    const long long n = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < 1 || n > (1LL << 31)) {
+      why = "size " + item.substr(0, eq) + " needs a positive integer, found '" + v + "'";
+      return false;
+    }
+    out[item.substr(0, eq)] = n;
+  }
+  return true;
+}
+
+std::string summary(const std::string& name, const Array& a) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the fp32 bit patterns
+  double sum = 0, abs_sum = 0;
+  for (float v : a.data) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    for (int b = 0; b < 4; ++b) h = (h ^ ((bits >> (8 * b)) & 0xff)) * 1099511628211ull;
+    sum += v;
+    abs_sum += std::fabs(v);
+  }
+  std::ostringstream o;
+  o << name << ": " << dtype_name(a.dtype) << "[";
+  for (size_t d = 0; d < a.extents.size(); ++d) o << (d ? ", " : "") << a.extents[d];
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%016" PRIx64, h);
+  o.precision(9);
+  o << "] sum=" << sum << " mean_abs=" << (a.data.empty() ? 0 : abs_sum / a.data.size()) << " checksum=" << hash;
+  o << " first=[";
+  for (size_t i = 0; i < std::min<size_t>(4, a.data.size()); ++i) o << (i ? ", " : "") << a.data[i];
+  o << "]\n";
+  return o.str();
+}
+
+}  // namespace
+
+int run_tx_command(const TxCommand& c, std::string& out, std::string& err) {
+  SourceManager sm;
+  const uint32_t file = sm.add(c.path, c.text);
+  DiagnosticEngine diag(sm);
+  TxProgram p = parse_tx(sm, file, diag);
+  if (diag.has_errors()) return finish(diag, c.json_diagnostics, err);
+  if (c.command == "fmt") {
+    for (const SourceLoc& loc : p.misplaced_comments) {
+      auto& d = diag.error(loc, "`loom fmt` keeps only the comment lines at the top of a .tx file; this comment would be lost");
+      d.hint = "move the comment into the file's header";
+    }
+    if (diag.has_errors()) return finish(diag, c.json_diagnostics, err);
+    out = print_tx(p);
+    return finish(diag, c.json_diagnostics, err);
+  }
+  if (c.command == "compile" && c.emit == "tx") {
+    out = print_tx(p);
+    return finish(diag, c.json_diagnostics, err);
+  }
+  std::optional<Model> m = check_tx(p, diag);
+  if (!m) return finish(diag, c.json_diagnostics, err);
+  PolyModel poly = analyze_tx(*m, diag);
+  if (diag.has_errors()) return finish(diag, c.json_diagnostics, err);
+  if (c.command == "check") return finish(diag, c.json_diagnostics, err);
+  if (c.command == "compile") {
+    if (c.emit == "deps") {
+      out = format_poly(*m, poly);
+    } else if (c.emit == "loom") {
+      std::vector<std::pair<std::string, std::string>> programs;
+      std::string lerr;
+      const int rc = lower_tx_file(c.path, c.text, programs, lerr, c.json_diagnostics);
+      err += lerr;
+      for (size_t i = 0; i < programs.size(); ++i)
+        out += (i ? "\n// ==== kernel " + programs[i].first + "\n" : std::string()) + programs[i].second;
+      return rc;
+    } else if (c.emit == "contraction") {
+      const std::string stem = std::filesystem::path(c.path).stem().string();
+      out = format_recognition(*m, recognize_contractions(*m, stem.empty() ? "kernel" : stem, c.path));
+    } else {
+      auto& d = diag.error(SourceLoc{}, "a .tx file compiles with --emit=tx, deps, contraction, loom or a back-end kind, not '" + c.emit + "'");
+      d.hint = "loom compile x.tx --emit=contraction shows the recognized tensor-core kernels";
+    }
+    return finish(diag, c.json_diagnostics, err);
+  }
+  // run --cpu
+  std::map<std::string, int64_t> sizes;
+  std::string why;
+  if (!parse_sizes(c.sizes, sizes, why)) {
+    diag.error(SourceLoc{}, why);
+    return finish(diag, c.json_diagnostics, err);
+  }
+  try {
+    std::map<std::string, Array> inputs = random_inputs(*m, sizes, c.seed);
+    std::map<std::string, Array> outputs = interpret_tx(*m, sizes, inputs);
+    std::ostringstream o;
+    o << "interpreted " << c.path << " (seed " << c.seed << ";";
+    for (const auto& [k, v] : sizes) o << " " << k << "=" << v;
+    o << ")\n";
+    for (const auto& [name, a] : outputs) o << summary(name, a);
+    out = o.str();
+  } catch (const CompileError& e) {
+    diag.report(e.diagnostic);
+  }
+  return finish(diag, c.json_diagnostics, err);
+}
+
+int lower_tx_file(const std::string& path, const std::string& text, std::vector<std::pair<std::string, std::string>>& programs,
+                  std::string& err, bool json_diagnostics) {
+  SourceManager sm;
+  const uint32_t file = sm.add(path, text);
+  DiagnosticEngine diag(sm);
+  TxProgram p = parse_tx(sm, file, diag);
+  if (diag.has_errors()) return finish(diag, json_diagnostics, err);
+  std::optional<Model> m = check_tx(p, diag);
+  if (!m) return finish(diag, json_diagnostics, err);
+  analyze_tx(*m, diag);
+  if (diag.has_errors()) return finish(diag, json_diagnostics, err);
+  const std::string stem = std::filesystem::path(path).stem().string();
+  Recognition r = recognize_contractions(*m, stem.empty() ? "kernel" : stem, path);
+  for (const Recognition::Rejected& x : r.rejected) {
+    auto& d = diag.error(m->assigns.at(static_cast<size_t>(x.assign)).stmt->loc,
+                         "this statement is not part of a tensor-core kernel, and loom does not lower other statements to CUDA yet (" +
+                             x.reason + ")");
+    d.hint = "`loom run --cpu` interprets it; `loom compile --emit=contraction` shows what was recognized";
+  }
+  if (diag.has_errors()) return finish(diag, json_diagnostics, err);
+  try {
+    for (ContractionKernel& k : r.kernels) {
+      k.loc.source_file = file;
+      programs.emplace_back(k.name, lower_to_loom(k));
+    }
+  } catch (const CompileError& e) {
+    diag.report(e.diagnostic);
+  }
+  return finish(diag, json_diagnostics, err);
+}
+
+}  // namespace loom::tx

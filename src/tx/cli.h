@@ -1,0 +1,33 @@
+// The `.tx` side of the `loom` command line (tools/loom/main.cpp hands every FILE ending in .tx
+// here; docs/cli.md): `loom check x.tx`, `loom fmt x.tx`, `loom compile x.tx --emit=tx|deps|contraction`
+// and `loom run --cpu x.tx --size M=..,N=.. [--seed S]`. Test: tests/unit/tx_cli_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::tx {
+
+struct TxCommand {
+  std::string command;  // check | fmt | compile | run
+  std::string path;     // the file's name as diagnostics show it
+  std::string text;     // its contents
+  std::string emit;     // compile: tx | deps | contraction
+  std::string sizes;    // run: "M=129,N=257"
+  uint64_t seed = 1;
+  bool json_diagnostics = false;
+};
+
+// Runs one command; what it prints goes to `out`, diagnostics to `err`. Returns the exit status
+// (0 ok, 1 user error).
+int run_tx_command(const TxCommand& c, std::string& out, std::string& err);
+
+// The file's recognized kernels, each lowered to a task program (src/tx/lower.h): (kernel name,
+// `.loom` text) in program order. A statement that is not part of a recognized kernel is a user
+// error (its SIMT lowering does not exist yet). Diagnostics go to `err`; returns 0 or 1.
+int lower_tx_file(const std::string& path, const std::string& text, std::vector<std::pair<std::string, std::string>>& programs,
+                  std::string& err, bool json_diagnostics = false);
+
+}  // namespace loom::tx
