@@ -65,6 +65,43 @@ std::string summary(const std::string& name, const Array& a) {
   return o.str();
 }
 
+// The kernels' base name: the file's stem (recognize_contractions names several `stem_<out>`).
+std::string kernel_name(const std::string& path) {
+  const std::string stem = std::filesystem::path(path).stem().string();
+  return stem.empty() ? "kernel" : stem;
+}
+
+// The checked model of a parsed program with its polyhedral checks done; nullopt after an error.
+std::optional<Model> analyzed(const TxProgram& p, DiagnosticEngine& diag) {
+  std::optional<Model> m = check_tx(p, diag);
+  if (!m) return std::nullopt;
+  analyze_tx(*m, diag);
+  if (diag.has_errors()) return std::nullopt;
+  return m;
+}
+
+// Each recognized kernel of `m` lowered to its task program, (name, .loom text) in program order; a
+// statement outside every kernel is an error (no SIMT lowering yet).
+void lower_model(const Model& m, const std::string& path, uint32_t file, DiagnosticEngine& diag,
+                 std::vector<std::pair<std::string, std::string>>& programs) {
+  Recognition r = recognize_contractions(m, kernel_name(path), path);
+  for (const Recognition::Rejected& x : r.rejected) {
+    auto& d = diag.error(m.assigns.at(static_cast<size_t>(x.assign)).stmt->loc,
+                         "this statement is not part of a tensor-core kernel, and loom does not lower other statements to CUDA yet (" +
+                             x.reason + ")");
+    d.hint = "`loom run --cpu` interprets it; `loom compile --emit=contraction` shows what was recognized";
+  }
+  if (diag.has_errors()) return;
+  try {
+    for (ContractionKernel& k : r.kernels) {
+      k.loc.source_file = file;
+      programs.emplace_back(k.name, lower_to_loom(k));
+    }
+  } catch (const CompileError& e) {
+    diag.report(e.diagnostic);
+  }
+}
+
 }  // namespace
 
 int run_tx_command(const TxCommand& c, std::string& out, std::string& err) {
@@ -96,15 +133,11 @@ int run_tx_command(const TxCommand& c, std::string& out, std::string& err) {
       out = format_poly(*m, poly);
     } else if (c.emit == "loom") {
       std::vector<std::pair<std::string, std::string>> programs;
-      std::string lerr;
-      const int rc = lower_tx_file(c.path, c.text, programs, lerr, c.json_diagnostics);
-      err += lerr;
+      lower_model(*m, c.path, file, diag, programs);
       for (size_t i = 0; i < programs.size(); ++i)
         out += (i ? "\n// ==== kernel " + programs[i].first + "\n" : std::string()) + programs[i].second;
-      return rc;
     } else if (c.emit == "contraction") {
-      const std::string stem = std::filesystem::path(c.path).stem().string();
-      out = format_recognition(*m, recognize_contractions(*m, stem.empty() ? "kernel" : stem, c.path));
+      out = format_recognition(*m, recognize_contractions(*m, kernel_name(c.path), c.path));
     } else {
       auto& d = diag.error(SourceLoc{}, "a .tx file compiles with --emit=tx, deps, contraction, loom or a back-end kind, not '" + c.emit + "'");
       d.hint = "loom compile x.tx --emit=contraction shows the recognized tensor-core kernels";
@@ -140,27 +173,8 @@ int lower_tx_file(const std::string& path, const std::string& text, std::vector<
   DiagnosticEngine diag(sm);
   TxProgram p = parse_tx(sm, file, diag);
   if (diag.has_errors()) return finish(diag, json_diagnostics, err);
-  std::optional<Model> m = check_tx(p, diag);
-  if (!m) return finish(diag, json_diagnostics, err);
-  analyze_tx(*m, diag);
-  if (diag.has_errors()) return finish(diag, json_diagnostics, err);
-  const std::string stem = std::filesystem::path(path).stem().string();
-  Recognition r = recognize_contractions(*m, stem.empty() ? "kernel" : stem, path);
-  for (const Recognition::Rejected& x : r.rejected) {
-    auto& d = diag.error(m->assigns.at(static_cast<size_t>(x.assign)).stmt->loc,
-                         "this statement is not part of a tensor-core kernel, and loom does not lower other statements to CUDA yet (" +
-                             x.reason + ")");
-    d.hint = "`loom run --cpu` interprets it; `loom compile --emit=contraction` shows what was recognized";
-  }
-  if (diag.has_errors()) return finish(diag, json_diagnostics, err);
-  try {
-    for (ContractionKernel& k : r.kernels) {
-      k.loc.source_file = file;
-      programs.emplace_back(k.name, lower_to_loom(k));
-    }
-  } catch (const CompileError& e) {
-    diag.report(e.diagnostic);
-  }
+  std::optional<Model> m = analyzed(p, diag);
+  if (m) lower_model(*m, path, file, diag, programs);
   return finish(diag, json_diagnostics, err);
 }
 

@@ -88,15 +88,18 @@ codegen::CudaArtifact artifact_of(const std::string& name, bool default_only = f
   return g.artifact.value_or(codegen::CudaArtifact{});
 }
 
-// examples/gemm with every occurrence of `from` (in the default mapping and the specialization)
-// replaced.
-std::string gemm_edited(const std::string& from, const std::string& to) {
-  std::string text = read_file(example_path("gemm"));
+// examples/<name> with every occurrence of `from` replaced.
+std::string example_edited(const std::string& name, const std::string& from, const std::string& to) {
+  std::string text = read_file(example_path(name));
   size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   for (; at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
   return text;
 }
+
+// examples/gemm with every occurrence of `from` (in the default mapping and the specializations)
+// replaced.
+std::string gemm_edited(const std::string& from, const std::string& to) { return example_edited("gemm", from, to); }
 
 // ---- text helpers ----------------------------------------------------------------------------------------
 
@@ -359,15 +362,6 @@ TEST(Codegen, ColumnMajorB) {
   EXPECT_EQ(h.error->message,
             "the CUDA back end cannot lower a column-major shared tile of a row-major global tensor yet (from `gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])`)");
   EXPECT_NE(h.error->hint.find("the same order"), std::string::npos);
-}
-
-// examples/<name> with every occurrence of `from` replaced.
-std::string example_edited(const std::string& name, const std::string& from, const std::string& to) {
-  std::string text = read_file(example_path(name));
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  for (; at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
-  return text;
 }
 
 // A specialized mapping: one kernel per mapping, each with its launcher in a namespace of its own,
