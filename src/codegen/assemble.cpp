@@ -109,13 +109,21 @@ std::string CudaGen::assemble() {
           << in << "lin %= " << a << " * " << b << ";\n";
       o << in << "// 8 tiles of loop " << G - 2 << " walk loop " << G - 1 << " together (their operands stay in L2)\n"
         << in << "const int64_t group = lin / (8 * " << b << "), first = group * 8, gsize = loom_min(" << a << " - first, 8);\n"
-        << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + (lin % (8 * " << b << ")) % gsize;\n"
-        << in << "const int64_t " << var(grid_[G - 1]->regions[0].args[0]) << " = (lin % (8 * " << b << ")) / gsize;\n";
+        << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + (lin % (8 * " << b << ")) % gsize;\n";
+      const ValueId inner = grid_[G - 1]->regions[0].args[0];
+      if (const Op* L = uneven_loop(inner)) {
+        o << in << "const int64_t pos = (lin % (8 * " << b << ")) / gsize;\n";
+        fold_lines(o, in, *L, inner, "pos", b);
+      } else {
+        o << in << "const int64_t " << var(inner) << " = (lin % (8 * " << b << ")) / gsize;\n";
+      }
       for (size_t i = G - 2; i-- > 0;)
         o << in << "const int64_t " << var(grid_[i]->regions[0].args[0]) << " = outer % grid_n" << i << ";\n"
           << in << "outer /= grid_n" << i << ";\n";
     } else {
-      o << in << "const int64_t " << var(grid_[0]->regions[0].args[0]) << " = lin;\n";
+      const ValueId only = grid_[0]->regions[0].args[0];
+      if (const Op* L = uneven_loop(only)) fold_lines(o, in, *L, only, "lin", "grid_n0");
+      else o << in << "const int64_t " << var(only) << " = lin;\n";
     }
     for (auto& l : prologue_) o << in << l << "\n";
     for (const std::string& l : st.lines) o << ind << l << "\n";
@@ -163,6 +171,29 @@ std::string CudaGen::assemble() {
                       : std::string()) +
                  ", " + std::to_string(smem_bytes) + " bytes of dynamic shared memory";
   return head_ + body_ + "}  // namespace\n\n" + abi_functions(smem_bytes, threads);
+}
+
+// The first loop of the block whose trip count is computed from launch index `index` (causal
+// attention: the key tiles a Q tile sees grow with the tile's row), or null when every tile runs
+// the same trip counts.
+const Op* CudaGen::uneven_loop(ValueId index) const {
+  for (const Op& L : grid_.back()->regions[0].ops)
+    if (L.kind == OpKind::For && depends_on(L.operands[0], index)) return &L;
+  return nullptr;
+}
+
+// Tiles of uneven cost along launch index `index`: the persistent blocks stride through the tile
+// order, so each block's share is a window of consecutive positions; folding the positions
+// (n - 1, 0, n - 2, 1, ...) puts a long tile next to a short one, so every window costs about the
+// same when the cost grows (or shrinks) steadily with the index; where it grows (causal attention)
+// the longest tiles also start first, and the grid ends on short ones.
+// Any order of a prange's iterations gives the same results.
+void CudaGen::fold_lines(std::ostream& o, const std::string& in, const Op& loop, ValueId index, const std::string& pos,
+                         const std::string& n) const {
+  o << in << "// the trip count of the loop at line " << loop.loc.line << " depends on " << var(index)
+    << ": tiles from both ends of its range in turn (the last first), so that every block's share costs about the same\n"
+    << in << "const int64_t " << var(index) << " = (" << pos << " & 1) ? (" << pos << " >> 1) : " << n << " - 1 - (" << pos
+    << " >> 1);\n";
 }
 
 }  // namespace loom::codegen::detail

@@ -168,8 +168,14 @@ bool CudaGen::tensor_extent_depends(ValueId t, int d, ValueId lv) const {
     int sd = d >= op->part.dim ? d + 1 : d;
     return tensor_extent_depends(op->operands[0], sd, lv);
   }
-  for (size_t i = 1; i < op->operands.size(); ++i)
-    if (depends_on(op->operands[i], lv)) return true;
+  // A blocks piece's extent along d is its source's, clipped at the piece's offset along d: it
+  // depends on the index along d only. (Mma pieces: on any index.)
+  if (op->part.kind == PartitionSpec::Kind::Blocks && op->operands.size() == op->part.block.size() + 1) {
+    if (depends_on(op->operands.at(static_cast<size_t>(d) + 1), lv)) return true;
+  } else {
+    for (size_t i = 1; i < op->operands.size(); ++i)
+      if (depends_on(op->operands[i], lv)) return true;
+  }
   return tensor_extent_depends(op->operands[0], d, lv);
 }
 

@@ -379,6 +379,9 @@ class CudaGen {
   // ---- assemble.cpp: the kernel skeleton ------------------------------------------------------------
   int64_t layout_barriers();
   std::string assemble();
+  const Op* uneven_loop(ValueId index) const;
+  void fold_lines(std::ostream& o, const std::string& in, const Op& loop, ValueId index, const std::string& pos,
+                  const std::string& n) const;
 
   // ---- launcher.cpp: host launcher and C ABI functions ----------------------------------------------
   std::string host_launcher(const std::string& kname);

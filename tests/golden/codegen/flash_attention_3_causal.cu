@@ -75,7 +75,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+      // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
+      const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -193,7 +195,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+      // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
+      const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -823,7 +827,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
         const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
         const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+        const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+        // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
+        const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
         const int64_t v_BH = O.shape[0];
         const int64_t v_M = O.shape[1];
         const int64_t v_c0 = 0;
@@ -930,7 +936,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+      // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
+      const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -1616,7 +1624,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+      // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
+      const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -1734,7 +1744,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+      // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
+      const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -2369,7 +2381,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
         const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
         const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+        const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+        // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
+        const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
         const int64_t v_BH = O.shape[0];
         const int64_t v_M = O.shape[1];
         const int64_t v_c0 = 0;
@@ -2473,7 +2487,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+      // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
+      const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
