@@ -145,10 +145,23 @@ bool CudaGen::dma_conflicts(const Op& x, const EventRef& r) {
   std::vector<const Op*> ys;
   bool unknown = false;
   std::set<ValueId> seen;
+  // A loop's event (its yield, carried or final) stands for the end of a whole iteration: every
+  // op of the body is done, not only the yield's direct producers (an mma that a later op of the
+  // iteration waited for drops out of the yield's join, but its reads of a ring slot still
+  // conflict with the copy that refills the slot). The ops of an inner loop are left out: the
+  // slots of the inner loop's ring are released by that loop's own carried event, which the copies
+  // refilling them wait for (gemm_reduce's column loop around its K loop).
+  std::function<void(const ir::Block&)> body = [&](const ir::Block& b) {
+    for (const Op& o : b.ops) {
+      if (o.kind == OpKind::Copy || o.kind == OpKind::Call) ys.push_back(&o);
+      if (o.kind != OpKind::For)
+        for (const ir::Block& inner : o.regions) body(inner);
+    }
+  };
   std::function<void(ValueId)> collect = [&](ValueId v) {
     if (!seen.insert(v).second) return;
     auto [p, loop, d] = producer_of(v);
-    if (loop) return collect(loop->regions[0].yield.value);
+    if (loop) return body(loop->regions[0]);
     if (!p) {
       unknown = true;
       return;
@@ -157,7 +170,7 @@ bool CudaGen::dma_conflicts(const Op& x, const EventRef& r) {
       for (const EventRef& q : p->after) collect(q.value);
       return;
     }
-    if (p->kind == OpKind::For) return collect(p->regions[0].yield.value);
+    if (p->kind == OpKind::For) return body(p->regions[0]);
     ys.push_back(p);
   };
   collect(r.value);

@@ -203,6 +203,36 @@ TEST(Codegen, Golden) {
   }
 }
 
+// Every barrier the consumers arrive on to hand something back to the producer ("compute warps
+// done with ...") is waited for somewhere in the same kernel: a release nobody waits for means the
+// producer refills a slot while the consumers may still read it (flash_attention_2 lost the K
+// ring's wait that way once; the H100 failed with an illegal mbarrier transaction count).
+TEST(Codegen, EveryReleaseBarrierIsWaitedFor) {
+  for (const char* name :
+       {"gemm", "batched_gemm", "dual_gemm", "flash_attention_2", "flash_attention_3_causal", "gemm_bias_act", "gemm_residual",
+        "add_gemm", "gemm_reduce", "gemm_reduce_shared"}) {
+    SCOPED_TRACE(name);
+    const std::string cu = artifact_of(name).cu;
+    // Each kernel body from its barrier declarations to the next kernel.
+    size_t at = 0;
+    int kernels = 0;
+    while ((at = cu.find("// ---- setup: mbarriers", at)) != std::string::npos) {
+      const size_t end = std::min(cu.find("// ---- setup: mbarriers", at + 1), cu.size());
+      const std::string k = cu.substr(at, end - at);
+      ++kernels;
+      std::istringstream lines(k);
+      for (std::string l; std::getline(lines, l);) {
+        const size_t decl = l.find("uint64_t* const bar_");
+        if (decl == std::string::npos || l.find("compute warps done with") == std::string::npos) continue;
+        const std::string bar = l.substr(decl + 16, l.find(' ', decl + 16) - (decl + 16));
+        EXPECT_NE(k.find("mbarrier::wait(&" + bar + "["), std::string::npos) << bar << " is never waited for: " << l;
+      }
+      at = end;
+    }
+    EXPECT_GT(kernels, 0);
+  }
+}
+
 TEST(Codegen, Deterministic) {
   codegen::CudaArtifact a = artifact_of("gemm"), b = artifact_of("gemm");
   EXPECT_EQ(a.cu, b.cu);

@@ -149,6 +149,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_e0 = loom_clip(v_BR, (v_c0_1 * v_K), v_K);
         const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
+        if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with iteration k of the loop at line 91 (%w, distance 2)
         // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_3_causal.loom:96]
         {  // %Kp.1 -> %B: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = ((0 + v_b)) < Kt.shape[0] ? Kt.shape[2] - (v_Kp_1_o1) : 0;
@@ -897,6 +898,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_B_e0 = loom_clip(v_BR, (v_c0_1 * v_K), v_K);
           const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
           const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
+          if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with iteration k of the loop at line 91 (%w, distance 2)
           // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_3_causal.loom:96]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_8[(v_e_6_base + v_j) % 2], 32768);
           loom::rt::tma_load_3d(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384, &tm_Kt_1, &bar_v_e_8[(v_e_6_base + v_j) % 2], static_cast<int32_t>(v_Kp_o0), static_cast<int32_t>(v_Kp_1_o1), static_cast<int32_t>((0 + v_b)));
@@ -1698,6 +1700,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_e0 = loom_clip(v_HD, (v_c0_1 * v_K), v_K);
         const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
+        if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 91 (%w, distance 3)
         // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_3_causal.loom:96]
         {  // %Kp.1 -> %B: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = ((0 + v_b)) < Kt.shape[0] ? Kt.shape[2] - (v_Kp_1_o1) : 0;
@@ -2450,6 +2453,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_B_e0 = loom_clip(v_HD, (v_c0_1 * v_K), v_K);
           const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
           const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
+          if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 91 (%w, distance 3)
           // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_3_causal.loom:96]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_8[(v_e_6_base + v_j) % 3], 16384);
           loom::rt::tma_load_3d(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192, &tm_Kt_1, &bar_v_e_8[(v_e_6_base + v_j) % 3], static_cast<int32_t>(v_Kp_o0), static_cast<int32_t>(v_Kp_1_o1), static_cast<int32_t>((0 + v_b)));
