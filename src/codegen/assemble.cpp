@@ -26,6 +26,7 @@ int64_t CudaGen::layout_barriers() {
 }
 
 std::string CudaGen::assemble() {
+  uneven_ = grid_.empty() ? nullptr : uneven_loop(grid_.back()->regions[0].args[0]);
   const int64_t smem_end = layout_barriers();
   const int64_t smem_bytes = smem_end + 1024;  // + alignment slack of the dynamic smem base
   smem_bytes_ = smem_bytes;
@@ -41,7 +42,7 @@ std::string CudaGen::assemble() {
       << " compute warpgroups at " << f_.warp_roles->compute_regs << ")";
   o << ", " << smem_bytes << " bytes of dynamic shared memory.\n"
     << "// Structure: setup (barriers) / producer (TMA issue) / consumer (wgmma, epilogue); host launcher below.\n"
-    << "#include <atomic>\n#include <cstdint>\n#include <cmath>\n#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n\n"
+    << "#include <atomic>\n#include <cstdint>\n#include <cmath>\n#include <vector>\n#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n\n"
     << "#include \"loom/runtime.cuh\"\n#include \"loom/host.h\"\n#include \"" << entry << ".h\"\n\n"
     << "// Index locals the kernel does not need are left to the compiler to drop.\n"
     << "#pragma nv_diag_suppress 177\n\n"
@@ -71,6 +72,7 @@ std::string CudaGen::assemble() {
   }
   for (const TensorMap& t : maps_) params.push_back("const __grid_constant__ CUtensorMap " + t.name);
   for (size_t i = 0; i < grid_.size(); ++i) params.push_back("const int64_t grid_n" + std::to_string(i));
+  if (uneven_) params.push_back("const int fold");
   for (size_t i = 0; i < params.size(); ++i) o << (i ? ",\n    " : "") << params[i];
   o << ") {\n";
   o << "  extern __shared__ __align__(1024) uint8_t loom_smem_raw[];\n"
@@ -111,9 +113,9 @@ std::string CudaGen::assemble() {
         << in << "const int64_t group = lin / (8 * " << b << "), first = group * 8, gsize = loom_min(" << a << " - first, 8);\n"
         << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + (lin % (8 * " << b << ")) % gsize;\n";
       const ValueId inner = grid_[G - 1]->regions[0].args[0];
-      if (const Op* L = uneven_loop(inner)) {
+      if (uneven_) {
         o << in << "const int64_t pos = (lin % (8 * " << b << ")) / gsize;\n";
-        fold_lines(o, in, *L, inner, "pos", b);
+        fold_lines(o, in, "pos", b);
       } else {
         o << in << "const int64_t " << var(inner) << " = (lin % (8 * " << b << ")) / gsize;\n";
       }
@@ -122,7 +124,7 @@ std::string CudaGen::assemble() {
           << in << "outer /= grid_n" << i << ";\n";
     } else {
       const ValueId only = grid_[0]->regions[0].args[0];
-      if (const Op* L = uneven_loop(only)) fold_lines(o, in, *L, only, "lin", "grid_n0");
+      if (uneven_) fold_lines(o, in, "lin", "grid_n0");
       else o << in << "const int64_t " << var(only) << " = lin;\n";
     }
     for (auto& l : prologue_) o << in << l << "\n";
@@ -161,6 +163,7 @@ std::string CudaGen::assemble() {
     if (stage_bytes_) o << "  if (loom::rt::thread_in_warpgroup() == 0) loom::rt::tma_store_wait<0>();  // the last stores have read the staging tile\n";
   }
   o << "}\n\n";
+  if (uneven_) o << tile_order_function();
   o << host_launcher(kname);
   body_ = o.str();
   threads_ = threads;
@@ -171,29 +174,6 @@ std::string CudaGen::assemble() {
                       : std::string()) +
                  ", " + std::to_string(smem_bytes) + " bytes of dynamic shared memory";
   return head_ + body_ + "}  // namespace\n\n" + abi_functions(smem_bytes, threads);
-}
-
-// The first loop of the block whose trip count is computed from launch index `index` (causal
-// attention: the key tiles a Q tile sees grow with the tile's row), or null when every tile runs
-// the same trip counts.
-const Op* CudaGen::uneven_loop(ValueId index) const {
-  for (const Op& L : grid_.back()->regions[0].ops)
-    if (L.kind == OpKind::For && depends_on(L.operands[0], index)) return &L;
-  return nullptr;
-}
-
-// Tiles of uneven cost along launch index `index`: the persistent blocks stride through the tile
-// order, so each block's share is a window of consecutive positions; folding the positions
-// (n - 1, 0, n - 2, 1, ...) puts a long tile next to a short one, so every window costs about the
-// same when the cost grows (or shrinks) steadily with the index; where it grows (causal attention)
-// the longest tiles also start first, and the grid ends on short ones.
-// Any order of a prange's iterations gives the same results.
-void CudaGen::fold_lines(std::ostream& o, const std::string& in, const Op& loop, ValueId index, const std::string& pos,
-                         const std::string& n) const {
-  o << in << "// the trip count of the loop at line " << loop.loc.line << " depends on " << var(index)
-    << ": tiles from both ends of its range in turn (the last first), so that every block's share costs about the same\n"
-    << in << "const int64_t " << var(index) << " = (" << pos << " & 1) ? (" << pos << " >> 1) : " << n << " - 1 - (" << pos
-    << " >> 1);\n";
 }
 
 }  // namespace loom::codegen::detail

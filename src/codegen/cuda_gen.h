@@ -379,9 +379,11 @@ class CudaGen {
   // ---- assemble.cpp: the kernel skeleton ------------------------------------------------------------
   int64_t layout_barriers();
   std::string assemble();
+
+  // ---- tile_order.cpp: folded tile order where the tiles' trip counts differ ------------------------
   const Op* uneven_loop(ValueId index) const;
-  void fold_lines(std::ostream& o, const std::string& in, const Op& loop, ValueId index, const std::string& pos,
-                  const std::string& n) const;
+  void fold_lines(std::ostream& o, const std::string& in, const std::string& pos, const std::string& n) const;
+  std::string tile_order_function();
 
   // ---- launcher.cpp: host launcher and C ABI functions ----------------------------------------------
   std::string host_launcher(const std::string& kname);
@@ -411,6 +413,7 @@ class CudaGen {
   std::map<ValueId, View> views_;
   std::vector<std::string> pending_decls_;  // a piece's offset/extent locals, as view() makes them
   std::vector<const Op*> grid_;
+  const Op* uneven_ = nullptr;  // a block loop whose trip count depends on the innermost block index
   // For the cost model (estimate.cpp): each mma's multiply-adds over all consumer warpgroups, and
   // each TMA copy's bytes, as generated.
   std::map<const Op*, int64_t> fma_of_;

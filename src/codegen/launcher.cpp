@@ -143,12 +143,16 @@ std::string CudaGen::host_launcher(const std::string& kname) {
   }
   o << "  // persistent: one block per SM at most, each runs tile after tile\n"
     << "  const int64_t sm_count = sms[device].load();\n"
-    << "  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;\n"
-    << "  " << kname << "<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(";
+    << "  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;\n";
+  if (uneven_)
+    o << "  // the tile order: folded where that balances the blocks' shares better (tile_order.cpp)\n"
+      << "  const int fold = fold_tiles(" << launch_args() << ", grid);\n";
+  o << "  " << kname << "<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(";
   std::vector<std::string> args;
   for (ValueId p : f_.params) args.push_back(f_.info(p).type == ir::Type::Tensor ? pname(p) : var(p));
   for (const TensorMap& t : maps_) args.push_back(t.name);
   for (size_t i = 0; i < grid_.size(); ++i) args.push_back("grid_n" + std::to_string(i));
+  if (uneven_) args.push_back("fold");
   for (size_t i = 0; i < args.size(); ++i) o << (i ? ", " : "") << args[i];
   o << ");\n"
     << "  if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;\n"

@@ -15,7 +15,7 @@
 // LOOM_ERR_SHAPE for a valid shape (FA3 requires N % 128 == 0, say) is reported as SKIP (with
 // --strict, as FAIL) and must have written nothing. A head dimension the kernel refuses (probed with
 // 1x128x128xD) is skipped with a message; if it supports none of --d, the test fails.
-// Then the error paths: NULL data, base + 1 element, wrong dtype, wrong rank, D the kernel was not
+// Then the error paths: NULL data, base + 1 byte, wrong dtype, wrong rank, D the kernel was not
 // compiled for, Q/V head dimensions disagreeing, N of Kt != N of V, Kt passed with row-major strides:
 // each must return nonzero, launch nothing (O stays poisoned) and raise no CUDA error.
 //
@@ -23,7 +23,7 @@
 //          tests/gpu/attention_correctness.cu $GEN/mha.cu -lcuda -o attention_correctness
 //        ($GEN = build-gpu/gen/flash_attention_2 or .../flash_attention_3; tests/gpu/e2e/attention.sh does this)
 // Usage: attention_correctness [--d "64 128"] [--only BHxMxNxD] [--seed S] [--strict] [--skip-large]
-//                              [--skip-errors] [--allow-nondeterminism]
+//                              [--skip-errors] [--allow-nondeterminism] [--offset E]
 //   --only runs exactly that shape (any shape, listed or not) and no error-path checks, for compute-sanitizer.
 // Exit 0 only if everything run passes.
 #include <cuda_bf16.h>
@@ -240,22 +240,28 @@ unsigned grid_for(int64_t n) { return unsigned(std::min<int64_t>(4 * 132, std::m
 struct Buffers {
   int64_t nq = 0, nk = 0;
   __nv_bfloat16 *Q = nullptr, *K = nullptr, *V = nullptr;
+  __nv_bfloat16 *Qbase = nullptr, *Kbase = nullptr, *Vbase = nullptr;
   uint16_t *Obuf = nullptr, *Obuf2 = nullptr;
   float* ref = nullptr;
-  Buffers(const Shape& s) {
+  // offset: Q, K and V start that many elements past a 256-byte aligned allocation (1..7: bases
+  // the TMA cannot address, so the launcher runs the async-copy variant).
+  Buffers(const Shape& s, int64_t offset = 0) {
     nq = s.BH * s.M * s.D;
     nk = s.BH * s.N * s.D;
-    CHECK(cudaMalloc(&Q, sizeof(*Q) * std::max<int64_t>(1, nq)));
-    CHECK(cudaMalloc(&K, sizeof(*K) * std::max<int64_t>(1, nk)));
-    CHECK(cudaMalloc(&V, sizeof(*V) * std::max<int64_t>(1, nk)));
+    CHECK(cudaMalloc(&Qbase, sizeof(*Q) * (std::max<int64_t>(1, nq) + 8)));
+    CHECK(cudaMalloc(&Kbase, sizeof(*K) * (std::max<int64_t>(1, nk) + 8)));
+    CHECK(cudaMalloc(&Vbase, sizeof(*V) * (std::max<int64_t>(1, nk) + 8)));
+    Q = Qbase + offset;
+    K = Kbase + offset;
+    V = Vbase + offset;
     CHECK(cudaMalloc(&Obuf, sizeof(*Obuf) * (nq + 2 * kGuard)));
     CHECK(cudaMalloc(&Obuf2, sizeof(*Obuf2) * (nq + 2 * kGuard)));
     CHECK(cudaMalloc(&ref, sizeof(*ref) * std::max<int64_t>(1, nq)));
   }
   ~Buffers() {
-    cudaFree(Q);
-    cudaFree(K);
-    cudaFree(V);
+    cudaFree(Qbase);
+    cudaFree(Kbase);
+    cudaFree(Vbase);
     cudaFree(Obuf);
     cudaFree(Obuf2);
     cudaFree(ref);
@@ -288,11 +294,12 @@ struct Options {
   uint64_t seed = 0;
   bool strict = false, skip_large = false, skip_errors = false, allow_nondet = false;
   bool causal = false;  // the kernel is causal (examples/flash_attention_3_causal): so is the reference
+  int64_t offset = 0;   // --offset E: Q, K, V bases E elements past 16-byte alignment (async-copy variant)
 };
 
 // Runs one shape at one softmax scale multiplier. Prints one table row.
 Outcome run(const Shape& s, float scale_mult, uint64_t seed, const Options& opt) {
-  Buffers b(s);
+  Buffers b(s, opt.offset);
   const float softmax_scale = scale_mult / std::sqrt(float(s.D));
   const float scale = softmax_scale * kLog2e;
   fill<<<grid_for(b.nq), 256>>>(b.Q, b.nq, seed);
@@ -405,11 +412,13 @@ bool error_paths(int64_t D, const std::vector<int64_t>& supported, uint64_t seed
   cases.push_back({"null Q", O, with(Q, [](loom_tensor& t) { t.data = nullptr; }), Kt, V, LOOM_ERR_NULL});
   cases.push_back({"null Kt", O, Q, with(Kt, [](loom_tensor& t) { t.data = nullptr; }), V, LOOM_ERR_NULL});
   cases.push_back({"null V", O, Q, Kt, with(V, [](loom_tensor& t) { t.data = nullptr; }), LOOM_ERR_NULL});
-  auto plus1 = [](loom_tensor& t) { t.data = static_cast<__nv_bfloat16*>(t.data) + 1; };
-  cases.push_back({"O base + 1 element", with(O, plus1), Q, Kt, V, LOOM_ERR_ALIGN});
-  cases.push_back({"Q base + 1 element", O, with(Q, plus1), Kt, V, LOOM_ERR_ALIGN});
-  cases.push_back({"Kt base + 1 element", O, Q, with(Kt, plus1), V, LOOM_ERR_ALIGN});
-  cases.push_back({"V base + 1 element", O, Q, Kt, with(V, plus1), LOOM_ERR_ALIGN});
+  // A base one element past 16-byte alignment is legal (the async-copy variant runs it: --offset);
+  // one byte past is not element-aligned.
+  auto plus1 = [](loom_tensor& t) { t.data = static_cast<char*>(t.data) + 1; };
+  cases.push_back({"O base + 1 byte", with(O, plus1), Q, Kt, V, LOOM_ERR_ALIGN});
+  cases.push_back({"Q base + 1 byte", O, with(Q, plus1), Kt, V, LOOM_ERR_ALIGN});
+  cases.push_back({"Kt base + 1 byte", O, Q, with(Kt, plus1), V, LOOM_ERR_ALIGN});
+  cases.push_back({"V base + 1 byte", O, Q, Kt, with(V, plus1), LOOM_ERR_ALIGN});
   auto f16 = [](loom_tensor& t) { t.dtype = LOOM_F16; };
   cases.push_back({"dtype of Q f16", O, with(Q, f16), Kt, V, LOOM_ERR_DTYPE});
   cases.push_back({"dtype of all f16", with(O, f16), with(Q, f16), with(Kt, f16), with(V, f16), LOOM_ERR_DTYPE});
@@ -475,6 +484,7 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--only" && i + 1 < argc) opt.only = argv[++i];
     else if (a == "--seed" && i + 1 < argc) opt.seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--offset" && i + 1 < argc) opt.offset = std::strtoll(argv[++i], nullptr, 10);
     else if (a == "--d" && i + 1 < argc) {
       opt.dims.clear();
       std::istringstream in(argv[++i]);

@@ -726,6 +726,23 @@ TEST(Codegen, FlashAttention2PingpongRotation) {
   EXPECT_GT(decl, a.cu.find("// ---- consumer"));
 }
 
+// Causal attention: the key loop's trip count grows with the Q tile's index, so the kernel can walk
+// that index folded (n - 1, 0, n - 2, 1, ...) and the launcher decides per call which order
+// balances its persistent blocks (tile_order.cpp); gemm's tiles are alike and have one order.
+TEST(Codegen, UnevenTilesGetAFoldedOrderChosenPerCall) {
+  codegen::CudaArtifact a = tma_kernels(artifact_of("flash_attention_3_causal"));
+  auto has = [&](const std::string& s) { return a.cu.find(s) != std::string::npos; };
+  EXPECT_TRUE(has("const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);"));
+  EXPECT_TRUE(has("int fold_tiles(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream, int64_t grid) {"));
+  EXPECT_TRUE(has("const int fold = fold_tiles(O, Q, Kt, V, v_scale, stream, grid);"));
+  EXPECT_TRUE(has("cost[static_cast<size_t>(at)] = static_cast<double>(v_10) + 1.0;"));
+  EXPECT_TRUE(has("const int64_t grid_n1,\n    const int fold) {"));
+  codegen::CudaArtifact g = artifact_of("gemm");
+  EXPECT_EQ(g.cu.find("fold"), std::string::npos);
+  codegen::CudaArtifact f = artifact_of("flash_attention_2");
+  EXPECT_EQ(f.cu.find("fold_tiles"), std::string::npos) << "non-causal attention: every Q tile sees every key tile";
+}
+
 // `pingpong` on a loop with one mma per iteration (examples/gemm): no rotation, every wgmma issue
 // is a turn of its own.
 TEST(Codegen, PingpongWithoutRotation) {

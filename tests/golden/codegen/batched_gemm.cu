@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cmath>
+#include <vector>
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cmath>
+#include <vector>
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -43,7 +44,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor V,
     const float v_scale,
     const int64_t grid_n0,
-    const int64_t grid_n1) {
+    const int64_t grid_n1,
+    const int fold) {
   extern __shared__ __align__(1024) uint8_t loom_smem_raw[];
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
@@ -76,8 +78,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t pos = (lin % (8 * grid_n1)) / gsize;
-      // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
-      const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+      // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
+      const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -197,8 +199,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t pos = (lin % (8 * grid_n1)) / gsize;
-      // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
-      const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+      // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
+      const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -679,6 +681,74 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   }
 }
 
+// Which tile order balances the persistent blocks' work better (tile_order.cpp): the loop at line 91 runs a number of
+// iterations that depends on v_i; 1 = the folded order (n - 1, 0, n - 2, 1, ...), 0 = the plain one.
+int fold_tiles(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream, int64_t grid) {
+  (void)stream;
+  (void)O;
+  (void)Q;
+  (void)Kt;
+  (void)V;
+  (void)v_scale;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_BH = O.shape[0];
+  const int64_t grid_n0 = v_BH;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = O.shape[1];
+  const int64_t v_c0 = 0;
+  const int64_t v_BR = 128;
+  const int64_t v_0 = loom_cdiv(v_M, v_BR);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= grid || grid <= 0 || blocks > (int64_t{1} << 20)) return 0;  // one tile per block, or too many to weigh
+  // each value of the innermost index: the loop's iterations plus one for the tile itself
+  std::vector<double> cost(static_cast<size_t>(grid_n1));
+  for (int64_t at = 0; at < grid_n1; ++at) {
+    const int64_t v_i = at;
+    const int64_t v_Kp_o0 = 0 + (v_c0 * v_BR);
+    const int64_t v_Kp_e0 = loom_clip(Kt.shape[1], (v_c0 * v_BR), v_BR);
+    const int64_t v_N = Kt.shape[2];
+    const int64_t v_1 = v_i * v_BR;
+    const int64_t v_2 = v_c0 + v_1;
+    const int64_t v_Op_o0 = 0 + (v_i * v_BR);
+    const int64_t v_Op_e0 = loom_clip(O.shape[1], (v_i * v_BR), v_BR);
+    const int64_t v_Op_o1 = 0 + (v_c0 * v_BR);
+    const int64_t v_Op_e1 = loom_clip(O.shape[2], (v_c0 * v_BR), v_BR);
+    const int64_t v_M_1 = v_Op_e0;
+    const int64_t v_8 = v_2 + v_M_1;
+    const int64_t v_9 = loom_min(v_N, v_8);
+    const int64_t v_10 = loom_cdiv(v_9, v_BR);
+    cost[static_cast<size_t>(at)] = static_cast<double>(v_10) + 1.0;
+  }
+  // walk the tiles in the kernel's grouped order; tile lin runs on block lin % grid
+  std::vector<double> plain(static_cast<size_t>(grid)), folded(static_cast<size_t>(grid));
+  const int64_t outer = blocks / (grid_n0 * grid_n1);
+  const int64_t across = grid_n0;
+  int64_t block = 0;
+  for (int64_t r = 0; r < outer; ++r)
+    for (int64_t first = 0; first < across; first += 8) {
+      const int64_t gsize = across - first < 8 ? across - first : 8;
+      for (int64_t pos = 0; pos < grid_n1; ++pos) {
+        const double c = cost[static_cast<size_t>(pos)];
+        const double f = cost[static_cast<size_t>((pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1))];
+        for (int64_t g = 0; g < gsize; ++g) {
+          plain[static_cast<size_t>(block)] += c;
+          folded[static_cast<size_t>(block)] += f;
+          if (++block == grid) block = 0;
+        }
+      }
+    }
+  double most_plain = 0.0, most_folded = 0.0;
+  for (int64_t k = 0; k < grid; ++k) {
+    most_plain = most_plain > plain[static_cast<size_t>(k)] ? most_plain : plain[static_cast<size_t>(k)];
+    most_folded = most_folded > folded[static_cast<size_t>(k)] ? most_folded : folded[static_cast<size_t>(k)];
+  }
+  return most_folded < most_plain ? 1 : 0;
+}
+
 // Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.
 int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
   if (O.data == nullptr) return LOOM_ERR_NULL;
@@ -772,7 +842,9 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
   // persistent: one block per SM at most, each runs tile after tile
   const int64_t sm_count = sms[device].load();
   const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;
-  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, grid_n0, grid_n1);
+  // the tile order: folded where that balances the blocks' shares better (tile_order.cpp)
+  const int fold = fold_tiles(O, Q, Kt, V, v_scale, stream, grid);
+  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, grid_n0, grid_n1, fold);
   if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
   return LOOM_OK;
 }
@@ -792,7 +864,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const __grid_constant__ CUtensorMap tm_Kt_1,
     const __grid_constant__ CUtensorMap tm_V_2,
     const int64_t grid_n0,
-    const int64_t grid_n1) {
+    const int64_t grid_n1,
+    const int fold) {
   extern __shared__ __align__(1024) uint8_t loom_smem_raw[];
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
@@ -829,8 +902,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
         const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
         const int64_t pos = (lin % (8 * grid_n1)) / gsize;
-        // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
-        const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+        // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
+        const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
         const int64_t v_BH = O.shape[0];
         const int64_t v_M = O.shape[1];
         const int64_t v_c0 = 0;
@@ -939,8 +1012,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t pos = (lin % (8 * grid_n1)) / gsize;
-      // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
-      const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+      // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
+      const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -1416,6 +1489,74 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   }
 }
 
+// Which tile order balances the persistent blocks' work better (tile_order.cpp): the loop at line 91 runs a number of
+// iterations that depends on v_i; 1 = the folded order (n - 1, 0, n - 2, 1, ...), 0 = the plain one.
+int fold_tiles(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream, int64_t grid) {
+  (void)stream;
+  (void)O;
+  (void)Q;
+  (void)Kt;
+  (void)V;
+  (void)v_scale;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_BH = O.shape[0];
+  const int64_t grid_n0 = v_BH;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = O.shape[1];
+  const int64_t v_c0 = 0;
+  const int64_t v_BR = 128;
+  const int64_t v_0 = loom_cdiv(v_M, v_BR);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= grid || grid <= 0 || blocks > (int64_t{1} << 20)) return 0;  // one tile per block, or too many to weigh
+  // each value of the innermost index: the loop's iterations plus one for the tile itself
+  std::vector<double> cost(static_cast<size_t>(grid_n1));
+  for (int64_t at = 0; at < grid_n1; ++at) {
+    const int64_t v_i = at;
+    const int64_t v_Kp_o0 = 0 + (v_c0 * v_BR);
+    const int64_t v_Kp_e0 = loom_clip(Kt.shape[1], (v_c0 * v_BR), v_BR);
+    const int64_t v_N = Kt.shape[2];
+    const int64_t v_1 = v_i * v_BR;
+    const int64_t v_2 = v_c0 + v_1;
+    const int64_t v_Op_o0 = 0 + (v_i * v_BR);
+    const int64_t v_Op_e0 = loom_clip(O.shape[1], (v_i * v_BR), v_BR);
+    const int64_t v_Op_o1 = 0 + (v_c0 * v_BR);
+    const int64_t v_Op_e1 = loom_clip(O.shape[2], (v_c0 * v_BR), v_BR);
+    const int64_t v_M_1 = v_Op_e0;
+    const int64_t v_8 = v_2 + v_M_1;
+    const int64_t v_9 = loom_min(v_N, v_8);
+    const int64_t v_10 = loom_cdiv(v_9, v_BR);
+    cost[static_cast<size_t>(at)] = static_cast<double>(v_10) + 1.0;
+  }
+  // walk the tiles in the kernel's grouped order; tile lin runs on block lin % grid
+  std::vector<double> plain(static_cast<size_t>(grid)), folded(static_cast<size_t>(grid));
+  const int64_t outer = blocks / (grid_n0 * grid_n1);
+  const int64_t across = grid_n0;
+  int64_t block = 0;
+  for (int64_t r = 0; r < outer; ++r)
+    for (int64_t first = 0; first < across; first += 8) {
+      const int64_t gsize = across - first < 8 ? across - first : 8;
+      for (int64_t pos = 0; pos < grid_n1; ++pos) {
+        const double c = cost[static_cast<size_t>(pos)];
+        const double f = cost[static_cast<size_t>((pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1))];
+        for (int64_t g = 0; g < gsize; ++g) {
+          plain[static_cast<size_t>(block)] += c;
+          folded[static_cast<size_t>(block)] += f;
+          if (++block == grid) block = 0;
+        }
+      }
+    }
+  double most_plain = 0.0, most_folded = 0.0;
+  for (int64_t k = 0; k < grid; ++k) {
+    most_plain = most_plain > plain[static_cast<size_t>(k)] ? most_plain : plain[static_cast<size_t>(k)];
+    most_folded = most_folded > folded[static_cast<size_t>(k)] ? most_folded : folded[static_cast<size_t>(k)];
+  }
+  return most_folded < most_plain ? 1 : 0;
+}
+
 // Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.
 int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
   if (O.data == nullptr) return LOOM_ERR_NULL;
@@ -1570,7 +1711,9 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
   // persistent: one block per SM at most, each runs tile after tile
   const int64_t sm_count = sms[device].load();
   const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;
-  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, tm_Q_0, tm_Kt_1, tm_V_2, grid_n0, grid_n1);
+  // the tile order: folded where that balances the blocks' shares better (tile_order.cpp)
+  const int fold = fold_tiles(O, Q, Kt, V, v_scale, stream, grid);
+  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, tm_Q_0, tm_Kt_1, tm_V_2, grid_n0, grid_n1, fold);
   if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
   return LOOM_OK;
 }
@@ -1594,7 +1737,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor V,
     const float v_scale,
     const int64_t grid_n0,
-    const int64_t grid_n1) {
+    const int64_t grid_n1,
+    const int fold) {
   extern __shared__ __align__(1024) uint8_t loom_smem_raw[];
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
@@ -1627,8 +1771,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t pos = (lin % (8 * grid_n1)) / gsize;
-      // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
-      const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+      // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
+      const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -1748,8 +1892,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t pos = (lin % (8 * grid_n1)) / gsize;
-      // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
-      const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+      // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
+      const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -2230,6 +2374,75 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   }
 }
 
+// Which tile order balances the persistent blocks' work better (tile_order.cpp): the loop at line 91 runs a number of
+// iterations that depends on v_i; 1 = the folded order (n - 1, 0, n - 2, 1, ...), 0 = the plain one.
+int fold_tiles(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream, int64_t grid) {
+  (void)stream;
+  (void)O;
+  (void)Q;
+  (void)Kt;
+  (void)V;
+  (void)v_scale;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_BH = O.shape[0];
+  const int64_t grid_n0 = v_BH;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = O.shape[1];
+  const int64_t v_c0 = 0;
+  const int64_t v_BR = 128;
+  const int64_t v_HD = 64;
+  const int64_t v_0 = loom_cdiv(v_M, v_BR);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= grid || grid <= 0 || blocks > (int64_t{1} << 20)) return 0;  // one tile per block, or too many to weigh
+  // each value of the innermost index: the loop's iterations plus one for the tile itself
+  std::vector<double> cost(static_cast<size_t>(grid_n1));
+  for (int64_t at = 0; at < grid_n1; ++at) {
+    const int64_t v_i = at;
+    const int64_t v_Kp_o0 = 0 + (v_c0 * v_HD);
+    const int64_t v_Kp_e0 = loom_clip(Kt.shape[1], (v_c0 * v_HD), v_HD);
+    const int64_t v_N = Kt.shape[2];
+    const int64_t v_1 = v_i * v_BR;
+    const int64_t v_2 = v_c0 + v_1;
+    const int64_t v_Op_o0 = 0 + (v_i * v_BR);
+    const int64_t v_Op_e0 = loom_clip(O.shape[1], (v_i * v_BR), v_BR);
+    const int64_t v_Op_o1 = 0 + (v_c0 * v_HD);
+    const int64_t v_Op_e1 = loom_clip(O.shape[2], (v_c0 * v_HD), v_HD);
+    const int64_t v_M_1 = v_Op_e0;
+    const int64_t v_8 = v_2 + v_M_1;
+    const int64_t v_9 = loom_min(v_N, v_8);
+    const int64_t v_10 = loom_cdiv(v_9, v_BR);
+    cost[static_cast<size_t>(at)] = static_cast<double>(v_10) + 1.0;
+  }
+  // walk the tiles in the kernel's grouped order; tile lin runs on block lin % grid
+  std::vector<double> plain(static_cast<size_t>(grid)), folded(static_cast<size_t>(grid));
+  const int64_t outer = blocks / (grid_n0 * grid_n1);
+  const int64_t across = grid_n0;
+  int64_t block = 0;
+  for (int64_t r = 0; r < outer; ++r)
+    for (int64_t first = 0; first < across; first += 8) {
+      const int64_t gsize = across - first < 8 ? across - first : 8;
+      for (int64_t pos = 0; pos < grid_n1; ++pos) {
+        const double c = cost[static_cast<size_t>(pos)];
+        const double f = cost[static_cast<size_t>((pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1))];
+        for (int64_t g = 0; g < gsize; ++g) {
+          plain[static_cast<size_t>(block)] += c;
+          folded[static_cast<size_t>(block)] += f;
+          if (++block == grid) block = 0;
+        }
+      }
+    }
+  double most_plain = 0.0, most_folded = 0.0;
+  for (int64_t k = 0; k < grid; ++k) {
+    most_plain = most_plain > plain[static_cast<size_t>(k)] ? most_plain : plain[static_cast<size_t>(k)];
+    most_folded = most_folded > folded[static_cast<size_t>(k)] ? most_folded : folded[static_cast<size_t>(k)];
+  }
+  return most_folded < most_plain ? 1 : 0;
+}
+
 // Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.
 int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
   if (O.data == nullptr) return LOOM_ERR_NULL;
@@ -2324,7 +2537,9 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
   // persistent: one block per SM at most, each runs tile after tile
   const int64_t sm_count = sms[device].load();
   const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;
-  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, grid_n0, grid_n1);
+  // the tile order: folded where that balances the blocks' shares better (tile_order.cpp)
+  const int fold = fold_tiles(O, Q, Kt, V, v_scale, stream, grid);
+  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, grid_n0, grid_n1, fold);
   if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
   return LOOM_OK;
 }
@@ -2345,7 +2560,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const __grid_constant__ CUtensorMap tm_V_2,
     const __grid_constant__ CUtensorMap tm_O_3,
     const int64_t grid_n0,
-    const int64_t grid_n1) {
+    const int64_t grid_n1,
+    const int fold) {
   extern __shared__ __align__(1024) uint8_t loom_smem_raw[];
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
@@ -2385,8 +2601,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
         const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
         const int64_t pos = (lin % (8 * grid_n1)) / gsize;
-        // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
-        const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+        // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
+        const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
         const int64_t v_BH = O.shape[0];
         const int64_t v_M = O.shape[1];
         const int64_t v_c0 = 0;
@@ -2492,8 +2708,8 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t pos = (lin % (8 * grid_n1)) / gsize;
-      // the trip count of the loop at line 91 depends on v_i: tiles from both ends of its range in turn (the last first), so that every block's share costs about the same
-      const int64_t v_i = (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+      // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
+      const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -2992,6 +3208,75 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   }
 }
 
+// Which tile order balances the persistent blocks' work better (tile_order.cpp): the loop at line 91 runs a number of
+// iterations that depends on v_i; 1 = the folded order (n - 1, 0, n - 2, 1, ...), 0 = the plain one.
+int fold_tiles(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream, int64_t grid) {
+  (void)stream;
+  (void)O;
+  (void)Q;
+  (void)Kt;
+  (void)V;
+  (void)v_scale;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_BH = O.shape[0];
+  const int64_t grid_n0 = v_BH;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = O.shape[1];
+  const int64_t v_c0 = 0;
+  const int64_t v_BR = 128;
+  const int64_t v_HD = 64;
+  const int64_t v_0 = loom_cdiv(v_M, v_BR);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= grid || grid <= 0 || blocks > (int64_t{1} << 20)) return 0;  // one tile per block, or too many to weigh
+  // each value of the innermost index: the loop's iterations plus one for the tile itself
+  std::vector<double> cost(static_cast<size_t>(grid_n1));
+  for (int64_t at = 0; at < grid_n1; ++at) {
+    const int64_t v_i = at;
+    const int64_t v_Kp_o0 = 0 + (v_c0 * v_HD);
+    const int64_t v_Kp_e0 = loom_clip(Kt.shape[1], (v_c0 * v_HD), v_HD);
+    const int64_t v_N = Kt.shape[2];
+    const int64_t v_1 = v_i * v_BR;
+    const int64_t v_2 = v_c0 + v_1;
+    const int64_t v_Op_o0 = 0 + (v_i * v_BR);
+    const int64_t v_Op_e0 = loom_clip(O.shape[1], (v_i * v_BR), v_BR);
+    const int64_t v_Op_o1 = 0 + (v_c0 * v_HD);
+    const int64_t v_Op_e1 = loom_clip(O.shape[2], (v_c0 * v_HD), v_HD);
+    const int64_t v_M_1 = v_Op_e0;
+    const int64_t v_8 = v_2 + v_M_1;
+    const int64_t v_9 = loom_min(v_N, v_8);
+    const int64_t v_10 = loom_cdiv(v_9, v_BR);
+    cost[static_cast<size_t>(at)] = static_cast<double>(v_10) + 1.0;
+  }
+  // walk the tiles in the kernel's grouped order; tile lin runs on block lin % grid
+  std::vector<double> plain(static_cast<size_t>(grid)), folded(static_cast<size_t>(grid));
+  const int64_t outer = blocks / (grid_n0 * grid_n1);
+  const int64_t across = grid_n0;
+  int64_t block = 0;
+  for (int64_t r = 0; r < outer; ++r)
+    for (int64_t first = 0; first < across; first += 8) {
+      const int64_t gsize = across - first < 8 ? across - first : 8;
+      for (int64_t pos = 0; pos < grid_n1; ++pos) {
+        const double c = cost[static_cast<size_t>(pos)];
+        const double f = cost[static_cast<size_t>((pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1))];
+        for (int64_t g = 0; g < gsize; ++g) {
+          plain[static_cast<size_t>(block)] += c;
+          folded[static_cast<size_t>(block)] += f;
+          if (++block == grid) block = 0;
+        }
+      }
+    }
+  double most_plain = 0.0, most_folded = 0.0;
+  for (int64_t k = 0; k < grid; ++k) {
+    most_plain = most_plain > plain[static_cast<size_t>(k)] ? most_plain : plain[static_cast<size_t>(k)];
+    most_folded = most_folded > folded[static_cast<size_t>(k)] ? most_folded : folded[static_cast<size_t>(k)];
+  }
+  return most_folded < most_plain ? 1 : 0;
+}
+
 // Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.
 int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
   if (O.data == nullptr) return LOOM_ERR_NULL;
@@ -3166,7 +3451,9 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
   // persistent: one block per SM at most, each runs tile after tile
   const int64_t sm_count = sms[device].load();
   const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;
-  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, tm_Q_0, tm_Kt_1, tm_V_2, tm_O_3, grid_n0, grid_n1);
+  // the tile order: folded where that balances the blocks' shares better (tile_order.cpp)
+  const int fold = fold_tiles(O, Q, Kt, V, v_scale, stream, grid);
+  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, tm_Q_0, tm_Kt_1, tm_V_2, tm_O_3, grid_n0, grid_n1, fold);
   if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
   return LOOM_OK;
 }
