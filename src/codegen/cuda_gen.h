@@ -315,8 +315,6 @@ class CudaGen {
   };
   std::optional<GlobalInput> global_input(const Op& op, size_t i);  // a global or (shared_input) shared one
   std::optional<GlobalInput> shared_input(const Op& op, size_t i);
-  // LOOM_UNSAFE_SHARED_INPUTS=1 in the environment: lower shared_input anyway (it is refused: wrong on the GPU).
-  const bool allow_shared_inputs_ = std::getenv("LOOM_UNSAFE_SHARED_INPUTS") != nullptr;
 
   // ---- rows.cpp: row vectors, row reductions, register copies, forwarded A operands ----------------
   ValueId root_of(ValueId v) const;

@@ -85,13 +85,6 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
 // (acc_row(t, r), acc_col(t, r)) of the warpgroup's tile, at its swizzled address in the alloc's
 // tile (runtime.cuh, k_major_offset: the row-major tile is K-major); 0 past the tile's extents.
 std::optional<CudaGen::GlobalInput> CudaGen::shared_input(const Op& op, size_t i) {
-  // Refused for now: on an H100 (2026-11-25) the kernel this produces for examples/relu_gemm gives
-  // wrong results at 300x520x200 and fails to launch at 4096^3 (tests/gpu/e2e/relu_gemm.sh); the
-  // lowering below stays for the fix.
-  if (!allow_shared_inputs_)
-    cannot(&op, "an element-wise leaf that reads a shared tile in place (an operand prologue)",
-           "its generated kernel is wrong on the GPU for some shapes (issue 11); set LOOM_UNSAFE_SHARED_INPUTS=1 to "
-           "generate it anyway for debugging");
   const ValueId v = op.operands[i];
   const View& w = view(v);
   if (!w.frag || w.frag->level != 2 || w.frag->role != MmaRole::Acc) return std::nullopt;

@@ -55,8 +55,7 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            # two matmuls into one accumulator (E = A·B + C·D; prints its cuBLAS comparison)
            "add_gemm|bash tests/gpu/e2e/add_gemm.sh $WORK"
            # a ReLU prologue on A in the wgmma's A fragments (C = ReLU(A)·B; prints its cuBLAS comparison)
-           # relu_gemm is refused by the back end until its kernel is fixed (LOOM_UNSAFE_SHARED_INPUTS=1
-           # generates it; on 2026-11-25 it was wrong at 300x520x200 and failed to launch at 4096^3)
+           "relu_gemm|bash tests/gpu/e2e/relu_gemm.sh $WORK"
            "gemm_colmajor_b|bash tests/gpu/e2e/gemm_colmajor_b.sh $WORK"  # gemm with layout(B: col_major)
            # tensors the TMA cannot address (K = 700 packed, bases off 16 bytes): the async-copy variant
            "gemm_unaligned|bash tests/gpu/e2e/gemm_unaligned.sh $WORK"
