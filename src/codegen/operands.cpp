@@ -105,6 +105,34 @@ std::optional<CudaGen::GlobalInput> CudaGen::shared_input(const Op& op, size_t i
   g.decls.push_back("const int " + n + "_t = loom::rt::thread_in_warpgroup();");
   g.decls.push_back("const int64_t " + n + "_e0 = " + tile.ext[0] + ", " + n + "_e1 = " + tile.ext[1] + ";  // the warpgroup's tile");
   const std::string rows_s = std::to_string(rows);
+  // The usual TMA tile (row-major, 128-byte swizzle, 16-bit, whole 64-column slices): the thread's
+  // elements by ldmatrix, 16 columns per x4, as smem_fragments.cpp loads a shared accumulator
+  // fragment; then the leaf reads registers. Elements past the tensor's edge are the TMA's zero
+  // fill; the extents check stays for those past the warpgroup's tile.
+  if (layout.swizzle == 128 && (w.dtype == DType::BF16 || w.dtype == DType::F16) && rows % 8 == 0 && cols % 64 == 0) {
+    g.preload = [=](int64_t regs) {
+      std::vector<std::string> l{
+          T + " " + n + "_r[" + std::to_string(regs) + "];  // the thread's elements of the shared tile, by ldmatrix",
+          "{",
+          "  const int lane = loom::rt::lane_id();",
+          "  const int mrow = static_cast<int>(" + ro + ") + 16 * (" + n + "_t / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);",
+          "  const int col0 = static_cast<int>(" + co + ") + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31",
+          "  #pragma unroll",
+          "  for (int c = 0; c < " + std::to_string(regs / 4) + "; c += 2) {",
+          "    uint32_t w[4];",
+          "    loom::rt::ldmatrix_x4(" + n + "_p + loom::rt::k_major_offset(" + sw + ", " + rows_s + ", mrow, col0 + 8 * c), w);",
+          "    #pragma unroll",
+          "    for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<" + T + ">(w[q], " + n + "_r[4 * c + 2 * q], " + n + "_r[4 * c + 2 * q + 1]);",
+          "  }",
+          "}"};
+      return l;
+    };
+    g.value = [=](const std::string& idx) {
+      const std::string row = "loom::rt::acc_row(" + n + "_t, " + idx + ")", col = "loom::rt::acc_col(" + n + "_t, " + idx + ")";
+      return "(" + row + " < " + n + "_e0 && " + col + " < " + n + "_e1 ? static_cast<float>(" + n + "_r[" + idx + "]) : 0.0f)";
+    };
+    return g;
+  }
   g.value = [=](const std::string& idx) {
     const std::string row = "loom::rt::acc_row(" + n + "_t, " + idx + ")", col = "loom::rt::acc_col(" + n + "_t, " + idx + ")";
     return "(" + row + " < " + n + "_e0 && " + col + " < " + n + "_e1 ? static_cast<float>(*reinterpret_cast<const " + T + "*>(" +

@@ -216,8 +216,21 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           const uint8_t* const v_Ap_3_p = reinterpret_cast<const uint8_t*>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192);  // the shared tile
           const int v_Ap_3_t = loom::rt::thread_in_warpgroup();
           const int64_t v_Ap_3_e0 = v_Ap_1_e0, v_Ap_3_e1 = v_A_1_e1;  // the warpgroup's tile
+          __nv_bfloat16 v_Ap_3_r[32];  // the thread's elements of the shared tile, by ldmatrix
+          {
+            const int lane = loom::rt::lane_id();
+            const int mrow = static_cast<int>(v_Ap_1_o0) + 16 * (v_Ap_3_t / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
+            const int col0 = static_cast<int>(v_A_1_o1) + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31
+            #pragma unroll
+            for (int c = 0; c < 8; c += 2) {
+              uint32_t w[4];
+              loom::rt::ldmatrix_x4(v_Ap_3_p + loom::rt::k_major_offset(loom::Swizzle::B128, 128, mrow, col0 + 8 * c), w);
+              #pragma unroll
+              for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
+            }
+          }
           #pragma unroll
-          for (int r = 0; r < 32; ++r) v_R_1[r] = fmaxf((loom::rt::acc_row(v_Ap_3_t, r) < v_Ap_3_e0 && loom::rt::acc_col(v_Ap_3_t, r) < v_Ap_3_e1 ? static_cast<float>(*reinterpret_cast<const __nv_bfloat16*>(v_Ap_3_p + loom::rt::k_major_offset(loom::Swizzle::B128, 128, int(v_Ap_1_o0) + loom::rt::acc_row(v_Ap_3_t, r), int(v_A_1_o1) + loom::rt::acc_col(v_Ap_3_t, r)))) : 0.0f), 0.0f);
+          for (int r = 0; r < 32; ++r) v_R_1[r] = fmaxf((loom::rt::acc_row(v_Ap_3_t, r) < v_Ap_3_e0 && loom::rt::acc_col(v_Ap_3_t, r) < v_Ap_3_e1 ? static_cast<float>(v_Ap_3_r[r]) : 0.0f), 0.0f);
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
         loom::rt::wgmma_wait<0>();  // earlier wgmmas read %R's registers until they complete
@@ -576,8 +589,21 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           const uint8_t* const v_Ap_3_p = reinterpret_cast<const uint8_t*>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192);  // the shared tile
           const int v_Ap_3_t = loom::rt::thread_in_warpgroup();
           const int64_t v_Ap_3_e0 = v_Ap_1_e0, v_Ap_3_e1 = v_A_1_e1;  // the warpgroup's tile
+          __nv_bfloat16 v_Ap_3_r[32];  // the thread's elements of the shared tile, by ldmatrix
+          {
+            const int lane = loom::rt::lane_id();
+            const int mrow = static_cast<int>(v_Ap_1_o0) + 16 * (v_Ap_3_t / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
+            const int col0 = static_cast<int>(v_A_1_o1) + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31
+            #pragma unroll
+            for (int c = 0; c < 8; c += 2) {
+              uint32_t w[4];
+              loom::rt::ldmatrix_x4(v_Ap_3_p + loom::rt::k_major_offset(loom::Swizzle::B128, 128, mrow, col0 + 8 * c), w);
+              #pragma unroll
+              for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
+            }
+          }
           #pragma unroll
-          for (int r = 0; r < 32; ++r) v_R_1[r] = fmaxf((loom::rt::acc_row(v_Ap_3_t, r) < v_Ap_3_e0 && loom::rt::acc_col(v_Ap_3_t, r) < v_Ap_3_e1 ? static_cast<float>(*reinterpret_cast<const __nv_bfloat16*>(v_Ap_3_p + loom::rt::k_major_offset(loom::Swizzle::B128, 128, int(v_Ap_1_o0) + loom::rt::acc_row(v_Ap_3_t, r), int(v_A_1_o1) + loom::rt::acc_col(v_Ap_3_t, r)))) : 0.0f), 0.0f);
+          for (int r = 0; r < 32; ++r) v_R_1[r] = fmaxf((loom::rt::acc_row(v_Ap_3_t, r) < v_Ap_3_e0 && loom::rt::acc_col(v_Ap_3_t, r) < v_Ap_3_e1 ? static_cast<float>(v_Ap_3_r[r]) : 0.0f), 0.0f);
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
         loom::rt::wgmma_wait<0>();  // earlier wgmmas read %R's registers until they complete
