@@ -235,11 +235,8 @@ TEST(TxLower, ReluPrologueOnA) {
   k.terms[0].a.prologue = Pointwise::Relu;
   Outcome o = run_kernel(k, kShape);
   expect_golden("tx/relu_gemm.loom", o.text);
-  // The back end refuses a prologue on A today (docs/codegen.md, "Shared inputs"); the CPU path
-  // above still ran it.
-  EXPECT_FALSE(o.cuda);
-  ASSERT_TRUE(o.refused);
-  EXPECT_NE(o.refused->message.find("the CUDA back end cannot lower"), std::string::npos) << o.refused->message;
+  // The back end lowers the prologue (docs/codegen.md, "Shared inputs").
+  expect_cuda(o);
 }
 
 TEST(TxLower, BiasRelu) {
