@@ -100,6 +100,9 @@ TEST(Search, HopperForwardAttentionUsesTwoConsumerGroups) {
   Problem p = build_problem(parse_graph(ss.str()), builtin_machine("hopper"), {});
   SearchOptions o;
   o.time_limit = 60;
+  // The refutation of two groups takes ~1 s alone; the default 5 s budget of the groups step ran out
+  // on a loaded 2-core machine (ctest -j 2 beside other builds), which leaves groups_minimal false.
+  o.groups_time_limit = 60;
   SearchResult r = search_schedule(p, o);
   ASSERT_TRUE(r.found);
   EXPECT_TRUE(r.optimal);
