@@ -58,6 +58,8 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            # relu_gemm is refused by the back end until its kernel is fixed (LOOM_UNSAFE_SHARED_INPUTS=1
            # generates it; on 2026-11-25 it was wrong at 300x520x200 and failed to launch at 4096^3)
            "gemm_colmajor_b|bash tests/gpu/e2e/gemm_colmajor_b.sh $WORK"  # gemm with layout(B: col_major)
+           # the CUDA generated from examples/tx (gemm, batched_gemm, gemm_bias_relu, add_gemm, mlp)
+           "tx|bash tests/gpu/e2e/tx.sh $WORK"
            # tensors the TMA cannot address (K = 700 packed, bases off 16 bytes): the async-copy variant
            "gemm_unaligned|bash tests/gpu/e2e/gemm_unaligned.sh $WORK"
            # GEMM + row sums, both mappings: Racc in registers (default) and in shared memory
