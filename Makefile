@@ -22,12 +22,14 @@ demo: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# libFuzzer over parse + check, clang with ASan and UBSan. FUZZ_SECONDS bounds the run.
+# libFuzzer over parse + check (.loom), then over the .tx front end (parse, fmt, check, ISL analysis,
+# recognition, lowering), clang with ASan and UBSan. FUZZ_SECONDS bounds each of the two runs.
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DLOOM_FUZZ=ON -DLOOM_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
-	cmake --build build-fuzz --target loom_fuzz -j $(JOBS)
+	cmake --build build-fuzz --target loom_fuzz loom_fuzz_tx -j $(JOBS)
 	@bash scripts/fuzz.sh build-fuzz/loom_fuzz $(FUZZ_SECONDS)
+	@FUZZ_TARGET=tx bash scripts/fuzz.sh build-fuzz/loom_fuzz_tx $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD) build-fuzz

@@ -13,6 +13,11 @@
 #   tests/fuzz/regressions/<name>.loom (run by tests/unit/fuzz_regression_test.cpp).
 # - The full libFuzzer log is written next to the binary (<bin dir>/fuzz.log).
 #
+# FUZZ_TARGET=tx: the `.tx` target (build-fuzz/loom_fuzz_tx, tests/fuzz/fuzz_tx.cpp) instead: corpus
+# fuzz-corpus-tx/, seeds examples/tx/*.tx, tests/errors/tx/*.tx and tests/fuzz/regressions/tx/*,
+# dictionary tests/fuzz/tx.dict, log <bin dir>/fuzz-tx.log; regressions go to tests/fuzz/regressions/tx/
+# (run by tests/unit/tx_fuzz_regression_test.cpp).
+#
 # Environment: FUZZ_JOBS=N runs N workers in libFuzzer's fork mode and keeps going after a finding
 # (-ignore_crashes/-ignore_timeouts/-ignore_ooms) so one run can collect several; the default (0)
 # is a single process that stops at the first finding. FUZZ_ARGS adds raw libFuzzer flags.
@@ -27,10 +32,19 @@ fi
 BIN=$1
 SECONDS_TOTAL=${2:-600}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CORPUS=$ROOT/fuzz-corpus
 CRASHES=$ROOT/fuzz-crashes
-DICT=$ROOT/tests/fuzz/loom.dict
-LOG=$(cd "$(dirname "$BIN")" && pwd)/fuzz.log
+shopt -s nullglob  # (until the seeds are copied)
+if [ "${FUZZ_TARGET:-loom}" = tx ]; then
+  CORPUS=$ROOT/fuzz-corpus-tx
+  DICT=$ROOT/tests/fuzz/tx.dict
+  LOG=$(cd "$(dirname "$BIN")" && pwd)/fuzz-tx.log
+  SEEDS=("$ROOT"/examples/tx/*.tx "$ROOT"/tests/errors/tx/*.tx "$ROOT"/tests/fuzz/regressions/tx/*)
+else
+  CORPUS=$ROOT/fuzz-corpus
+  DICT=$ROOT/tests/fuzz/loom.dict
+  LOG=$(cd "$(dirname "$BIN")" && pwd)/fuzz.log
+  SEEDS=("$ROOT"/examples/*/*.loom "$ROOT"/tests/errors/*.loom "$ROOT"/tests/fuzz/regressions/*)
+fi
 JOBS=${FUZZ_JOBS:-0}
 
 if [ ! -x "$BIN" ]; then
@@ -50,8 +64,7 @@ mkdir -p "$CORPUS" "$CRASHES"
 
 # Seed the corpus (files are named by content hash, so re-seeding adds no duplicates).
 seeds=0
-shopt -s nullglob
-for f in "$ROOT"/examples/*/*.loom "$ROOT"/tests/errors/*.loom "$ROOT"/tests/fuzz/regressions/*; do
+for f in "${SEEDS[@]}"; do
   [ -f "$f" ] || continue
   h=$(sha1sum "$f" | cut -d' ' -f1)
   if [ ! -e "$CORPUS/$h" ]; then cp "$f" "$CORPUS/$h"; fi

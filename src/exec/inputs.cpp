@@ -152,9 +152,7 @@ std::string Mismatch::describe() const {
   return s + "]: reference " + num(expected) + ", executor " + num(actual);
 }
 
-// One unit in the last place of `t` at the magnitude of `x` (bf16: 8 significant bits, f16: 11,
-// f32: 24; i32: 1).
-static double ulp(DType t, double x) {
+double ulp(DType t, double x) {
   if (t == DType::I32) return 1;
   int bits = t == DType::BF16 ? 8 : t == DType::F16 ? 11 : 24;
   int e = 0;

@@ -69,6 +69,10 @@ struct Mismatch {
 // type (at the larger magnitude) is also accepted.
 std::optional<Mismatch> compare_outputs(const Args& a, const Args& b, double tolerance = 0, double ulps = 0);
 
+// One unit in the last place of `t` at the magnitude of `x` (bf16: 8 significant bits, f16: 11,
+// f32: 24; i32: 1).
+double ulp(DType t, double x);
+
 // Number of NaN elements of one tensor argument (poison that was never overwritten).
 int64_t count_nan(const Arg& a);
 

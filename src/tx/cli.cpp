@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
+#include "tx/cpu_compare.h"
 #include "tx/interp.h"
 #include "tx/lower.h"
 #include "tx/poly.h"
@@ -80,26 +82,52 @@ std::optional<Model> analyzed(const TxProgram& p, DiagnosticEngine& diag) {
   return m;
 }
 
-// Each recognized kernel of `m` lowered to its task program, (name, .loom text) in program order; a
-// statement outside every kernel is an error (no SIMT lowering yet).
+// Each recognized kernel of `m` lowered to its task program, in program order; a statement outside
+// every kernel is an error (no SIMT lowering yet), worded for `loom compile` or, with `for_run`, for
+// `loom run --cpu` (which cannot compare it).
 void lower_model(const Model& m, const std::string& path, uint32_t file, DiagnosticEngine& diag,
-                 std::vector<std::pair<std::string, std::string>>& programs) {
+                 std::vector<LoweredProgram>& programs, bool for_run = false) {
   Recognition r = recognize_contractions(m, kernel_name(path), path);
   for (const Recognition::Rejected& x : r.rejected) {
-    auto& d = diag.error(m.assigns.at(static_cast<size_t>(x.assign)).stmt->loc,
-                         "this statement is not part of a tensor-core kernel, and loom does not lower other statements to CUDA yet (" +
-                             x.reason + ")");
-    d.hint = "`loom run --cpu` interprets it; `loom compile --emit=contraction` shows what was recognized";
+    const SourceLoc loc = m.assigns.at(static_cast<size_t>(x.assign)).stmt->loc;
+    if (for_run) {
+      auto& d = diag.error(loc, "cannot compare this statement with a lowered program: it is not part of a tensor-core kernel, and loom "
+                                "does not lower other statements yet (" + x.reason + ")");
+      d.hint = "`loom run --cpu --interpret-only` only interprets the file";
+    } else {
+      auto& d = diag.error(loc, "this statement is not part of a tensor-core kernel, and loom does not lower other statements to CUDA yet (" +
+                                    x.reason + ")");
+      d.hint = "`loom run --cpu` interprets it; `loom compile --emit=contraction` shows what was recognized";
+    }
   }
   if (diag.has_errors()) return;
   try {
     for (ContractionKernel& k : r.kernels) {
       k.loc.source_file = file;
-      programs.emplace_back(k.name, lower_to_loom(k));
+      const SourceLoc loc{file, uint32_t(std::max(k.loc.line, 0)), uint32_t(std::max(k.loc.col, 0))};
+      programs.push_back({k.name, loc, lower_to_loom(k)});
     }
   } catch (const CompileError& e) {
     diag.report(e.diagnostic);
   }
+}
+
+// Sizes not given with --size get defaults that are not tile multiples (67, 45, 37, ... in order of
+// first appearance), small batches (3) for the recognized kernels' batch dimensions, so that
+// `loom run --cpu x.tx` alone compares edge tiles. Returns the names it set.
+std::vector<std::string> default_sizes(const Model& m, const std::string& path, std::map<std::string, int64_t>& sizes) {
+  static const int64_t kDefaults[] = {67, 45, 37, 29, 21, 13, 19, 11, 7, 5};
+  std::set<std::string> batch;
+  for (const ContractionKernel& k : recognize_contractions(m, kernel_name(path), path).kernels)
+    batch.insert(k.batch.begin(), k.batch.end());
+  std::vector<std::string> set;
+  size_t next = 0;
+  for (const std::string& s : m.sizes) {
+    if (sizes.count(s)) continue;
+    sizes[s] = batch.count(s) ? 3 : kDefaults[std::min(next++, std::size(kDefaults) - 1)];
+    set.push_back(s);
+  }
+  return set;
 }
 
 }  // namespace
@@ -132,10 +160,10 @@ int run_tx_command(const TxCommand& c, std::string& out, std::string& err) {
     if (c.emit == "deps") {
       out = format_poly(*m, poly);
     } else if (c.emit == "loom") {
-      std::vector<std::pair<std::string, std::string>> programs;
+      std::vector<LoweredProgram> programs;
       lower_model(*m, c.path, file, diag, programs);
       for (size_t i = 0; i < programs.size(); ++i)
-        out += (i ? "\n// ==== kernel " + programs[i].first + "\n" : std::string()) + programs[i].second;
+        out += (i ? "\n// ==== kernel " + programs[i].kernel + "\n" : std::string()) + programs[i].text;
     } else if (c.emit == "contraction") {
       out = format_recognition(*m, recognize_contractions(*m, kernel_name(c.path), c.path));
     } else {
@@ -151,15 +179,44 @@ int run_tx_command(const TxCommand& c, std::string& out, std::string& err) {
     diag.error(SourceLoc{}, why);
     return finish(diag, c.json_diagnostics, err);
   }
+  const std::vector<std::string> defaulted = default_sizes(*m, c.path, sizes);
   try {
     std::map<std::string, Array> inputs = random_inputs(*m, sizes, c.seed);
     std::map<std::string, Array> outputs = interpret_tx(*m, sizes, inputs);
     std::ostringstream o;
     o << "interpreted " << c.path << " (seed " << c.seed << ";";
     for (const auto& [k, v] : sizes) o << " " << k << "=" << v;
+    if (!defaulted.empty()) {
+      o << "; default:";
+      for (const std::string& d : defaulted) o << " " << d;
+    }
     o << ")\n";
     for (const auto& [name, a] : outputs) o << summary(name, a);
     out = o.str();
+    if (c.interpret_only) return finish(diag, c.json_diagnostics, err);
+    std::vector<LoweredProgram> programs;
+    lower_model(*m, c.path, file, diag, programs, /*for_run=*/true);
+    if (diag.has_errors()) return finish(diag, c.json_diagnostics, err);
+    CompareOptions co;
+    co.seed = c.seed;
+    co.race_check = c.race_check;
+    co.tolerance = c.tolerance;
+    const Comparison r = compare_lowered(*m, programs, sizes, inputs, outputs, co);
+    o << "compared with the lowered program" << (programs.size() == 1 ? "" : "s");
+    for (size_t i = 0; i < programs.size(); ++i) o << (i ? ", " : " ") << programs[i].kernel;
+    o << " on the CPU executor (same inputs):\n" << r.format();
+    out = o.str();
+    for (const OutputComparison& x : r.outputs) {
+      if (x.ok) continue;
+      std::ostringstream msg;
+      msg.precision(8);
+      msg << "the lowered program disagrees with the interpreter on '" << x.tensor << "': at [";
+      for (size_t d = 0; d < x.bad.size(); ++d) msg << (d ? ", " : "") << x.bad[d];
+      msg << "] interpreted " << x.bad_interpreted << ", lowered " << x.bad_lowered << ", allowed difference " << x.bad_allowed
+          << " (" << x.bad_chain << ")";
+      auto& d = diag.error(x.writer, msg.str());
+      d.hint = "`loom compile --emit=loom` prints the lowered program; this is a bug of the lowering unless the program was edited";
+    }
   } catch (const CompileError& e) {
     diag.report(e.diagnostic);
   }
@@ -174,7 +231,9 @@ int lower_tx_file(const std::string& path, const std::string& text, std::vector<
   TxProgram p = parse_tx(sm, file, diag);
   if (diag.has_errors()) return finish(diag, json_diagnostics, err);
   std::optional<Model> m = analyzed(p, diag);
-  if (m) lower_model(*m, path, file, diag, programs);
+  std::vector<LoweredProgram> lowered;
+  if (m) lower_model(*m, path, file, diag, lowered);
+  for (LoweredProgram& l : lowered) programs.emplace_back(l.kernel, std::move(l.text));
   return finish(diag, json_diagnostics, err);
 }
 

@@ -1,6 +1,7 @@
 // The `.tx` side of the `loom` command line (tools/loom/main.cpp hands every FILE ending in .tx
 // here; docs/cli.md): `loom check x.tx`, `loom fmt x.tx`, `loom compile x.tx --emit=tx|deps|contraction`
-// and `loom run --cpu x.tx --size M=..,N=.. [--seed S]`. Test: tests/unit/tx_cli_test.cpp.
+// and `loom run --cpu x.tx [--size M=..,N=..] [--seed S] [--interpret-only]` (the interpreter against
+// the lowered programs on the CPU executor, src/tx/cpu_compare.h). Test: tests/unit/tx_cpu_compare_test.cpp.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +16,11 @@ struct TxCommand {
   std::string path;     // the file's name as diagnostics show it
   std::string text;     // its contents
   std::string emit;     // compile: tx | deps | contraction
-  std::string sizes;    // run: "M=129,N=257"
+  std::string sizes;    // run: "M=129,N=257" (sizes not given get defaults, see docs/cli.md)
   uint64_t seed = 1;
+  bool interpret_only = false;  // run: the interpreter alone, no comparison with the lowered programs
+  bool race_check = true;       // run: the executor's race check
+  double tolerance = -1;        // run: an absolute tolerance for the comparison (< 0: src/tx/cpu_compare.h)
   bool json_diagnostics = false;
 };
 

@@ -1,7 +1,9 @@
 // Recursive-descent parser for .tx text (grammar in docs/tensor-expressions.md). It reuses the
 // .loom lexer (src/lang/lexer.h): the token sets coincide, `+=` is `+` followed by `=`.
 // Test: tests/unit/tx_parse_test.cpp and the syntax cases under tests/errors/tx/.
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "lang/lexer.h"
 #include "tx/ast.h"
@@ -239,7 +241,12 @@ class Parser {
     }
     if (at(Tok::Float)) {
       e.kind = Expr::Kind::Float;
-      e.fval = std::strtod(take().text.c_str(), nullptr);
+      const Token& t = take();
+      e.fval = std::strtod(t.text.c_str(), nullptr);
+      if (!(std::fabs(e.fval) <= std::numeric_limits<float>::max())) {  // values are fp32
+        auto& d = diag_.error(t.loc, "the number " + t.text + " is out of range for f32");
+        d.hint = "write inf for an infinity";
+      }
       return e;
     }
     if (at(Tok::LParen)) {

@@ -287,6 +287,19 @@ class Analysis {
 }  // namespace
 
 PolyModel analyze_tx(const Model& m, DiagnosticEngine& diag) {
+  // The analysis's cost grows steeply with the nesting depth (the schedule and dependence relations
+  // have two dimensions per loop level): 32 levels take seconds, 160 fail inside ISL. Tensor
+  // programs nest a handful of loops, so deeper ones are refused before ISL sees them.
+  for (size_t l = 0; l < m.loops.size(); ++l) {
+    size_t depth = 1;
+    for (int p = m.loops[l].parent; p >= 0; p = m.loops[static_cast<size_t>(p)].parent) ++depth;
+    if (depth > kMaxLoopDepth) {
+      auto& d = diag.error(m.loops[l].stmt->loc, "loops are nested " + std::to_string(depth) + " deep here; the polyhedral analysis takes at most " +
+                                                     std::to_string(kMaxLoopDepth) + " levels");
+      d.hint = "merge loops (a tensor of rank r needs r loops)";
+      return {};
+    }
+  }
   Analysis a(m, diag);
   try {
     return a.run();

@@ -42,6 +42,9 @@ struct PolyModel {
   std::vector<TxDependence> deps;    // non-empty dependences, per kind, tensor, source and sink
 };
 
+// Loops nested deeper than this are a user error (located at the first loop too deep).
+constexpr size_t kMaxLoopDepth = 16;
+
 // Builds the model of `m` and runs the bounds and `par` checks, reporting errors to `diag`.
 PolyModel analyze_tx(const Model& m, DiagnosticEngine& diag);
 

@@ -57,6 +57,8 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            # a ReLU prologue on A in the wgmma's A fragments (C = ReLU(A)·B; prints its cuBLAS comparison)
            "relu_gemm|bash tests/gpu/e2e/relu_gemm.sh $WORK"
            "gemm_colmajor_b|bash tests/gpu/e2e/gemm_colmajor_b.sh $WORK"  # gemm with layout(B: col_major)
+           # the CUDA generated from examples/tx (gemm, batched_gemm, gemm_bias_relu, add_gemm, mlp)
+           "tx|bash tests/gpu/e2e/tx.sh $WORK"
            # tensors the TMA cannot address (K = 700 packed, bases off 16 bytes): the async-copy variant
            "gemm_unaligned|bash tests/gpu/e2e/gemm_unaligned.sh $WORK"
            # GEMM + row sums, both mappings: Racc in registers (default) and in shared memory

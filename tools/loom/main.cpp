@@ -59,7 +59,9 @@ constexpr const char* kUsage =
     "                           --no-race-check)\n"
     "  compile FILE.tx          a tensor-expression file: --emit=tx (canonical text) | deps (ISL domains,\n"
     "                           accesses, dependences) | contraction (recognized tensor-core kernels);\n"
-    "                           run --cpu FILE.tx --size M=..: its direct interpreter on random inputs\n"
+    "                           run --cpu FILE.tx [--size M=..]: its direct interpreter against the lowered\n"
+    "                           programs on the CPU executor, same random inputs (--interpret-only: the\n"
+    "                           interpreter alone)\n"
     "  schedule GRAPH.json      optimal modulo schedule + warp assignment (see docs/schedule.md)\n"
     "\n"
     "options:\n"
@@ -89,6 +91,7 @@ struct Options {
   int seeds = 1;
   double tolerance = -1;  // < 0: chosen from the program's leaf ops
   bool race_check = true;  // run --cpu: fail on a data race (ExecOptions::detect_races)
+  bool interpret_only = false;  // run --cpu x.tx: the interpreter alone
   int loop = 0;  // --emit=schedule-graph: which pipelined loop (--loop=K)
 };
 
@@ -319,9 +322,13 @@ int run_tx(const Options& o, const std::string& text) {
   c.emit = o.emit_given ? o.emit : "";
   c.sizes = o.sizes;
   c.seed = o.seed;
+  c.interpret_only = o.interpret_only;
+  c.race_check = o.race_check;
+  c.tolerance = o.tolerance;
   c.json_diagnostics = o.json_diags;
   std::string out, err;
   const int rc = loom::tx::run_tx_command(c, out, err);
+  if (rc != 0 && o.command == "run") std::cout << out;  // the comparison's report, with the mismatch
   std::cerr << err;
   if (rc != 0) return rc;
   if (o.command == "fmt" && o.check_only)
@@ -597,6 +604,7 @@ int main(int argc, char** argv) {
       else if (a == "--time-passes") o.time_passes = true;
       else if (a == "--cpu") o.cpu = true;
       else if (a == "--no-race-check") o.race_check = false;
+      else if (a == "--interpret-only") o.interpret_only = true;
       else if (a == "--tolerance") {
         if (i + 1 >= args.size()) return usage_error("--tolerance needs a value");
         char* end = nullptr;
