@@ -88,6 +88,16 @@ TEST(SplitK, ParsesPrintsAndReachesTheLoop) {
   EXPECT_NE(c.ir.find("pipeline(4) warpspecialize splitk(4)"), std::string::npos) << c.ir;
 }
 
+TEST(SplitK, NeedsClusters) {
+  std::string text = split_gemm(2);
+  text = replaced(text, "mapping sm_90a {", "mapping sm_80 {");
+  auto r = check_text(text, "gemm.loom");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("error: splitk(2) needs thread-block clusters, which sm_80 does not have"), std::string::npos)
+      << r.diagnostics;
+  EXPECT_NE(r.diagnostics.find("hint: remove splitk, or map for sm_90a"), std::string::npos) << r.diagnostics;
+}
+
 TEST(SplitK, ClusterKernel) {
   Result c = compile(split_gemm(2), "gemm");
   ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
