@@ -455,7 +455,6 @@ class CudaGen {
   int64_t split_ = 1;                       // its split_k (the cluster's blocks)
   std::vector<std::pair<std::string, int64_t>> split_accs_;  // its accumulators: variable, registers
   bool split_owner_open_ = false;           // emitting the owner-only rest of the tile
-  int split_ready_ = -1, split_free_ = -1;  // barriers_: partials ready (at the owner), buffer free (at a peer)
   int64_t split_offset_ = 0;                // the partial-sum buffers in dynamic shared memory
   bool pingpong_ = false;                   // some loop takes turns: the turn barriers' hand-overs
   const Op* turn_loop_ = nullptr;           // the pingpong loop being emitted (its wgmmas are turns)

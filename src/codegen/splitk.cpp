@@ -107,13 +107,12 @@ void CudaGen::plan_split() {
     if (n % 4) cannot(&L, "splitk with an accumulator of " + std::to_string(n) + " registers per thread (a multiple of 4)");
     split_accs_.emplace_back(var(a), n);
   }
-  const std::string g = std::to_string(compute_wgs_);
+  // One of each per compute warpgroup: `ready` completes at the owner when every peer thread has
+  // arrived, `free` at a peer when every owner thread has read (emit_split_reduce).
   barriers_.push_back(Barrier{"bar_splitk_ready", compute_wgs_, std::to_string((split_ - 1) * 128),
                               "splitk: the peers' partial sums of warpgroup g's rows are in their shared memory (at the owner)"});
-  split_ready_ = static_cast<int>(barriers_.size() - 1);
   barriers_.push_back(Barrier{"bar_splitk_free", compute_wgs_, "128",
                               "splitk: the owner of warpgroup g's rows has read this block's partial sums"});
-  split_free_ = static_cast<int>(barriers_.size() - 1);
 }
 
 void CudaGen::emit_split_reduce(Stream& s, const Op& loop) {
@@ -201,11 +200,14 @@ void CudaGen::end_split_owner(Stream& s) {
 void CudaGen::check_split_budget() const {
   if (!split_loop_ || stage_bytes_) return;
   const int64_t budget = f_.smem.bytes > 0 ? f_.smem.bytes : f_.smem.machine_max;
-  if (budget > 0 && smem_bytes_ > budget)
-    cannot(split_loop_, "splitk(" + std::to_string(split_) + ") here: the kernel needs " + std::to_string(smem_bytes_) +
-                            " bytes of shared memory with the partial-sum buffers (" + std::to_string(compute_wgs_) + " x " +
-                            std::to_string(split_wg_bytes()) + " bytes), over the budget of " + std::to_string(budget),
-           "a lower pipeline(N) or a smaller tile leaves room for them");
+  if (budget <= 0 || smem_bytes_ <= budget) return;
+  Diagnostic d;
+  d.loc = split_loop_->loc;
+  d.message = "splitk(" + std::to_string(split_) + ") needs " + std::to_string(smem_bytes_) +
+              " bytes of shared memory with its partial-sum buffers (" + std::to_string(compute_wgs_) + " x " +
+              std::to_string(split_wg_bytes()) + " bytes), over the budget of " + std::to_string(budget);
+  d.hint = "a lower pipeline(N) or a smaller tile leaves room for them";
+  throw CompileError(d);
 }
 
 }  // namespace loom::codegen::detail
