@@ -193,6 +193,10 @@ struct Instance {
   SourceLoc pipeline_loc;
   bool pingpong = false;  // `pingpong`: the compute warpgroups take turns issuing tensor-core work
   SourceLoc pingpong_loc;
+  // `splitk(S)`: a cluster of S blocks per output tile, each running a contiguous share of the
+  // srange loop's iterations; their partial sums are added over distributed shared memory.
+  std::optional<int64_t> splitk;
+  SourceLoc splitk_loc;
   std::optional<int64_t> smem_bytes;
   std::string smem_spelling;  // as written, e.g. "227KB"
   SourceLoc smem_loc;

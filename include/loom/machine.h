@@ -74,6 +74,9 @@ struct Limits {
   // legal per-thread counts are setmaxnreg_min..setmaxnreg_max in steps of setmaxnreg_step;
   // all 0 = not available.
   int setmaxnreg_min = 0, setmaxnreg_max = 0, setmaxnreg_step = 0;
+  // Blocks in a portable thread-block cluster (Hopper: 8, CUDA guide); 0 = no clusters. The
+  // mapping's splitk(S) runs a tile on a cluster of S blocks.
+  int64_t cluster_blocks = 0;
 };
 
 // A coarse per-multiprocessor cost model, for the launcher's choice between `when(fastest)` mappings
@@ -85,6 +88,12 @@ struct CostModel {
   int64_t mma_fma_per_cycle = 0;
   int64_t fill_bytes_per_cycle = 0;
   int64_t tile_cycles = 0;
+  // Bytes an SM reads per cycle from its cluster peers' shared memory (ld.shared::cluster): the
+  // split-K reduction of splitk(S) (src/codegen/splitk.cpp); 0 without clusters.
+  int64_t dsmem_bytes_per_cycle = 0;
+  // A fixed cost per split tile (the hand-over between the blocks of its cluster: two barrier
+  // round trips between SMs, the owner's wait for the slowest block; fitted); 0 without clusters.
+  int64_t cluster_tile_cycles = 0;
 };
 
 struct Machine {

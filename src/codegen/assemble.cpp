@@ -17,6 +17,10 @@ int64_t CudaGen::layout_barriers() {
     stage_offset_ = (end + 1023) / 1024 * 1024;
     end = stage_offset_ + compute_wgs_ * stage_bytes_;
   }
+  if (split_loop_) {  // splitk.cpp: one partial-sum buffer per compute warpgroup
+    split_offset_ = (end + 1023) / 1024 * 1024;
+    end = split_offset_ + compute_wgs_ * split_wg_bytes();
+  }
   int64_t off = (end + 15) / 16 * 16;
   for (Barrier& b : barriers_) {
     b.offset = off;
@@ -86,11 +90,18 @@ std::string CudaGen::assemble() {
   if (stage_bytes_)
     o << "  // epilogue staging tiles, one per compute warpgroup (" << compute_wgs_ << " x " << stage_bytes_ << " bytes)\n"
       << "  uint8_t* const loom_stage = smem + " << stage_offset_ << ";\n";
+  if (split_loop_)
+    o << "  // splitk(" << split_ << "): the partial sums a peer hands to the owner of a warpgroup's rows, one buffer per compute\n"
+      << "  // warpgroup (" << compute_wgs_ << " x " << split_wg_bytes() << " bytes; splitk.cpp)\n"
+      << "  uint8_t* const loom_splitk = smem + " << split_offset_ << ";\n"
+      << "  const uint32_t splitk_rank = loom::rt::cluster_rank();  // this block's share of each tile's K loop\n";
   o << "  if (threadIdx.x == 0) {\n";
   for (const TensorMap& t : maps_) o << "    loom::rt::prefetch_tensormap(&" << t.name << ");\n";
   for (const Barrier& b : barriers_)
     o << "    for (int s = 0; s < " << b.ring << "; ++s) loom::rt::mbarrier::init(&" << b.name << "[s], " << b.count << ");\n";
-  o << "    loom::rt::fence_barrier_init();\n  }\n  __syncthreads();\n";
+  o << "    loom::rt::fence_barrier_init();\n  }\n";
+  if (split_loop_) o << "  loom::rt::cluster_sync();  // every block's barriers are initialized before a peer arrives on them\n";
+  else o << "  __syncthreads();\n";
   // The persistent tile loop each role runs: decode the tile (grouped order on the two innermost
   // block loops), recompute the tile's index and view values, then the role's code.
   auto tile_loop = [&](const Stream& st, const std::string& ind) {
@@ -101,7 +112,10 @@ std::string CudaGen::assemble() {
     const size_t G = grid_.size();
     std::string total = "grid_n0";
     for (size_t i = 1; i < G; ++i) total += " * grid_n" + std::to_string(i);
-    o << ind << "for (int64_t tile = blockIdx.x; tile < " << total << "; tile += gridDim.x) {\n";
+    if (split_loop_)  // splitk: the blocks of a cluster run the same tiles
+      o << ind << "for (int64_t tile = loom::rt::cluster_id_x(); tile < " << total << "; tile += loom::rt::cluster_count_x()) {\n";
+    else
+      o << ind << "for (int64_t tile = blockIdx.x; tile < " << total << "; tile += gridDim.x) {\n";
     const std::string in = ind + "  ";
     o << in << "int64_t lin = tile;\n";
     if (G >= 2) {
@@ -162,6 +176,10 @@ std::string CudaGen::assemble() {
     tile_loop(compute_, "  ");
     if (stage_bytes_) o << "  if (loom::rt::thread_in_warpgroup() == 0) loom::rt::tma_store_wait<0>();  // the last stores have read the staging tile\n";
   }
+  // splitk: no block leaves while a peer may still read its shared memory or arrive on its
+  // barriers (HOPPER-FACTS F7; the per-tile handshake already orders this, compute-sanitizer's
+  // racecheck wants the barrier).
+  if (split_loop_) o << "  loom::rt::cluster_sync();  // splitk: the cluster's blocks leave together\n";
   o << "}\n\n";
   if (uneven_) o << tile_order_function();
   o << host_launcher(kname);

@@ -55,16 +55,19 @@ std::string swizzle_enum(int bytes) {
 CudaArtifact CudaGen::run() {
   index(f_.body, nullptr);
   find_kernel();
+  plan_split();
   find_register_residents();
   prologue();
   plan_ring_chains(*kernel_);
   plan_signals(*kernel_);
   plan_releases();
   emit_kernel_block();
+  end_split_owner(compute_);
   tile_end_sync(compute_);
   CudaArtifact a;
   a.entry = entry_.task;
   a.cu = assemble();
+  check_split_budget();
   a.header = header();
   a.signature = codegen::abi_signature(f_);
   return a;
@@ -555,7 +558,15 @@ void CudaGen::emit_for(const Op& op) {
     }
     s->line("// " + (op.origin.empty() ? std::string("loop") : op.origin) + "  [" + source_ + ":" + std::to_string(op.loc.line) + "]" +
             (op.pipeline_depth > 1 ? "  pipelined " + std::to_string(op.pipeline_depth) + " deep" : ""));
-    s->line("for (int64_t " + var(k) + " = 0; " + var(k) + " < " + n + "; ++" + var(k) + ") {");
+    if (&op == split_loop_) {
+      s->line("// splitk(" + std::to_string(split_) + "): this block's share of the " + n +
+              " iterations, by its rank in the tile's cluster (none when " + n + " < " + std::to_string(split_) + ")");
+      s->line("const int64_t " + loop_start(&op) + " = " + n + " * splitk_rank / " + std::to_string(split_) + ";");
+      s->line("const int64_t " + var(k) + "_hi = " + n + " * (splitk_rank + 1) / " + std::to_string(split_) + ";");
+      s->line("for (int64_t " + var(k) + " = " + loop_start(&op) + "; " + var(k) + " < " + var(k) + "_hi; ++" + var(k) + ") {");
+    } else {
+      s->line("for (int64_t " + var(k) + " = 0; " + var(k) + " < " + n + "; ++" + var(k) + ") {");
+    }
     s->indent += 2;
     s->defined.insert(k);
     for (size_t j = 1; j < body.args.size(); ++j) s->defined.insert(body.args[j]);
@@ -599,9 +610,10 @@ void CudaGen::emit_for(const Op& op) {
       s->line("}");
     }
     if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], false);
-    s->line(base(&op) + " += " + n + ";  // the next tile's iterations continue the rings");
+    s->line(base(&op) + " += " + loop_trips(&op) + ";  // the next tile's iterations continue the rings");
     s->defined.insert(op.result);
   }
+  if (&op == split_loop_) emit_split_reduce(compute_, op);
   turn_loop_ = outer_turn;
   rotation_ = outer_rotation;
 }

@@ -11,6 +11,8 @@
 //                     forwarded from registers (the attention softmax);
 //   sync.cpp        — waits for other processors' work: __syncwarp and named barriers;
 //   pingpong.cpp    — compute warpgroups taking turns on the tensor cores, the deferred mma;
+//   splitk.cpp      — splitk(S): a tile's K loop shared by a cluster of S blocks, the partial sums
+//                     added over distributed shared memory;
 //   epilogue.cpp    — stores of accumulator fragments to global memory (staged TMA or direct);
 //   assemble.cpp    — the kernel skeleton (setup / producer / consumer) and shared-memory layout;
 //   launcher.cpp    — the host launcher and the C ABI functions (loom_<entry>, loom_<entry>_info);
@@ -250,8 +252,25 @@ class CudaGen {
   // The pipeline position of loop L's current iteration: the loop's iterations over every tile
   // this block has run so far (the kernel is persistent: a block runs tile after tile, and a ring
   // buffer's slots and its barriers' phases carry on from one tile to the next).
-  std::string iter(const Op* L) const { return "(" + base(L) + " + " + var(L->regions[0].args[0]) + ")"; }
+  std::string iter(const Op* L) const {
+    const std::string k = var(L->regions[0].args[0]);
+    return "(" + base(L) + " + " + (L == split_loop_ ? k + " - " + loop_start(L) : k) + ")";
+  }
   std::string base(const Op* L) const { return var(ring_head(L)->result) + "_base"; }
+
+  // ---- splitk.cpp: SPLIT-K ------------------------------------------------------------------------
+  // A loop with split_k = S > 1 (the mapping's splitk(S)) runs on a cluster of S blocks per tile:
+  // the block of cluster rank r runs iterations [n r / S, n (r + 1) / S) (loop_start, loop_trips:
+  // its first iteration and how many it runs; for other loops 0 and n), then the blocks add their
+  // partial accumulators in rank order over distributed shared memory, and warpgroup g's rows are
+  // finished (the rest of the tile's code) by the block of rank g mod S only.
+  void plan_split();
+  std::string loop_start(const Op* L) const;
+  std::string loop_trips(const Op* L) const;
+  void emit_split_reduce(Stream& s, const Op& loop);
+  void end_split_owner(Stream& s);
+  void check_split_budget() const;
+  int64_t split_wg_bytes() const;  // one warpgroup's partial sums in shared memory
 
   // ---- rings.cpp: RING CHAINS ---------------------------------------------------------------------
   // A pipelined loop whose TMA copies write exactly the ring buffers of the block's previous
@@ -436,6 +455,11 @@ class CudaGen {
   std::vector<const Op*> loops_;  // every loop of the kernel block (their running counters)
   std::map<const Op*, const Op*> ring_head_;  // a loop continuing a ring chain -> the chain's first loop
   std::map<const Op*, const Op*> tma_canon_;  // its TMA copies -> the head's copy into the same buffer
+  const Op* split_loop_ = nullptr;          // splitk.cpp: the kernel's split loop, if any
+  int64_t split_ = 1;                       // its split_k (the cluster's blocks)
+  std::vector<std::pair<std::string, int64_t>> split_accs_;  // its accumulators: variable, registers
+  bool split_owner_open_ = false;           // emitting the owner-only rest of the tile
+  int64_t split_offset_ = 0;                // the partial-sum buffers in dynamic shared memory
   bool pingpong_ = false;                   // some loop takes turns: the turn barriers' hand-overs
   const Op* turn_loop_ = nullptr;           // the pingpong loop being emitted (its wgmmas are turns)
   const Rotation* rotation_ = nullptr;      // its rotation, if any

@@ -12,6 +12,12 @@
 // FMA(L) and bytes(L) are one iteration's tensor-core work of all consumer warpgroups and its TMA
 // loads, recorded while the kernel body was generated (emit_wgmma, emit_copy): the model reads the
 // same event IR the kernel is made of. trips(L) is the loop's trip count in the first tile.
+//
+// splitk(S) (splitk.cpp): a tile is a cluster of S blocks, so floor(SMS / S) tiles run at once
+// (slots below); the split loop's trips(L) becomes ceil(trips(L) / S) per block; a block writes
+// the rows of the at most ceil(G / S) warpgroups it owns (G compute warpgroups); and the owner reads (S - 1) peers' partial sums of each warpgroup it owns
+// over distributed shared memory, at CostModel::dsmem_bytes_per_cycle, plus cluster_tile_cycles for
+// the hand-over.
 #include "codegen/cuda_gen.h"
 
 #include <algorithm>
@@ -66,8 +72,12 @@ std::string CudaGen::estimate_function() {
     for (const std::string& l : slice_lines(L.operands[0], have, L)) o << "  " << l << "\n";
     const double per_iter = std::max(static_cast<double>(fma) / static_cast<double>(cm.mma_fma_per_cycle),
                                      static_cast<double>(bytes) / static_cast<double>(cm.fill_bytes_per_cycle));
-    o << "  // " << (L.origin.empty() ? std::string("loop") : L.origin) << "  [" << source_ << ":" << L.loc.line << "]: " << fma << " FMA and " << bytes << " TMA bytes per iteration\n"
-      << "  tile += static_cast<double>(" << var(L.operands[0]) << ") * " << per_iter << ";\n";
+    o << "  // " << (L.origin.empty() ? std::string("loop") : L.origin) << "  [" << source_ << ":" << L.loc.line << "]: " << fma << " FMA and " << bytes << " TMA bytes per iteration\n";
+    if (&L == split_loop_)
+      o << "  // splitk(" << split_ << "): a block runs at most ceil(trips / " << split_ << ") of them\n"
+        << "  tile += static_cast<double>(loom_cdiv(" << var(L.operands[0]) << ", " << split_ << ")) * " << per_iter << ";\n";
+    else
+      o << "  tile += static_cast<double>(" << var(L.operands[0]) << ") * " << per_iter << ";\n";
   }
   // What the call writes, spread over its tiles.
   std::string written;
@@ -78,8 +88,21 @@ std::string CudaGen::estimate_function() {
     for (int d = 0; d < f_.info(p).rank; ++d) n += " * static_cast<double>(" + pname(p) + ".shape[" + std::to_string(d) + "])";
     written += (written.empty() ? "" : " + ") + n;
   }
+  const int64_t owned = split_loop_ ? (compute_wgs_ + split_ - 1) / split_ : compute_wgs_;
   if (!written.empty())
-    o << "  tile += (" << written << ") / static_cast<double>(blocks) / " << cm.fill_bytes_per_cycle << ".0;\n";
+    o << "  tile += (" << written << ") / static_cast<double>(blocks) / " << cm.fill_bytes_per_cycle << ".0"
+      << (split_loop_ ? " * " + std::to_string(owned) + ".0 / " + std::to_string(compute_wgs_) + ".0" : "") << ";\n";
+  if (split_loop_) {
+    if (cm.dsmem_bytes_per_cycle <= 0) cannot(split_loop_, "a cost estimate of splitk without a distributed shared memory rate");
+    o << "  // splitk(" << split_ << "): the owner of a warpgroup's rows reads " << split_ - 1 << " peers' partial sums of "
+      << split_wg_bytes() << " bytes, for the " << owned << " warpgroup(s) a block owns at most\n"
+      << "  tile += " << (split_ - 1) * owned * split_wg_bytes() << ".0 / " << cm.dsmem_bytes_per_cycle << ".0 + "
+      << cm.cluster_tile_cycles << ".0;  // + the hand-over between the cluster's blocks\n"
+      << "  const int64_t slots = sms / " << split_ << " > 0 ? sms / " << split_ << " : 1;  // tiles (clusters) at once\n"
+      << "  return static_cast<double>((blocks + slots - 1) / slots) * tile;\n"
+      << "}\n\n";
+    return o.str();
+  }
   o << "  return static_cast<double>((blocks + sms - 1) / sms) * tile;\n"
     << "}\n\n";
   return o.str();

@@ -124,6 +124,11 @@ const Op* CudaGen::enclosing_loop(const Op* op) const {
 
 void CudaGen::arrive(Stream& s, const Signal& sig, const std::string& slot) {
   const Barrier& b = barriers_[static_cast<size_t>(sig.barrier)];
+  // After a split loop only the owner block's warpgroup runs on (splitk.cpp): the count of an
+  // arrival the DMA role waits for would not be met.
+  if (split_owner_open_ && &s == &compute_)
+    cannot(split_loop_, "a signal to the DMA role after a splitk loop (" + b.comment + ")",
+           "splitk needs a block whose producer has nothing left to load after the split loop");
   s.line("__syncwarp();");
   s.line("if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[" + slot + "]);  // " + b.comment);
 }
@@ -226,7 +231,7 @@ void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in
     if (wg) {
       s.line("// the tensor cores finished iteration " + k + " - 1: release it (" + b.comment + ")");
       s.line("loom::rt::wgmma_wait<" + std::to_string(wgmma_groups(loop)) + ">();  // this iteration's groups may still run");
-      s.line("if (" + k + " > 0) {");
+      s.line("if (" + k + " > " + loop_start(&loop) + ") {");
       s.line("  __syncwarp();");
       s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + g + " - 1) % " + R + "]);");
       s.line("}");
@@ -235,7 +240,7 @@ void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in
       arrive(s, sig, g + " % " + R);
     }
   } else if (wg) {
-    const std::string n = var(loop.operands[0]);
+    const std::string n = loop_trips(&loop);
     wgmma_drain(s, loop);
     // A rotated loop released every iteration's early buffers in its body; the deferred mma of the
     // last iteration ran after it: its late buffers.

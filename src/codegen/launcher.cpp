@@ -101,6 +101,7 @@ std::string CudaGen::host_launcher(const std::string& kname) {
     << "  // per device: 0 unknown, 1 ready, 2 unusable; and its SM count (set before `checked`)\n"
     << "  static std::atomic<int> checked[64];\n"
     << "  static std::atomic<int> sms[64];\n"
+    << (split_loop_ ? "  static std::atomic<int> clusters[64];  // splitk: the clusters that fit on the device at once\n" : "")
     << "  if (device < 0 || device >= 64) return LOOM_ERR_DEVICE;\n"
     << "  if (checked[device] == 0) {\n"
     << "    int major = 0, minor = 0, optin = 0;\n"
@@ -113,7 +114,28 @@ std::string CudaGen::host_launcher(const std::string& kname) {
     << "      (void)cudaGetLastError();\n      return LOOM_ERR_LAUNCH;\n    }\n"
     << "    int count = 0;\n"
     << "    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);\n"
-    << "    sms[device] = count;\n"
+    << "    sms[device] = count;\n";
+  if (split_loop_)
+    o << "    {  // splitk(" << split_ << "): clusters of " << split_ << " blocks; how many run at once\n"
+      << "      cudaLaunchConfig_t occ = {};\n"
+      << "      occ.gridDim = dim3(" << split_ << ");\n"
+      << "      occ.blockDim = dim3(kThreads);\n"
+      << "      occ.dynamicSmemBytes = kSmemBytes;\n"
+      << "      cudaLaunchAttribute attr[1];\n"
+      << "      attr[0].id = cudaLaunchAttributeClusterDimension;\n"
+      << "      attr[0].val.clusterDim.x = " << split_ << ";\n"
+      << "      attr[0].val.clusterDim.y = 1;\n"
+      << "      attr[0].val.clusterDim.z = 1;\n"
+      << "      occ.attrs = attr;\n"
+      << "      occ.numAttrs = 1;\n"
+      << "      int fit = 0;\n"
+      << "      if (cudaOccupancyMaxActiveClusters(&fit, " << kname << ", &occ) != cudaSuccess || fit <= 0) {\n"
+      << "        (void)cudaGetLastError();\n"
+      << "        fit = count / " << split_ << ";\n"
+      << "      }\n"
+      << "      clusters[device] = fit;\n"
+      << "    }\n";
+  o << ""
     << "    checked[device] = 1;\n"
     << "  }\n"
     << "  if (checked[device] == 2) return LOOM_ERR_DEVICE;\n";
@@ -141,21 +163,53 @@ std::string CudaGen::host_launcher(const std::string& kname) {
       << "    if (st == loom::host::kTensorMapMisalignedAddress || st == loom::host::kTensorMapStrideNotMultipleOf16) return LOOM_ERR_ALIGN;\n"
       << "    if (st != loom::host::kTensorMapOk) return LOOM_ERR_TENSOR_MAP;\n  }\n";
   }
-  o << "  // persistent: one block per SM at most, each runs tile after tile\n"
-    << "  const int64_t sm_count = sms[device].load();\n"
-    << "  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;\n";
-  if (uneven_)
-    o << "  // the tile order: folded where that balances the blocks' shares better (tile_order.cpp)\n"
-      << "  const int fold = fold_tiles(" << launch_args() << ", grid);\n";
-  o << "  " << kname << "<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(";
   std::vector<std::string> args;
   for (ValueId p : f_.params) args.push_back(f_.info(p).type == ir::Type::Tensor ? pname(p) : var(p));
   for (const TensorMap& t : maps_) args.push_back(t.name);
   for (size_t i = 0; i < grid_.size(); ++i) args.push_back("grid_n" + std::to_string(i));
-  if (uneven_) args.push_back("fold");
-  for (size_t i = 0; i < args.size(); ++i) o << (i ? ", " : "") << args[i];
-  o << ");\n"
-    << "  if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;\n"
+  if (split_loop_) {
+    const std::string S = std::to_string(split_);
+    o << "  // splitk(" << S << "): a cluster of " << S << " blocks per tile; persistent: as many clusters as run at once,\n"
+      << "  // each runs tile after tile (splitk.cpp)\n"
+      << "  if (blocks > 2147483647 / " << S << ") return LOOM_ERR_SHAPE;\n"
+      << "  const int64_t fit = clusters[device].load();\n"
+      << "  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * " << S << ";\n"
+      << "  cudaLaunchConfig_t cfg = {};\n"
+      << "  cfg.gridDim = dim3(static_cast<unsigned>(grid));\n"
+      << "  cfg.blockDim = dim3(kThreads);\n"
+      << "  cfg.dynamicSmemBytes = kSmemBytes;\n"
+      << "  cfg.stream = stream;\n"
+      << "  cudaLaunchAttribute attr[1];\n"
+      << "  attr[0].id = cudaLaunchAttributeClusterDimension;\n"
+      << "  attr[0].val.clusterDim.x = " << S << ";\n"
+      << "  attr[0].val.clusterDim.y = 1;\n"
+      << "  attr[0].val.clusterDim.z = 1;\n"
+      << "  cfg.attrs = attr;\n"
+      << "  cfg.numAttrs = 1;\n";
+    if (uneven_) {  // the tile order (tile_order.cpp) over the clusters, the persistent workers here
+      o << "  const int fold = fold_tiles(" << launch_args() << ", grid / " << S << ");\n";
+      args.push_back("fold");
+    }
+    o << "  if (cudaLaunchKernelEx(&cfg, " << kname;
+    for (const std::string& a : args) o << ", " << a;
+    o << ") != cudaSuccess) {\n"
+      << "    (void)cudaGetLastError();\n"
+      << "    return LOOM_ERR_LAUNCH;\n"
+      << "  }\n";
+  } else {
+    o << "  // persistent: one block per SM at most, each runs tile after tile\n"
+      << "  const int64_t sm_count = sms[device].load();\n"
+      << "  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;\n";
+    if (uneven_) {
+      o << "  // the tile order: folded where that balances the blocks' shares better (tile_order.cpp)\n"
+        << "  const int fold = fold_tiles(" << launch_args() << ", grid);\n";
+      args.push_back("fold");
+    }
+    o << "  " << kname << "<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(";
+    for (size_t i = 0; i < args.size(); ++i) o << (i ? ", " : "") << args[i];
+    o << ");\n";
+  }
+  o << "  if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;\n"
     << "  return LOOM_OK;\n}\n\n";
   return o.str();
 }

@@ -182,6 +182,10 @@ struct Op {
   bool warp_specialize = false;   // For: the mapping's warpspecialize
   bool pingpong = false;          // For: the mapping's pingpong (compute warpgroups take turns on
                                   // the tensor cores; src/codegen/pingpong.cpp)
+  int64_t split_k = 1;            // For: the mapping's splitk(S): S blocks of a cluster share the
+                                  // iterations, each a contiguous share, and add their partial
+                                  // sums (1 = not split; the loop's meaning is unchanged, only the
+                                  // order of its sum: src/codegen/splitk.cpp)
   int broadcast_dim = 0;          // Call of a binary leaf op whose B has rank 1 and D rank 2: the
                                   // dimension of D that B runs along — 0: one value per row
                                   // (D[i, j] = A[i, j] op B[i]), 1: one value per column (B[j]);

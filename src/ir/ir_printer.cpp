@@ -192,6 +192,7 @@ class Printer {
             if (op.pipeline_depth != 1) out += " pipeline(" + std::to_string(op.pipeline_depth) + ")";
             if (op.warp_specialize) out += " warpspecialize";
             if (op.pingpong) out += " pingpong";
+            if (op.split_k != 1) out += " splitk(" + std::to_string(op.split_k) + ")";
             out += after(op) + " {\n";
           } else {
             out += std::string("pfor ") + proc_name(op.proc) + " " + val(body.args.at(0)) + " in [0, " +

@@ -157,10 +157,12 @@ class Verifier {
                       std::to_string(body.args.size() - 1) + " carried event(s)");
             for (int64_t d : op.distances)
               if (d < 1) problem(where + ": carried distance " + std::to_string(d) + " is not at least 1");
+            if (op.split_k < 1) problem(where + ": split_k " + std::to_string(op.split_k) + " is not at least 1");
             if (op.pipeline_depth < 1) problem(where + ": pipeline depth " + std::to_string(op.pipeline_depth) + " is not at least 1");
           }
-          if (op.kind != OpKind::For && (!op.distances.empty() || op.pipeline_depth != 1 || op.warp_specialize || op.pingpong))
-            problem(where + ": only a for loop has carried distances, a pipeline depth, warp specialization or pingpong");
+          if (op.kind != OpKind::For && (!op.distances.empty() || op.pipeline_depth != 1 || op.warp_specialize || op.pingpong ||
+                                    op.split_k != 1))
+            problem(where + ": only a for loop has carried distances, a pipeline depth, warp specialization, pingpong or split_k");
           block(body, scopes);
           if (body.yield.value != kNone) check_ref(body.yield, scopes, where + " yield");
           if (body.yield.cross) problem(where + ": a yield is not a wait and cannot cross roles");

@@ -249,6 +249,12 @@ InstanceRef& InstanceRef::pipeline(int64_t depth) {
   return *this;
 }
 
+InstanceRef& InstanceRef::splitk(int64_t blocks) {
+  if (blocks < 1) misuse("instance(" + decl().name.name + ").splitk", std::to_string(blocks) + " blocks is not positive");
+  decl().splitk = blocks;
+  return *this;
+}
+
 InstanceRef& InstanceRef::smem(const std::string& spelling) {
   const std::string c = "instance(" + decl().name.name + ").smem";
   size_t i = 0;

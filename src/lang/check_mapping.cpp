@@ -248,6 +248,23 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         d.hint = "pingpong applies to the srange loop of a block-level variant";
       }
     }
+    if (in.splitk) {
+      block_only(in.splitk_loc, "splitk(...)");
+      const int64_t most = machine->limits.cluster_blocks;
+      if (most <= 1) {
+        auto& d = r.error(in.splitk_loc, "splitk(" + std::to_string(*in.splitk) + ") needs thread-block clusters, which " +
+                                             machine->target + " does not have");
+        d.hint = "remove splitk, or map for sm_90a";
+      } else if (*in.splitk < 1 || *in.splitk > most) {
+        auto& d = r.error(in.splitk_loc, "splitk(" + std::to_string(*in.splitk) + ") must be between 1 and " +
+                                             std::to_string(most) + " (the blocks of a portable cluster on " + machine->target + ")");
+        d.hint = "splitk(2) or splitk(4) split a long K loop between two or four blocks";
+      } else if (*proc == ProcKind::Block && !vi.has_srange) {
+        auto& d = r.error(in.splitk_loc, "splitk(" + std::to_string(*in.splitk) + ") on instance '" + in.name.name +
+                                             "', but variant '" + v.name.name + "' has no srange loop whose sum could be split");
+        d.hint = "splitk applies to the block variant whose srange loop walks K (gemm_block's `srange k in cdiv(K, W)`)";
+      }
+    }
     if (in.smem_bytes) {
       block_only(in.smem_loc, "smem(...)");
       int64_t limit = machine->limits.smem_per_block;

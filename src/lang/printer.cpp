@@ -157,6 +157,7 @@ std::vector<std::string> instance_clauses(const Instance& in) {
   if (in.warp_specialize) cs.push_back(*in.warp_specialize ? "warpspecialize" : "nowarpspecialize");
   if (in.pipeline) cs.push_back("pipeline(" + std::to_string(*in.pipeline) + ")");
   if (in.pingpong) cs.push_back("pingpong");
+  if (in.splitk) cs.push_back("splitk(" + std::to_string(*in.splitk) + ")");
   if (in.smem_bytes) cs.push_back("smem(" + (in.smem_spelling.empty() ? std::to_string(*in.smem_bytes) : in.smem_spelling) + ")");
   if (!in.layouts.empty())
     cs.push_back("layout(" + join(in.layouts, [&](const LayoutSpec& l) { return l.arg.name + ": " + join(l.attrs, names, " "); }) + ")");
@@ -355,6 +356,7 @@ std::string dump_program(const Program& p) {
       if (in.warp_specialize) out += *in.warp_specialize ? " warpspecialize" : " nowarpspecialize";
       if (in.pipeline) out += " (pipeline " + std::to_string(*in.pipeline) + ")";
       if (in.pingpong) out += " pingpong";
+      if (in.splitk) out += " (splitk " + std::to_string(*in.splitk) + ")";
       if (in.smem_bytes) out += " (smem " + std::to_string(*in.smem_bytes) + ")";
       for (const LayoutSpec& l : in.layouts) out += " (layout " + l.arg.name + names(l.attrs) + ")";
       if (in.entry) {

@@ -117,7 +117,8 @@ const Machine& hopper_machine() {
         {MemKind::Register, {ProcKind::Thread}, 255 * 4},
     };
     // setmaxnreg.{inc,dec}.sync.aligned.u32: 24..256 registers per thread, a multiple of 8.
-    h.limits = {227 * 1024, 255, 65536, 1024, 132, 24, 256, 8};
+    // Clusters: at most 8 blocks portably (CUDA guide, thread block clusters).
+    h.limits = {227 * 1024, 255, 65536, 1024, 132, 24, 256, 8, 8};
     // wgmma.mma_async.sync.aligned.m64nNk16 for f16/bf16: N in 8..256 step 8 (PTX ISA 9.7.15).
     h.mma.push_back({"wgmma", ProcKind::Warpgroup, 64, 8, 256, 8, 16, {DType::F16, DType::BF16},
                      {DType::F32, DType::F16}, true});
@@ -129,7 +130,12 @@ const Machine& hopper_machine() {
     // is not a published number: 48 B per SM and cycle is what makes the model rank examples/gemm's
     // three tile shapes as they ran on an H100 (bench/results/2026-11-25-h100-gemm-sweep-tiles.md);
     // the ranking is the same for any value from 32 to 56.
-    h.cost = {2048, 48, 500};
+    // The distributed-shared-memory read rate is not published either: 32 B per SM and cycle (a
+    // quarter of the local shared-memory bandwidth) is an assumption. 8000 cycles per split tile
+    // is fitted: the split kernels measured on an H100 cost about 4-6 us more per tile than the
+    // model's other terms say (not yet explained: bench/results/2026-11-25-h100-gemm-splitk.md),
+    // and with 8000 the model picks split-K only where it gained in those measurements.
+    h.cost = {2048, 48, 500, 32, 8000};
     return h;
   }();
   return m;

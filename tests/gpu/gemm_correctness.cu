@@ -236,12 +236,23 @@ int main(int argc, char** argv) {
                                                             {505, 2856, 1048},
                                                             {700, 1500, 300},
                                                             {1153, 2049, 65},
-                                                            {1000, 1000, 1000}})
+                                                            {1000, 1000, 1000},
+                                                            // splitk(S) mappings (split-K over a cluster):
+                                                            // few tiles with a long K; K not a multiple of
+                                                            // S * W; K < S * W (blocks with no K work)
+                                                            {272, 96, 2804},
+                                                            {96, 384, 2808},
+                                                            {300, 200, 1000},
+                                                            {200, 100, 100},
+                                                            {130, 70, 16},
+                                                            {2960, 1464, 3064}})
     problems.push_back(hx::gemm_problem(M, N, K));
 #endif
 #if defined(LOOM_HAVE_BATCHED_GEMM)
   problems.push_back(hx::batched_problem(4, 129, 257, 65));
   problems.push_back(hx::batched_problem(8, 1024, 1024, 1024));
+  problems.push_back(hx::batched_problem(3, 113, 280, 3400));  // splitk: few tiles, long K
+  problems.push_back(hx::batched_problem(2, 200, 100, 100));   // splitk: K < S * W
 #endif
   if (problems.empty()) {
     std::printf("gemm_correctness: no kernel compiled in (define LOOM_HAVE_GEMM and/or "

@@ -40,7 +40,7 @@ FLAGS=(-gencode=arch=compute_90a,code=sm_90a -std=c++17 -O2 -lineinfo -I runtime
 START=$(date +%s)
 
 # The sanitizers run on these tests.
-SANITIZED=(tma_load_test tma_store_test mbarrier_test wgmma_test async_copy_test)
+SANITIZED=(tma_load_test tma_store_test mbarrier_test wgmma_test async_copy_test cluster_test)
 
 # ---------------------------------------------------------------------------------------------
 # END-TO-END KERNEL TESTS: add one line per test, "name|command" (run from the repository root,

@@ -183,6 +183,72 @@ Program build_gemm() {
   b.instance("clear_warp", "clear_mma", "WARP").mem({"NONE"}).tune("N_MMA", 64).call("clear", "clear_thread");
   b.instance("copy_wg", "copy_mma", "WARPGROUP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 64).call("copy", "copy_warp");
   b.instance("copy_warp", "copy_mma", "WARP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 64).call("copy", "copy_thread");
+  b.comment("Split-K candidates (docs/mapping.md, \"Split-K\"): a cluster of S blocks per output tile, each");
+  b.comment("running a contiguous share of the K loop; the partial sums are added in a fixed order over");
+  b.comment("distributed shared memory (this changes the order of the fp32 sum, not what is summed). The cost");
+  b.comment("model picks them where few tiles meet a long K (272 x 96 x 2804: 6 tiles of 128 x 64) or where a");
+  b.comment("wave of whole-K tiles would leave most SMs idle; the partial-sum buffers (64 KB for 128 x 128");
+  b.comment("tiles, 32 KB for 128 x 64) take shared memory from the pipeline.");
+  b.specialize_fastest("sm_90a");
+  b.instance("gemm_host", "gemm_host", "HOST")
+      .mem(ggg)
+      .tune({{"U", 128}, {"V", 128}})
+      .call("gemm", "gemm_block")
+      .entry({{"T", "bf16"}, {"E", "bf16"}});
+  b.instance("gemm_block", "gemm_block", "BLOCK")
+      .mem(ggg)
+      .tune("W", 64)
+      .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
+      .warpspecialize()
+      .pipeline(4)
+      .splitk(2)
+      .smem("227KB");
+  b.instance("gemm_wg", "gemm_mma", "WARPGROUP").mem(nss).tune("N_MMA", 128).call("gemm", "gemm_warp");
+  b.instance("gemm_warp", "gemm_mma", "WARP").mem(nss).tune("N_MMA", 128).call("gemm", "gemm_thread");
+  b.instance("clear_wg", "clear_mma", "WARPGROUP").mem({"NONE"}).tune("N_MMA", 128).call("clear", "clear_warp");
+  b.instance("clear_warp", "clear_mma", "WARP").mem({"NONE"}).tune("N_MMA", 128).call("clear", "clear_thread");
+  b.instance("copy_wg", "copy_mma", "WARPGROUP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 128).call("copy", "copy_warp");
+  b.instance("copy_warp", "copy_mma", "WARP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 128).call("copy", "copy_thread");
+  b.specialize_fastest("sm_90a");
+  b.instance("gemm_host", "gemm_host", "HOST")
+      .mem(ggg)
+      .tune({{"U", 128}, {"V", 128}})
+      .call("gemm", "gemm_block")
+      .entry({{"T", "bf16"}, {"E", "bf16"}});
+  b.instance("gemm_block", "gemm_block", "BLOCK")
+      .mem(ggg)
+      .tune("W", 64)
+      .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
+      .warpspecialize()
+      .pipeline(4)
+      .splitk(4)
+      .smem("227KB");
+  b.instance("gemm_wg", "gemm_mma", "WARPGROUP").mem(nss).tune("N_MMA", 128).call("gemm", "gemm_warp");
+  b.instance("gemm_warp", "gemm_mma", "WARP").mem(nss).tune("N_MMA", 128).call("gemm", "gemm_thread");
+  b.instance("clear_wg", "clear_mma", "WARPGROUP").mem({"NONE"}).tune("N_MMA", 128).call("clear", "clear_warp");
+  b.instance("clear_warp", "clear_mma", "WARP").mem({"NONE"}).tune("N_MMA", 128).call("clear", "clear_thread");
+  b.instance("copy_wg", "copy_mma", "WARPGROUP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 128).call("copy", "copy_warp");
+  b.instance("copy_warp", "copy_mma", "WARP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 128).call("copy", "copy_thread");
+  b.specialize_fastest("sm_90a");
+  b.instance("gemm_host", "gemm_host", "HOST")
+      .mem(ggg)
+      .tune({{"U", 128}, {"V", 64}})
+      .call("gemm", "gemm_block")
+      .entry({{"T", "bf16"}, {"E", "bf16"}});
+  b.instance("gemm_block", "gemm_block", "BLOCK")
+      .mem(ggg)
+      .tune("W", 128)
+      .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
+      .warpspecialize()
+      .pipeline(3)
+      .splitk(4)
+      .smem("227KB");
+  b.instance("gemm_wg", "gemm_mma", "WARPGROUP").mem(nss).tune("N_MMA", 64).call("gemm", "gemm_warp");
+  b.instance("gemm_warp", "gemm_mma", "WARP").mem(nss).tune("N_MMA", 64).call("gemm", "gemm_thread");
+  b.instance("clear_wg", "clear_mma", "WARPGROUP").mem({"NONE"}).tune("N_MMA", 64).call("clear", "clear_warp");
+  b.instance("clear_warp", "clear_mma", "WARP").mem({"NONE"}).tune("N_MMA", 64).call("clear", "clear_thread");
+  b.instance("copy_wg", "copy_mma", "WARPGROUP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 64).call("copy", "copy_warp");
+  b.instance("copy_warp", "copy_mma", "WARP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 64).call("copy", "copy_thread");
   return b.build();
 }
 

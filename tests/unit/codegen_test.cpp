@@ -453,7 +453,7 @@ TEST(Codegen, FastestMappingsChosenByTheCostModel) {
                       "    if (const double e = mapping1::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [gemm.loom:123]\n"),
             std::string::npos)
       << a.cu;
-  EXPECT_NE(a.cu.find("    if (pick == 2) return mapping2::launch_gemm(C, A, B, stream);\n  }\n  return mapping0::launch_gemm(C, A, B, stream);\n}"),
+  EXPECT_NE(a.cu.find("    if (pick == 5) return mapping5::launch_gemm(C, A, B, stream);\n  }\n  return mapping0::launch_gemm(C, A, B, stream);\n}"),
             std::string::npos);
 }
 
@@ -475,7 +475,7 @@ TEST(Codegen, SpecializedMappingConditionErrors) {
   text.replace(last, std::string("entry(T=bf16, E=bf16)").size(), "entry(T=f16, E=f16)");
   Generated h = generate("gemm", text);
   EXPECT_FALSE(h.checked);
-  EXPECT_NE(h.diagnostics.find("gemm.loom:139:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
+  EXPECT_NE(h.diagnostics.find("gemm.loom:193:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
                                "argument types (both share one C ABI)"),
             std::string::npos)
       << h.diagnostics;
@@ -612,7 +612,7 @@ TEST(Codegen, BatchedGemmFacts) {
   EXPECT_EQ(count(between(a.cu, "namespace mapping2 {", "}  // namespace mapping2"), "loom::rt::tma_load_3d("), 3);
   EXPECT_EQ(count(a.cu, "loom::rt::tma_load_2d("), 0);
   EXPECT_NE(a.cu.find("const int64_t blocks = grid_n0 * grid_n1 * grid_n2;"), std::string::npos);
-  EXPECT_EQ(count(a.cu, "double estimate_cycles("), 3);  // two when(fastest) candidates and the default
+  EXPECT_EQ(count(a.cu, "double estimate_cycles("), 6);  // five when(fastest) candidates (three split-K) and the default
   EXPECT_EQ(count(a.cu, "extern \"C\""), 2);
   // Its own kernel and launcher names: both kernels link into one program.
   EXPECT_NE(a.cu.find("batched_gemm_kernel("), std::string::npos);
@@ -746,7 +746,8 @@ TEST(Codegen, UnevenTilesGetAFoldedOrderChosenPerCall) {
 // `pingpong` on a loop with one mma per iteration (examples/gemm): no rotation, every wgmma issue
 // is a turn of its own.
 TEST(Codegen, PingpongWithoutRotation) {
-  Generated g = generate("gemm", gemm_edited("warpspecialize pipeline(3)", "warpspecialize pipeline(3) pingpong"));
+  // The default mapping alone: splitk with pingpong is refused (splitk.cpp).
+  Generated g = generate("gemm", gemm_edited("warpspecialize pipeline(3)", "warpspecialize pipeline(3) pingpong"), /*default_only=*/true);
   ASSERT_TRUE(g.artifact) << (g.error ? g.error->message : g.internal + g.diagnostics);
   const std::string& cu = g.artifact->cu;
   EXPECT_NE(cu.find("// pingpong: each wgmma issue below is a turn (the loop is not rotated"), std::string::npos);
@@ -797,7 +798,7 @@ TEST(Codegen, F16Lowers) {
   ASSERT_TRUE(g.artifact.has_value()) << (g.error ? g.error->message : g.internal);
   // One per mapping's TMA kernel and one per its async-copy variant.
   EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<256, __half, 0, 1>("), 2);
-  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<64, __half, 0, 1>("), 2);  // the small-problem mapping
+  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<64, __half, 0, 1>("), 4);  // the 128 x 64 mappings (one split)
   EXPECT_NE(g.artifact->cu.find("reinterpret_cast<__half*>(C.data)"), std::string::npos);  // the epilogue
   EXPECT_NE(g.artifact->cu.find("if (C.dtype != LOOM_F16) return LOOM_ERR_DTYPE;"), std::string::npos);
   EXPECT_NE(g.artifact->cu.find("s.dtype = loom::host::TmaDtype::F16;"), std::string::npos);
@@ -866,7 +867,7 @@ TEST(Codegen, AsyncCopyVariantLaunch) {
 // batch index past the extent.
 TEST(Codegen, AsyncCopyVariantPerMapping) {
   const codegen::CudaArtifact g = artifact_of("gemm");
-  EXPECT_EQ(count(g.cu, "namespace async_copy {"), 3);  // one per mapping: the default and two when(fastest)
+  EXPECT_EQ(count(g.cu, "namespace async_copy {"), 6);  // one per mapping: the default and five when(fastest)
   EXPECT_NE(between(g.cu, "namespace mapping1 {", "}  // namespace mapping1").find("namespace async_copy {"), std::string::npos);
   const codegen::CudaArtifact b = artifact_of("batched_gemm");
   EXPECT_NE(first_variant(b.cu).find("const int64_t rows_in = ((0 + v_b)) < A.shape[0] ? A.shape[1] - (v_Ap_o0) : 0;"),

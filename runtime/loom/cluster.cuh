@@ -1,0 +1,86 @@
+// Thread-block cluster atoms (HOPPER-FACTS F7): the block's place in its cluster, the cluster
+// barrier, and distributed shared memory (a peer block's shared memory, addressed through mapa).
+// Used by the split-K reduction of a mapping's splitk(S) (src/codegen/splitk.cpp); GPU test:
+// tests/gpu/cluster_test.cu. Included by loom/runtime.cuh.
+#pragma once
+
+#include <cstdint>
+
+namespace loom::rt {
+
+// %cluster_ctarank: this block's rank in its cluster, 0 .. cluster size - 1.
+__device__ __forceinline__ std::uint32_t cluster_rank() {
+  std::uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+
+// %clusterid.x / %nclusterid.x: this cluster's index in the grid of clusters (x) and their number.
+__device__ __forceinline__ std::uint32_t cluster_id_x() {
+  std::uint32_t r;
+  asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t cluster_count_x() {
+  std::uint32_t r;
+  asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(r));
+  return r;
+}
+
+// barrier.cluster.arrive.release + barrier.cluster.wait.acquire: every thread of every block of
+// the cluster. Orders the blocks' prior shared-memory writes (mbarrier inits included, after
+// fence_barrier_init) before the peers' later accesses.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// mapa.shared::cluster.u32: the shared::cluster address of `p` (this block's shared memory) in
+// the block of rank `rank` of the cluster: the same offset in the peer's shared memory.
+__device__ __forceinline__ std::uint32_t peer_smem(const void* p, std::uint32_t rank) {
+  std::uint32_t out;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(out)
+               : "r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(p))), "r"(rank));
+  return out;
+}
+
+// ld.shared::cluster.v4.f32: 16 bytes of a peer's shared memory (address from peer_smem).
+__device__ __forceinline__ float4 ld_peer_f32x4(std::uint32_t addr) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr)
+               : "memory");
+  return v;
+}
+
+namespace mbarrier {
+
+// mbarrier.arrive.release.cluster.shared::cluster.b64 on the barrier at `bar`'s offset in the
+// block of rank `rank`: one arrival that releases the calling thread's prior writes (and reads) at
+// cluster scope, so a peer that waits with wait_cluster sees them.
+__device__ __forceinline__ void arrive_peer(std::uint64_t* bar, std::uint32_t rank) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(peer_smem(bar, rank)) : "memory");
+}
+
+// mbarrier.test_wait.parity.acquire.cluster.shared::cta.b64 spin: this block's barrier, acquiring
+// at cluster scope what the arriving peers released. (A try_wait loop measured the same on an
+// H100, 2026-11-25: bench/results/2026-11-25-h100-gemm-splitk.md.)
+__device__ __forceinline__ void wait_cluster(std::uint64_t* bar, std::uint32_t parity) {
+  std::uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n"
+        ".reg .pred complete;\n"
+        "mbarrier.test_wait.parity.acquire.cluster.shared::cta.b64 complete, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, complete;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(bar))), "r"(parity)
+        : "memory");
+  } while (done == 0);
+}
+
+}  // namespace mbarrier
+
+}  // namespace loom::rt

@@ -1,0 +1,213 @@
+// splitk(S) (SPLIT-K in cuda_gen.h; docs/codegen.md, "Split-K"): the block's srange loop over K
+// runs on a thread-block cluster of S blocks per output tile. The block of cluster rank r runs
+// iterations [n r / S, n (r + 1) / S) of the loop's n into its own accumulator, which starts at 0
+// in every block; then the S partial sums are added in rank order (p_0 + p_1 + ... + p_{S-1}: the
+// same order whatever the timing) through distributed shared memory, with no global workspace and
+// no atomics:
+//   - warpgroup g's rows belong to the block of rank g mod S (the owner);
+//   - in every other block, warpgroup g writes its partial sums into its shared buffer (16-byte
+//     stores, register quadruple q of thread t at float4 index q * 128 + t) and arrives on the
+//     owner's `ready` barrier (mbarrier.arrive.release.cluster on the peer's barrier, one arrival
+//     per thread), then waits on its own `free` barrier until the owner has read the buffer;
+//   - the owner's warpgroup waits on `ready` (acquire.cluster), adds the peers' buffers
+//     (ld.shared::cluster through mapa) and its registers in rank order, arrives on each peer's
+//     `free` barrier, and runs the rest of the tile (the epilogue); the peers skip it.
+// A block never leaves while a peer may still read its shared memory (its `free` wait) or arrive
+// on its barriers (the owner waits for every arrival). The barriers complete once per tile, so
+// their parity is the tile count's, and the kernel stays persistent: each cluster runs tile after
+// tile. Refused (a located "cannot lower ... yet"): anything in the split loop besides its TMA
+// loads and tensor-core mma into f32 accumulators cleared to 0 before it; another loop, DMA work
+// or a signal to the DMA role after it; waits across warpgroups after it; pingpong.
+#include "codegen/cuda_gen.h"
+
+#include <algorithm>
+
+namespace loom::codegen::detail {
+
+std::string CudaGen::loop_start(const Op* L) const {
+  return L == split_loop_ ? var(L->regions[0].args[0]) + "_lo" : "0";
+}
+
+std::string CudaGen::loop_trips(const Op* L) const {
+  const std::string k = var(L->regions[0].args[0]);
+  return L == split_loop_ ? "(" + k + "_hi - " + k + "_lo)" : var(L->operands[0]);
+}
+
+int64_t CudaGen::split_wg_bytes() const {
+  int64_t regs = 0;
+  for (auto& [name, n] : split_accs_) regs += n;
+  return regs * 128 * 4;
+}
+
+void CudaGen::plan_split() {
+  std::function<void(const ir::Block&, bool)> find = [&](const ir::Block& b, bool top) {
+    for (const Op& op : b.ops) {
+      if (op.kind == OpKind::For && op.split_k > 1) {
+        if (!top) cannot(&op, "splitk on a loop inside another loop of the block");
+        if (split_loop_) cannot(&op, "splitk on two loops of one block");
+        split_loop_ = &op;
+        split_ = op.split_k;
+      }
+      for (const ir::Block& r : op.regions) find(r, false);
+    }
+  };
+  find(*kernel_, true);
+  if (!split_loop_) return;
+  const Op& L = *split_loop_;
+  if (L.pingpong) cannot(&L, "splitk together with pingpong");
+  if (compute_wgs_ < 1) cannot(&L, "splitk without compute warpgroups");
+  // The body: TMA loads and mma calls into accumulators; nothing else may carry a value out.
+  std::set<ValueId> accs;
+  for (const Op& o : L.regions[0].ops) {
+    if (!ir::is_async(o.kind) || o.kind == OpKind::Join) continue;
+    if (o.kind == OpKind::Copy && is_tma_copy(o)) continue;
+    if (o.kind == OpKind::Call && o.name == "mma") {
+      auto d = def_.find(o.operands[0]);
+      if (d == def_.end() || d->second->kind != OpKind::Alloc || d->second->mem != MemKind::Register || f_.info(o.operands[0]).dtype != DType::F32)
+        cannot(&o, "splitk on a loop whose mma does not accumulate into an f32 register fragment");
+      for (const Op* p = parent_.at(d->second); p; p = parent_.at(p))
+        if (p == &L) cannot(&o, "splitk on a loop whose accumulator is declared inside it");
+      accs.insert(o.operands[0]);
+      continue;
+    }
+    cannot(&o, "splitk on a loop that does more than TMA loads and tensor-core mma",
+           "only a sum can be split between blocks: the loop may only accumulate products");
+  }
+  if (accs.empty()) cannot(&L, "splitk on a loop without an mma (nothing to sum)");
+  // Every accumulator starts at 0 (each block sums only its share) and nothing after the loop runs
+  // in the DMA role (the peers skip the rest of the tile).
+  bool before = true;
+  std::set<ValueId> cleared;
+  for (const Op& o : kernel_->ops) {
+    if (&o == &L) {
+      before = false;
+      continue;
+    }
+    if (before) {
+      if (o.kind == OpKind::Call && o.name == "fill" && accs.count(o.operands[0])) {
+        auto v = def_.find(o.operands[1]);
+        if (v != def_.end() && v->second->kind == OpKind::FConst && v->second->fval == 0.0) cleared.insert(o.operands[0]);
+        else cleared.erase(o.operands[0]);
+      } else if (ir::is_async(o.kind)) {
+        for (ValueId a : accs)
+          if (writes_root(o, a)) cleared.erase(a);
+      }
+      continue;
+    }
+    if (o.kind == OpKind::For) cannot(&o, "a loop after a splitk loop in the block");
+    if (ws_ && has_role(o, ir::Role::Dma))
+      cannot(&o, "DMA work after a splitk loop", "the peers of a split tile do not run what follows the split loop");
+  }
+  for (ValueId a : accs)
+    if (!cleared.count(a))
+      cannot(&L, "splitk on a loop whose accumulator " + names_[static_cast<size_t>(a)] + " does not start at 0",
+             "clear the accumulator before the loop (fill(Acc, 0)): every block of the cluster sums only its share");
+  for (ValueId a : accs) {
+    const int64_t n = register_count(*def_.at(a));
+    if (n % 4) cannot(&L, "splitk with an accumulator of " + std::to_string(n) + " registers per thread (a multiple of 4)");
+    split_accs_.emplace_back(var(a), n);
+  }
+  // One of each per compute warpgroup: `ready` completes at the owner when every peer thread has
+  // arrived, `free` at a peer when every owner thread has read (emit_split_reduce).
+  barriers_.push_back(Barrier{"bar_splitk_ready", compute_wgs_, std::to_string((split_ - 1) * 128),
+                              "splitk: the peers' partial sums of warpgroup g's rows are in their shared memory (at the owner)"});
+  barriers_.push_back(Barrier{"bar_splitk_free", compute_wgs_, "128",
+                              "splitk: the owner of warpgroup g's rows has read this block's partial sums"});
+}
+
+void CudaGen::emit_split_reduce(Stream& s, const Op& loop) {
+  wgmma_drain(s, loop);
+  const std::string S = std::to_string(split_);
+  const std::string wg_floats4 = std::to_string(split_wg_bytes() / 16);
+  s.line("// splitk(" + S + "): add the cluster's " + S + " partial sums in rank order (splitk.cpp); warpgroup g's rows");
+  s.line("// are finished by the block of rank g % " + S + ", the other blocks hand it their partial sums");
+  s.line("const uint32_t splitk_owner = static_cast<uint32_t>(consumer_wg % " + S + ");");
+  s.line("{");
+  s.indent += 2;
+  s.line("const int tid = loom::rt::thread_in_warpgroup();");
+  s.line("float4* const part = reinterpret_cast<float4*>(loom_splitk) + consumer_wg * " + wg_floats4 + ";");
+  s.line("if (splitk_rank != splitk_owner) {");
+  s.indent += 2;
+  int64_t q0 = 0;
+  for (auto& [acc, n] : split_accs_) {
+    s.line("#pragma unroll");
+    s.line("for (int q = 0; q < " + std::to_string(n / 4) + "; ++q) part[(" + std::to_string(q0) + " + q) * 128 + tid] = make_float4(" +
+           acc + "[4 * q], " + acc + "[4 * q + 1], " + acc + "[4 * q + 2], " + acc + "[4 * q + 3]);");
+    q0 += n / 4;
+  }
+  s.line("loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg], splitk_owner);  // releases this thread's stores");
+  s.line("loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], tile_iter & 1);  // the owner has read them");
+  s.indent -= 2;
+  s.line("} else {");
+  s.indent += 2;
+  s.line("loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg], tile_iter & 1);  // every peer's partial sums");
+  s.line("uint32_t peer[" + S + "];");
+  s.line("#pragma unroll");
+  s.line("for (int p = 0; p < " + S + "; ++p) peer[p] = loom::rt::peer_smem(part, p);");
+  // The peers' loads are issued in batches of 64 floats (Q quadruples from each of the S blocks)
+  // before any of them is added, so the distributed-shared-memory latency is paid once per batch,
+  // not once per load.
+  q0 = 0;
+  for (auto& [acc, n] : split_accs_) {
+    int64_t Q = std::max<int64_t>(1, 16 / split_);
+    while ((n / 4) % Q) --Q;
+    const std::string QS = std::to_string(Q);
+    s.line("#pragma unroll");  // static register indices
+    s.line("for (int q0 = 0; q0 < " + std::to_string(n / 4) + "; q0 += " + QS + ") {");
+    s.line("  float4 v[" + S + "][" + QS + "];");
+    s.line("  #pragma unroll");
+    s.line("  for (int p = 0; p < " + S + "; ++p)");
+    s.line("    #pragma unroll");
+    s.line("    for (int j = 0; j < " + QS + "; ++j)");
+    s.line("      if (p != static_cast<int>(splitk_rank)) v[p][j] = loom::rt::ld_peer_f32x4(peer[p] + ((" + std::to_string(q0) +
+           " + q0 + j) * 128 + tid) * 16);");
+    s.line("  #pragma unroll");
+    s.line("  for (int j = 0; j < " + QS + "; ++j) {");
+    s.line("    const int q = q0 + j;");
+    s.line("    const float4 mine = make_float4(" + acc + "[4 * q], " + acc + "[4 * q + 1], " + acc + "[4 * q + 2], " + acc + "[4 * q + 3]);");
+    s.line("    float4 sum = splitk_rank == 0 ? mine : v[0][j];");
+    s.line("    #pragma unroll");
+    s.line("    for (int p = 1; p < " + S + "; ++p) {");
+    s.line("      const float4 w = p == static_cast<int>(splitk_rank) ? mine : v[p][j];");
+    s.line("      sum.x += w.x; sum.y += w.y; sum.z += w.z; sum.w += w.w;");
+    s.line("    }");
+    s.line("    " + acc + "[4 * q] = sum.x; " + acc + "[4 * q + 1] = sum.y; " + acc + "[4 * q + 2] = sum.z; " + acc + "[4 * q + 3] = sum.w;");
+    s.line("  }");
+    s.line("}");
+    q0 += n / 4;
+  }
+  s.line("#pragma unroll");
+  s.line("for (int p = 0; p < " + S + "; ++p)");
+  s.line("  if (p != static_cast<int>(splitk_rank)) loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], p);  // read");
+  s.indent -= 2;
+  s.line("}");
+  s.indent -= 2;
+  s.line("}");
+  s.line("if (splitk_rank == splitk_owner) {  // the rest of the tile: the owner's warpgroup only");
+  s.indent += 2;
+  split_owner_open_ = true;
+}
+
+void CudaGen::end_split_owner(Stream& s) {
+  if (!split_owner_open_) return;
+  s.indent -= 2;
+  s.line("}");
+  split_owner_open_ = false;
+}
+
+// The partial-sum buffers come on top of the mapping's shared memory: a budget they do not fit is
+// the mapping's error (the staging tiles are dropped first: cuda.cpp generates again without them).
+void CudaGen::check_split_budget() const {
+  if (!split_loop_ || stage_bytes_) return;
+  const int64_t budget = f_.smem.bytes > 0 ? f_.smem.bytes : f_.smem.machine_max;
+  if (budget <= 0 || smem_bytes_ <= budget) return;
+  Diagnostic d;
+  d.loc = split_loop_->loc;
+  d.message = "splitk(" + std::to_string(split_) + ") needs " + std::to_string(smem_bytes_) +
+              " bytes of shared memory with its partial-sum buffers (" + std::to_string(compute_wgs_) + " x " +
+              std::to_string(split_wg_bytes()) + " bytes), over the budget of " + std::to_string(budget);
+  d.hint = "a lower pipeline(N) or a smaller tile leaves room for them";
+  throw CompileError(d);
+}
+
+}  // namespace loom::codegen::detail
