@@ -5,12 +5,15 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "tx/interp.h"
 #include "tx/lower.h"
 #include "tx/poly.h"
 #include "tx/recognize.h"
+#include "tx/simt_cuda.h"
+#include "tx/thread_map.h"
 
 namespace loom::tx {
 namespace {
@@ -72,30 +75,41 @@ std::string kernel_name(const std::string& path) {
 }
 
 // The checked model of a parsed program with its polyhedral checks done; nullopt after an error.
-std::optional<Model> analyzed(const TxProgram& p, DiagnosticEngine& diag) {
+std::optional<Model> analyzed(const TxProgram& p, DiagnosticEngine& diag, PolyModel& poly) {
   std::optional<Model> m = check_tx(p, diag);
   if (!m) return std::nullopt;
-  analyze_tx(*m, diag);
+  poly = analyze_tx(*m, diag);
   if (diag.has_errors()) return std::nullopt;
   return m;
 }
 
-// Each recognized kernel of `m` lowered to its task program, (name, .loom text) in program order; a
-// statement outside every kernel is an error (no SIMT lowering yet).
-void lower_model(const Model& m, const std::string& path, uint32_t file, DiagnosticEngine& diag,
-                 std::vector<std::pair<std::string, std::string>>& programs) {
+// The SIMT kernels of `m`: every statement group outside the recognized contraction kernels,
+// mapped onto threads (src/tx/thread_map.h); errors go to `diag`.
+std::vector<SimtMapping> simt_kernels(const Model& m, const PolyModel& poly, const Recognition& r, const std::string& path,
+                                      DiagnosticEngine& diag) {
+  std::set<int> absorbed;
+  for (const std::vector<int>& k : r.statements) absorbed.insert(k.begin(), k.end());
+  return map_threads(m, poly, absorbed, kernel_name(path), r.kernels.size(), diag);
+}
+
+// Each recognized kernel of `m` lowered to its task program, (name, .loom text) in program order,
+// and every other statement group as a SIMT kernel's CUDA artifact (when `simt` is given).
+void lower_model(const Model& m, const PolyModel& poly, const std::string& path, uint32_t file, DiagnosticEngine& diag,
+                 std::vector<std::pair<std::string, std::string>>& programs, std::vector<SimtArtifact>* simt) {
   Recognition r = recognize_contractions(m, kernel_name(path), path);
-  for (const Recognition::Rejected& x : r.rejected) {
-    auto& d = diag.error(m.assigns.at(static_cast<size_t>(x.assign)).stmt->loc,
-                         "this statement is not part of a tensor-core kernel, and loom does not lower other statements to CUDA yet (" +
-                             x.reason + ")");
-    d.hint = "`loom run --cpu` interprets it; `loom compile --emit=contraction` shows what was recognized";
-  }
+  std::vector<SimtMapping> maps = simt_kernels(m, poly, r, path, diag);
   if (diag.has_errors()) return;
   try {
     for (ContractionKernel& k : r.kernels) {
       k.loc.source_file = file;
       programs.emplace_back(k.name, lower_to_loom(k));
+    }
+    if (simt) {
+      const std::string source = std::filesystem::path(path).filename().string();
+      for (const SimtMapping& x : maps) simt->push_back(emit_simt_cuda(m, x.kernel, source.empty() ? path : source));
+    } else if (!maps.empty() && r.kernels.empty()) {
+      auto& d = diag.error(maps[0].kernel.loc, "this program has no tensor-core kernel, so there is no task program to print: its kernels are SIMT kernels, which go straight to CUDA");
+      d.hint = "`loom compile --emit=mapping` shows their thread mapping, `--emit=cuda` their code";
     }
   } catch (const CompileError& e) {
     diag.report(e.diagnostic);
@@ -133,13 +147,17 @@ int run_tx_command(const TxCommand& c, std::string& out, std::string& err) {
       out = format_poly(*m, poly);
     } else if (c.emit == "loom") {
       std::vector<std::pair<std::string, std::string>> programs;
-      lower_model(*m, c.path, file, diag, programs);
+      lower_model(*m, poly, c.path, file, diag, programs, nullptr);
       for (size_t i = 0; i < programs.size(); ++i)
         out += (i ? "\n// ==== kernel " + programs[i].first + "\n" : std::string()) + programs[i].second;
+    } else if (c.emit == "mapping") {
+      std::vector<SimtMapping> maps = simt_kernels(*m, poly, recognize_contractions(*m, kernel_name(c.path), c.path), c.path, diag);
+      if (!diag.has_errors() && maps.empty()) out = "// no SIMT kernels: every statement is part of a tensor-core kernel (--emit=contraction)\n";
+      else out = format_mapping(*m, maps);
     } else if (c.emit == "contraction") {
       out = format_recognition(*m, recognize_contractions(*m, kernel_name(c.path), c.path));
     } else {
-      auto& d = diag.error(SourceLoc{}, "a .tx file compiles with --emit=tx, deps, contraction, loom or a back-end kind, not '" + c.emit + "'");
+      auto& d = diag.error(SourceLoc{}, "a .tx file compiles with --emit=tx, deps, contraction, mapping, loom or a back-end kind, not '" + c.emit + "'");
       d.hint = "loom compile x.tx --emit=contraction shows the recognized tensor-core kernels";
     }
     return finish(diag, c.json_diagnostics, err);
@@ -167,14 +185,15 @@ int run_tx_command(const TxCommand& c, std::string& out, std::string& err) {
 }
 
 int lower_tx_file(const std::string& path, const std::string& text, std::vector<std::pair<std::string, std::string>>& programs,
-                  std::string& err, bool json_diagnostics) {
+                  std::vector<SimtArtifact>& simt, std::string& err, bool json_diagnostics) {
   SourceManager sm;
   const uint32_t file = sm.add(path, text);
   DiagnosticEngine diag(sm);
   TxProgram p = parse_tx(sm, file, diag);
   if (diag.has_errors()) return finish(diag, json_diagnostics, err);
-  std::optional<Model> m = analyzed(p, diag);
-  if (m) lower_model(*m, path, file, diag, programs);
+  PolyModel poly;
+  std::optional<Model> m = analyzed(p, diag, poly);
+  if (m) lower_model(*m, poly, path, file, diag, programs, &simt);
   return finish(diag, json_diagnostics, err);
 }
 
