@@ -137,6 +137,7 @@ class Emitter {
   std::string source_;
   std::map<std::string, std::pair<int, size_t>> size_source_;  // size -> (tensor, dimension)
   std::map<const Expr*, std::string> vector_names_;            // accesses read from a vector register array
+  std::map<int, int> loaded_;                                   // row-cache slot -> the assignment that loads it
 
   const TensorInfo& tensor(int t) const { return m_.tensors[static_cast<size_t>(t)]; }
   std::string pname(int t) const { return "p_" + tensor(t).name; }
@@ -353,6 +354,45 @@ class Emitter {
     return out;
   }
 
+  // One vector of columns [c, c + V) of statement `s`: a load per contiguous access (from the
+  // register row cache when `cached` and the access is cached: loaded by its first loop), the
+  // elements in order, and the vector store of a pointwise statement.
+  void vector_body(std::ostream& o, const SimtStmt& s, const std::string& ind, bool cached) {
+    const int V = k_.vector_elems;
+    const std::string j = loop_name(s.loop);
+    const bool reduce = s.kind == SimtStmt::Kind::Reduce;
+    const char* op = s.op == Combine::Sum ? "LoomSum" : s.op == Combine::Max ? "LoomMax" : "LoomMin";
+    o << ind << "const int64_t " << j << " = c;  // the vector's first column\n";
+    std::vector<const Expr*> vecs = vector_accesses(s);
+    for (size_t x = 0; x < vecs.size(); ++x) {
+      const std::string src = pname(m_.tensor_of.at(vecs[x])) + " + " + offset(*vecs[x]);
+      int slot = -1;
+      for (size_t ci = 0; cached && ci < k_.cached.size(); ++ci)
+        if (same(*k_.cached[ci], *vecs[x])) slot = static_cast<int>(ci);
+      if (slot >= 0) {
+        const std::string rc = "rc" + std::to_string(slot) + "[q]";
+        if (!loaded_.count(slot) || loaded_.at(slot) == s.assign) {
+          o << ind << "loom_ldv<" << V << ">(" << src << ", " << rc << ");  // into the row cache\n";
+          loaded_[slot] = s.assign;
+        }
+        vector_names_[vecs[x]] = rc + "[e]";
+        continue;
+      }
+      const std::string a = "a" + std::to_string(x);
+      o << ind << "float " << a << "[" << V << "];\n";
+      o << ind << "loom_ldv<" << V << ">(" << src << ", " << a << ");\n";
+      vector_names_[vecs[x]] = a + "[e]";
+    }
+    if (!reduce) o << ind << "float out[" << V << "];\n";
+    o << "#pragma unroll\n" << ind << "for (int e = 0; e < " << V << "; ++e) {\n";
+    o << ind << "  const int64_t " << j << " = c + e;  // this element's column\n";
+    if (reduce) o << ind << "  part = " << op << "{}(part, " << value(*s.value) << ");\n";
+    else o << ind << "  out[e] = " << value(*s.value) << ";\n";
+    o << ind << "}\n";
+    vector_names_.clear();
+    if (!reduce) o << ind << "loom_stv<" << V << ">(" << pname(s.target) << " + " << offset(s.src->lhs) << ", out);\n";
+  }
+
   void rows_kernel(std::ostream& o) {
     const int V = k_.vector_elems;
     const std::string i = loop_name(k_.rows_loop);
@@ -361,12 +401,15 @@ class Emitter {
       << "// thread t takes columns t, t + kT, ...";
     if (V > 1) o << " (kVec: vectors of " << V << " columns, t * " << V << ", t * " << V << " + kT * " << V << ", ...)";
     o << ".\n";
-    o << "template <int kT, int kRows, bool kVec>\n";
+    if (!k_.cached.empty()) o << "// kCache > 0: the row's cached reads stay in registers, kCache vectors per thread (rows up to kT * kCache * " << V << ").\n";
+    o << "template <int kT, int kRows, bool kVec, int kCache>\n";
     o << "__global__ void __launch_bounds__(kT * kRows) " << k_.name << "_rows(" << kernel_params() << ") {\n";
     o << "  __shared__ float red[kT > 32 ? kT / 32 : 1];  // the warps' partials of a block-wide row\n";
     o << "  const int t = kT == 1 ? 0 : static_cast<int>(threadIdx.x % kT);\n";
     o << "  const int64_t " << i << " = static_cast<int64_t>(blockIdx.x) * kRows + threadIdx.x / kT;\n";
     o << "  if (" << i << " >= " << extent(k_.rows_loop) << ") return;  // the row's threads leave together\n";
+    for (size_t ci = 0; ci < k_.cached.size(); ++ci)
+      o << "  float rc" << ci << "[kCache > 0 ? kCache : 1][" << V << "];  // the register row cache of " << print_expr(*k_.cached[ci]) << "\n";
     for (int s : k_.scalars) o << "  float r_" << tensor(s).name << " = 0.0f;  // `new " << tensor(s).name << "` starts at zero\n";
     for (const SimtStmt& s : k_.stmts) {
       o << "  " << where(s);
@@ -383,26 +426,20 @@ class Emitter {
       o << "  {\n";
       if (reduce) o << "    float part = " << identity << ";\n";
       std::string elem_body;
+      if (V > 1 && !k_.cached.empty()) {
+        // The cached vector path: the thread's kCache vectors of the row, unrolled so the cache
+        // stays in registers.
+        o << "    if constexpr (kVec && kCache > 0) {\n#pragma unroll\n      for (int q = 0; q < kCache; ++q) {\n";
+        o << "        const int64_t c = (static_cast<int64_t>(t) + static_cast<int64_t>(q) * kT) * " << V << ";\n";
+        o << "        if (c < " << n << ") {\n";
+        vector_body(o, s, "          ", true);
+        o << "        }\n      }\n    } else ";
+      }
       if (V > 1) {
         // The vector path: one aligned load per contiguous access, then the elements in order.
-        std::vector<const Expr*> vecs = vector_accesses(s);
-        o << "    if constexpr (kVec) {\n";
+        o << (k_.cached.empty() ? "    " : "") << "if constexpr (kVec) {\n";
         o << "      for (int64_t c = static_cast<int64_t>(t) * " << V << "; c < " << n << "; c += static_cast<int64_t>(kT) * " << V << ") {\n";
-        o << "        const int64_t " << j << " = c;  // the vector's first column\n";
-        for (size_t x = 0; x < vecs.size(); ++x) {
-          const std::string a = "a" + std::to_string(x);
-          o << "        float " << a << "[" << V << "];\n";
-          o << "        loom_ldv<" << V << ">(" << pname(m_.tensor_of.at(vecs[x])) << " + " << offset(*vecs[x]) << ", " << a << ");\n";
-          vector_names_[vecs[x]] = a + "[e]";
-        }
-        if (!reduce) o << "        float out[" << V << "];\n";
-        o << "#pragma unroll\n        for (int e = 0; e < " << V << "; ++e) {\n";
-        o << "          const int64_t " << j << " = c + e;  // this element's column\n";
-        if (reduce) o << "          part = " << op << "{}(part, " << value(*s.value) << ");\n";
-        else o << "          out[e] = " << value(*s.value) << ";\n";
-        o << "        }\n";
-        vector_names_.clear();
-        if (!reduce) o << "        loom_stv<" << V << ">(" << pname(s.target) << " + " << offset(s.src->lhs) << ", out);\n";
+        vector_body(o, s, "        ", false);
         o << "      }\n    } else {\n";
       }
       const std::string ind = V > 1 ? "      " : "    ";
@@ -525,24 +562,32 @@ class Emitter {
     } else {
       o << "  const bool vec = false;  // no vector path: some column access is not contiguous\n";
     }
-    auto launch = [&](int kt, int krows, bool v) {
+    auto launch = [&](int kt, int krows, bool v, int cache) {
       std::ostringstream l;
-      l << k_.name << "_rows<" << kt << ", " << krows << ", " << (v ? "true" : "false") << "><<<dim3(static_cast<unsigned>(loom_cdiv(rows, " << krows
-        << "))), dim3(" << kt * krows << "), 0, stream>>>(" << kernel_args() << ");";
+      l << k_.name << "_rows<" << kt << ", " << krows << ", " << (v ? "true" : "false") << ", " << cache << "><<<dim3(static_cast<unsigned>(loom_cdiv(rows, "
+        << krows << "))), dim3(" << kt * krows << "), 0, stream>>>(" << kernel_args() << ");";
       return l.str();
     };
     o << "  if (rows > 2147483647) return LOOM_ERR_SHAPE;  // the grid\n";
     if (!k_.rows_by_lanes) {
       o << "  (void)vec; (void)row_length;\n";
-      o << "  // a row per thread (the mapping found lanes along the rows cheaper)\n  " << launch(1, 256, false) << "\n";
+      o << "  // a row per thread (the mapping found lanes along the rows cheaper)\n  " << launch(1, 256, false, 0) << "\n";
       return;
     }
+    const int C = k_.cache_chunks;
+    auto branch = [&](int kt, int krows) {
+      if (C > 0) {
+        o << "    if (vec && row_length <= " << int64_t{kt} * C * V << ") " << launch(kt, krows, true, C) << "  // row cached in registers\n";
+        o << "    else if (vec) " << launch(kt, krows, true, 0) << "\n";
+      } else {
+        o << "    if (vec) " << launch(kt, krows, true, 0) << "\n";
+      }
+      o << "    else " << launch(kt, krows, false, 0) << "\n";
+    };
     o << "  if (row_length <= " << k_.warp_max_len << ") {  // a row per warp, " << k_.rows_per_warp_block << " rows per block\n";
-    o << "    if (vec) " << launch(32, k_.rows_per_warp_block, true) << "\n";
-    o << "    else " << launch(32, k_.rows_per_warp_block, false) << "\n";
+    branch(32, k_.rows_per_warp_block);
     o << "  } else {  // a row per block of " << k_.block_threads << " threads\n";
-    o << "    if (vec) " << launch(k_.block_threads, 1, true) << "\n";
-    o << "    else " << launch(k_.block_threads, 1, false) << "\n";
+    branch(k_.block_threads, 1);
     o << "  }\n";
   }
 

@@ -41,6 +41,8 @@ std::string print_simt(const Model& m, const SimtKernel& k) {
                                 " threads (longer rows), chosen at run time from " + print_expr(*k.row_length)
                           : std::string("thread"))
       << "\n";
+    for (const Expr* c : k.cached)
+      o << "    register row cache " << print_expr(*c) << " (vector path, rows up to " << k.cache_chunks * k.vector_elems << " x the row's threads)\n";
     for (int t : k.scalars) o << "    register " << m.tensors[static_cast<size_t>(t)].name << ": " << dtype_name(m.tensors[static_cast<size_t>(t)].dtype) << "\n";
     for (const SimtStmt& s : k.stmts) {
       if (s.loop < 0) {

@@ -25,7 +25,11 @@
 //         thread t handles columns t, t + T, ... (or 16-byte vectors of them when `vector_elems`
 //         > 1 and the launcher finds the pointers and strides aligned), keeps a partial of each
 //         reduction, and the row's threads combine the partials (xor shuffles; across warps
-//         through shared memory) so that every thread holds the row's value.
+//         through shared memory) so that every thread holds the row's value. A read that several
+//         inner loops make at the same index (softmax's X[i, j], three times) is `cached`: on the
+//         vector path, when the row fits in cache_chunks vectors per thread, the first loop
+//         loads it into registers and the later ones read it there (one pass over the row in
+//         memory instead of one per loop; the values and their order are the same).
 #pragma once
 
 #include <string>
@@ -90,6 +94,8 @@ struct SimtKernel {
   int block_threads = 512;
   int rows_per_warp_block = 8;    // rows (warps) per block when a row runs on a warp
   int vector_elems = 1;           // elements per 16-byte vector of the widest-typed access; 1: no vector path
+  std::vector<const Expr*> cached;  // reads kept in registers across the inner loops (first occurrence of each)
+  int cache_chunks = 0;             // vectors per thread the register cache holds (32 / vector_elems: a warp's 1024 columns)
 };
 
 // The SIMT IR in text (`--emit=mapping` prints it after the mapping's reasons).

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "tx/lane_stride.h"
@@ -345,6 +346,26 @@ class Mapper {
     out.chosen = rows.total < cols.total ? 1 : 0;
     k.rows_by_lanes = out.chosen == 0;
     if (k.rows_by_lanes) k.vector_elems = vector_width(k, accs, inner_of);
+    if (k.vector_elems > 1) cache_reads(k, accs, inner_of);
+  }
+
+  // The reads made at the same index by two or more inner loops (contiguous in their loops, so on
+  // the vector path) are kept in registers across the loops.
+  template <typename InnerOf>
+  void cache_reads(SimtKernel& k, const std::vector<const TxAccess*>& accs, InnerOf inner_of) const {
+    for (size_t a = 0; a < accs.size(); ++a) {
+      const TxAccess& x = *accs[a];
+      const int inner = inner_of(x);
+      if (x.write || inner < 0 || lane_delta(m_, x, inner).delta == std::vector<int64_t>(x.expr->args.size(), 0)) continue;
+      bool seen = false;
+      for (const Expr* c : k.cached) seen = seen || same(*c, *x.expr);
+      if (seen) continue;
+      std::set<int> loops;
+      for (const TxAccess* y : accs)
+        if (!y->write && same(*y->expr, *x.expr) && inner_of(*y) >= 0) loops.insert(inner_of(*y));
+      if (loops.size() >= 2) k.cached.push_back(x.expr);
+    }
+    if (!k.cached.empty()) k.cache_chunks = 32 / k.vector_elems;
   }
 
   // Elements per 16-byte vector when every column access of the inner loops is contiguous in its

@@ -235,6 +235,8 @@ int main(int argc, char** argv) {
   softmax_case(1000, 3000, 3000, false, rng);
   layernorm_case(1000, 777, 777, false, rng);
   layernorm_case(1000, 3000, 3000, false, rng);
+  softmax_case(64, 20000, 20000, false, rng);  // longer than the register row cache: the uncached vector path
+  layernorm_case(64, 20000, 20000, false, rng);
   // Large shapes, checked and timed.
   transpose_case(8192, 8192, bench, rng);
   softmax_case(32768, 1024, 1024, bench, rng);

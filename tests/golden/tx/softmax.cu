@@ -3,6 +3,7 @@
 // The thread mapping (`loom compile softmax.tx --emit=mapping` shows why it was chosen):
 //   simt softmax(X: r bf16[M, N], Y: w bf16[M, N]) {
 //     par M i -> warp (row length <= 1024) or block of 512 threads (longer rows), chosen at run time from N
+//       register row cache X[i, j] (vector path, rows up to 32 x the row's threads)
 //       register mx: f32
 //       register s: f32
 //       mx[0] = -inf;  // line 8
@@ -94,12 +95,14 @@ template <int kT, typename Op> __device__ __forceinline__ float loom_row_combine
 
 // softmax.tx:5: row kernel. A row of i runs on kT threads (1: a row per thread; 32: a warp; more: a block), kRows rows per block;
 // thread t takes columns t, t + kT, ... (kVec: vectors of 8 columns, t * 8, t * 8 + kT * 8, ...).
-template <int kT, int kRows, bool kVec>
+// kCache > 0: the row's cached reads stay in registers, kCache vectors per thread (rows up to kT * kCache * 8).
+template <int kT, int kRows, bool kVec, int kCache>
 __global__ void __launch_bounds__(kT * kRows) softmax_rows(const __nv_bfloat16* __restrict__ p_X, const int64_t s_X_0, __nv_bfloat16* __restrict__ p_Y, const int64_t s_Y_0, const int64_t n_M, const int64_t n_N) {
   __shared__ float red[kT > 32 ? kT / 32 : 1];  // the warps' partials of a block-wide row
   const int t = kT == 1 ? 0 : static_cast<int>(threadIdx.x % kT);
   const int64_t v_i = static_cast<int64_t>(blockIdx.x) * kRows + threadIdx.x / kT;
   if (v_i >= n_M) return;  // the row's threads leave together
+  float rc0[kCache > 0 ? kCache : 1][8];  // the register row cache of X[i, j]
   float r_mx = 0.0f;  // `new mx` starts at zero
   float r_s = 0.0f;  // `new s` starts at zero
   // softmax.tx:8: mx[0] = -inf
@@ -107,7 +110,21 @@ __global__ void __launch_bounds__(kT * kRows) softmax_rows(const __nv_bfloat16* 
   // softmax.tx:10: mx[0] = max(mx[0], X[i, j])
   {
     float part = -INFINITY;
-    if constexpr (kVec) {
+    if constexpr (kVec && kCache > 0) {
+#pragma unroll
+      for (int q = 0; q < kCache; ++q) {
+        const int64_t c = (static_cast<int64_t>(t) + static_cast<int64_t>(q) * kT) * 8;
+        if (c < n_N) {
+          const int64_t v_j = c;  // the vector's first column
+          loom_ldv<8>(p_X + v_i * s_X_0 + v_j, rc0[q]);  // into the row cache
+#pragma unroll
+          for (int e = 0; e < 8; ++e) {
+            const int64_t v_j = c + e;  // this element's column
+            part = LoomMax{}(part, rc0[q][e]);
+          }
+        }
+      }
+    } else if constexpr (kVec) {
       for (int64_t c = static_cast<int64_t>(t) * 8; c < n_N; c += static_cast<int64_t>(kT) * 8) {
         const int64_t v_j = c;  // the vector's first column
         float a0[8];
@@ -128,7 +145,20 @@ __global__ void __launch_bounds__(kT * kRows) softmax_rows(const __nv_bfloat16* 
   // softmax.tx:13: s[0] += exp(X[i, j] - mx[0])
   {
     float part = 0.0f;
-    if constexpr (kVec) {
+    if constexpr (kVec && kCache > 0) {
+#pragma unroll
+      for (int q = 0; q < kCache; ++q) {
+        const int64_t c = (static_cast<int64_t>(t) + static_cast<int64_t>(q) * kT) * 8;
+        if (c < n_N) {
+          const int64_t v_j = c;  // the vector's first column
+#pragma unroll
+          for (int e = 0; e < 8; ++e) {
+            const int64_t v_j = c + e;  // this element's column
+            part = LoomSum{}(part, expf((rc0[q][e] - r_mx)));
+          }
+        }
+      }
+    } else if constexpr (kVec) {
       for (int64_t c = static_cast<int64_t>(t) * 8; c < n_N; c += static_cast<int64_t>(kT) * 8) {
         const int64_t v_j = c;  // the vector's first column
         float a0[8];
@@ -148,7 +178,22 @@ __global__ void __launch_bounds__(kT * kRows) softmax_rows(const __nv_bfloat16* 
   }
   // softmax.tx:16: Y[i, j] = exp(X[i, j] - mx[0]) / s[0]
   {
-    if constexpr (kVec) {
+    if constexpr (kVec && kCache > 0) {
+#pragma unroll
+      for (int q = 0; q < kCache; ++q) {
+        const int64_t c = (static_cast<int64_t>(t) + static_cast<int64_t>(q) * kT) * 8;
+        if (c < n_N) {
+          const int64_t v_j = c;  // the vector's first column
+          float out[8];
+#pragma unroll
+          for (int e = 0; e < 8; ++e) {
+            const int64_t v_j = c + e;  // this element's column
+            out[e] = (expf((rc0[q][e] - r_mx)) / r_s);
+          }
+          loom_stv<8>(p_Y + v_i * s_Y_0 + v_j, out);
+        }
+      }
+    } else if constexpr (kVec) {
       for (int64_t c = static_cast<int64_t>(t) * 8; c < n_N; c += static_cast<int64_t>(kT) * 8) {
         const int64_t v_j = c;  // the vector's first column
         float a0[8];
@@ -210,11 +255,13 @@ extern "C" int loom_softmax(loom_tensor X, loom_tensor Y, cudaStream_t stream) {
   vec = vec && reinterpret_cast<uintptr_t>(Y.data) % 16 == 0 && Y.stride[0] % 8 == 0;
   if (rows > 2147483647) return LOOM_ERR_SHAPE;  // the grid
   if (row_length <= 1024) {  // a row per warp, 8 rows per block
-    if (vec) softmax_rows<32, 8, true><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 8))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
-    else softmax_rows<32, 8, false><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 8))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
+    if (vec && row_length <= 1024) softmax_rows<32, 8, true, 4><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 8))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);  // row cached in registers
+    else if (vec) softmax_rows<32, 8, true, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 8))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
+    else softmax_rows<32, 8, false, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 8))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
   } else {  // a row per block of 512 threads
-    if (vec) softmax_rows<512, 1, true><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(512), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
-    else softmax_rows<512, 1, false><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(512), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
+    if (vec && row_length <= 16384) softmax_rows<512, 1, true, 4><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(512), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);  // row cached in registers
+    else if (vec) softmax_rows<512, 1, true, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(512), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
+    else softmax_rows<512, 1, false, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(512), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
   }
   if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
   return LOOM_OK;
