@@ -138,6 +138,7 @@ class Emitter {
   std::map<std::string, std::pair<int, size_t>> size_source_;  // size -> (tensor, dimension)
   std::map<const Expr*, std::string> vector_names_;            // accesses read from a vector register array
   std::map<int, int> loaded_;                                   // row-cache slot -> the assignment that loads it
+  std::map<const Expr*, std::string> hoisted_;                  // row-invariant subexpressions -> their local
 
   const TensorInfo& tensor(int t) const { return m_.tensors[static_cast<size_t>(t)]; }
   std::string pname(int t) const { return "p_" + tensor(t).name; }
@@ -207,6 +208,7 @@ class Emitter {
 
   // Value expressions (fp32).
   std::string value(const Expr& e) const {
+    if (auto h = hoisted_.find(&e); h != hoisted_.end()) return h->second;
     switch (e.kind) {
       case Expr::Kind::Int: return float_literal(static_cast<double>(e.ival));
       case Expr::Kind::Float: return float_literal(e.fval);
@@ -424,6 +426,12 @@ class Emitter {
       const char* op = s.op == Combine::Sum ? "LoomSum" : s.op == Combine::Max ? "LoomMax" : "LoomMin";
       const std::string identity = s.op == Combine::Sum ? "0.0f" : s.op == Combine::Max ? "-INFINITY" : "INFINITY";
       o << "  {\n";
+      hoisted_.clear();
+      for (size_t x = 0; x < s.invariants.size(); ++x) {
+        const std::string h = "h" + std::to_string(x);
+        o << "    const float " << h << " = " << value(*s.invariants[x]) << ";  // once per row: " << print_expr(*s.invariants[x]) << "\n";
+        hoisted_[s.invariants[x]] = h;
+      }
       if (reduce) o << "    float part = " << identity << ";\n";
       std::string elem_body;
       if (V > 1 && !k_.cached.empty()) {
@@ -451,6 +459,7 @@ class Emitter {
         o << "    part = loom_row_combine<kT>(part, red, " << op << "{});\n";
         o << "    r_" << tensor(s.target).name << " = " << op << "{}(r_" << tensor(s.target).name << ", part);\n";
       }
+      hoisted_.clear();
       o << "  }\n";
     }
     o << "}\n\n";

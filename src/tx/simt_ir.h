@@ -60,6 +60,10 @@ struct SimtStmt {
   int target = -1;            // the written tensor
   Combine op = Combine::Sum;  // Reduce
   const Expr* value = nullptr;  // Assign: the value; Reduce: the term combined into the scalar
+  // Rows inner loops: the largest subexpressions of `value` that do not depend on the column
+  // (row scalars, sizes, the row index, constants: `rsqrt(var[0] + 1e-05)`), computed once per
+  // row before the loop. The same fp32 operations as in the loop, so the same values.
+  std::vector<const Expr*> invariants;
 };
 
 // The staged tile's layout: word (r, c) of the 32 x 32 tile (r along row_loop, c along lane_loop) is
@@ -91,7 +95,7 @@ struct SimtKernel {
   bool rows_by_lanes = true;      // false: a row per thread, columns in sequence (when lanes along rows cost less)
   const Expr* row_length = nullptr;  // the run-time length the warp/block choice reads (an inner loop's extent)
   int warp_max_len = 1024;
-  int block_threads = 512;
+  int block_threads = 256;
   int rows_per_warp_block = 8;    // rows (warps) per block when a row runs on a warp
   int vector_elems = 1;           // elements per 16-byte vector of the widest-typed access; 1: no vector path
   std::vector<const Expr*> cached;  // reads kept in registers across the inner loops (first occurrence of each)

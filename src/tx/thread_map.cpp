@@ -206,7 +206,25 @@ class Mapper {
       if (s.accumulate) throw Refusal{s.loc, "`+=` into an output outside a reduction: each element is assigned once", "write `=`"};
     }
     check_reads(k, a, k.scalars);
+    if (inner >= 0) invariants(*st.value, inner, st.invariants);
     k.stmts.push_back(st);
+  }
+
+  // Whether `e` depends on the inner loop `inner` (its variable, or an access indexed by it).
+  bool column_dependent(const Expr& e, int inner) const {
+    if (e.kind == Expr::Kind::Name && m_.loop_of.count(&e) && m_.loop_of.at(&e) == inner) return true;
+    return std::any_of(e.args.begin(), e.args.end(), [&](const Expr& a) { return column_dependent(a, inner); });
+  }
+  // The largest column-independent subexpressions of `e` worth computing once per row (an
+  // operation, not a leaf).
+  void invariants(const Expr& e, int inner, std::vector<const Expr*>& out) const {
+    const bool op = e.kind == Expr::Kind::Call || e.kind == Expr::Kind::Binary || e.kind == Expr::Kind::Neg;
+    if (op && !column_dependent(e, inner)) {
+      out.push_back(&e);
+      return;
+    }
+    if (e.kind == Expr::Kind::Access) return;  // indices are integers, not values
+    for (const Expr& a : e.args) invariants(a, inner, out);
   }
 
   void params(SimtKernel& k, const std::vector<int>& assigns) const {

@@ -2,15 +2,18 @@
 //   loom compile layernorm.tx -o DIR
 // The thread mapping (`loom compile layernorm.tx --emit=mapping` shows why it was chosen):
 //   simt layernorm(X: r bf16[M, N], gamma: r bf16[N], beta: r bf16[N], Y: w bf16[M, N]) {
-//     par M i -> warp (row length <= 1024) or block of 512 threads (longer rows), chosen at run time from N
+//     par M i -> warp (row length <= 1024) or block of 256 threads (longer rows), chosen at run time from N
 //       register row cache X[i, j] (vector path, rows up to 32 x the row's threads)
 //       register mean: f32
 //       register var: f32
 //       seq N j -> row threads, stride row threads (vectors of 8 when aligned), partials combined across the row
+//         once per row: f32(N)
 //         mean[0] = sum(mean[0], X[i, j] / f32(N));  // line 10
 //       seq N j -> row threads, stride row threads (vectors of 8 when aligned), partials combined across the row
+//         once per row: f32(N)
 //         var[0] = sum(var[0], (X[i, j] - mean[0]) * (X[i, j] - mean[0]) / f32(N));  // line 13
 //       par N j -> row threads, stride row threads (vectors of 8 when aligned)
+//         once per row: rsqrt(var[0] + 1e-05)
 //         Y[i, j] = (X[i, j] - mean[0]) * rsqrt(var[0] + 1e-05) * gamma[j] + beta[j];  // line 16
 //   }
 #include <atomic>
@@ -106,6 +109,7 @@ __global__ void __launch_bounds__(kT * kRows) layernorm_rows(const __nv_bfloat16
   float r_var = 0.0f;  // `new var` starts at zero
   // layernorm.tx:10: mean[0] += X[i, j] / f32(N)
   {
+    const float h0 = static_cast<float>(n_N);  // once per row: f32(N)
     float part = 0.0f;
     if constexpr (kVec && kCache > 0) {
 #pragma unroll
@@ -117,7 +121,7 @@ __global__ void __launch_bounds__(kT * kRows) layernorm_rows(const __nv_bfloat16
 #pragma unroll
           for (int e = 0; e < 8; ++e) {
             const int64_t v_j = c + e;  // this element's column
-            part = LoomSum{}(part, (rc0[q][e] / static_cast<float>(n_N)));
+            part = LoomSum{}(part, (rc0[q][e] / h0));
           }
         }
       }
@@ -129,18 +133,19 @@ __global__ void __launch_bounds__(kT * kRows) layernorm_rows(const __nv_bfloat16
 #pragma unroll
         for (int e = 0; e < 8; ++e) {
           const int64_t v_j = c + e;  // this element's column
-          part = LoomSum{}(part, (a0[e] / static_cast<float>(n_N)));
+          part = LoomSum{}(part, (a0[e] / h0));
         }
       }
     } else {
       for (int64_t v_j = t; v_j < n_N; v_j += kT)
-        part = LoomSum{}(part, (loom_ld(p_X, v_i * s_X_0 + v_j) / static_cast<float>(n_N)));
+        part = LoomSum{}(part, (loom_ld(p_X, v_i * s_X_0 + v_j) / h0));
     }
     part = loom_row_combine<kT>(part, red, LoomSum{});
     r_mean = LoomSum{}(r_mean, part);
   }
   // layernorm.tx:13: var[0] += (X[i, j] - mean[0]) * (X[i, j] - mean[0]) / f32(N)
   {
+    const float h0 = static_cast<float>(n_N);  // once per row: f32(N)
     float part = 0.0f;
     if constexpr (kVec && kCache > 0) {
 #pragma unroll
@@ -151,7 +156,7 @@ __global__ void __launch_bounds__(kT * kRows) layernorm_rows(const __nv_bfloat16
 #pragma unroll
           for (int e = 0; e < 8; ++e) {
             const int64_t v_j = c + e;  // this element's column
-            part = LoomSum{}(part, (((rc0[q][e] - r_mean) * (rc0[q][e] - r_mean)) / static_cast<float>(n_N)));
+            part = LoomSum{}(part, (((rc0[q][e] - r_mean) * (rc0[q][e] - r_mean)) / h0));
           }
         }
       }
@@ -165,18 +170,19 @@ __global__ void __launch_bounds__(kT * kRows) layernorm_rows(const __nv_bfloat16
 #pragma unroll
         for (int e = 0; e < 8; ++e) {
           const int64_t v_j = c + e;  // this element's column
-          part = LoomSum{}(part, (((a0[e] - r_mean) * (a1[e] - r_mean)) / static_cast<float>(n_N)));
+          part = LoomSum{}(part, (((a0[e] - r_mean) * (a1[e] - r_mean)) / h0));
         }
       }
     } else {
       for (int64_t v_j = t; v_j < n_N; v_j += kT)
-        part = LoomSum{}(part, (((loom_ld(p_X, v_i * s_X_0 + v_j) - r_mean) * (loom_ld(p_X, v_i * s_X_0 + v_j) - r_mean)) / static_cast<float>(n_N)));
+        part = LoomSum{}(part, (((loom_ld(p_X, v_i * s_X_0 + v_j) - r_mean) * (loom_ld(p_X, v_i * s_X_0 + v_j) - r_mean)) / h0));
     }
     part = loom_row_combine<kT>(part, red, LoomSum{});
     r_var = LoomSum{}(r_var, part);
   }
   // layernorm.tx:16: Y[i, j] = (X[i, j] - mean[0]) * rsqrt(var[0] + 1e-05) * gamma[j] + beta[j]
   {
+    const float h0 = rsqrtf((r_var + 1e-05f));  // once per row: rsqrt(var[0] + 1e-05)
     if constexpr (kVec && kCache > 0) {
 #pragma unroll
       for (int q = 0; q < kCache; ++q) {
@@ -191,7 +197,7 @@ __global__ void __launch_bounds__(kT * kRows) layernorm_rows(const __nv_bfloat16
 #pragma unroll
           for (int e = 0; e < 8; ++e) {
             const int64_t v_j = c + e;  // this element's column
-            out[e] = ((((rc0[q][e] - r_mean) * rsqrtf((r_var + 1e-05f))) * a1[e]) + a2[e]);
+            out[e] = ((((rc0[q][e] - r_mean) * h0) * a1[e]) + a2[e]);
           }
           loom_stv<8>(p_Y + v_i * s_Y_0 + v_j, out);
         }
@@ -209,13 +215,13 @@ __global__ void __launch_bounds__(kT * kRows) layernorm_rows(const __nv_bfloat16
 #pragma unroll
         for (int e = 0; e < 8; ++e) {
           const int64_t v_j = c + e;  // this element's column
-          out[e] = ((((a0[e] - r_mean) * rsqrtf((r_var + 1e-05f))) * a1[e]) + a2[e]);
+          out[e] = ((((a0[e] - r_mean) * h0) * a1[e]) + a2[e]);
         }
         loom_stv<8>(p_Y + v_i * s_Y_0 + v_j, out);
       }
     } else {
       for (int64_t v_j = t; v_j < n_N; v_j += kT)
-        loom_st(p_Y, v_i * s_Y_0 + v_j, ((((loom_ld(p_X, v_i * s_X_0 + v_j) - r_mean) * rsqrtf((r_var + 1e-05f))) * loom_ld(p_gamma, v_j)) + loom_ld(p_beta, v_j)));
+        loom_st(p_Y, v_i * s_Y_0 + v_j, ((((loom_ld(p_X, v_i * s_X_0 + v_j) - r_mean) * h0) * loom_ld(p_gamma, v_j)) + loom_ld(p_beta, v_j)));
     }
   }
 }
@@ -281,10 +287,10 @@ extern "C" int loom_layernorm(loom_tensor X, loom_tensor gamma, loom_tensor beta
     if (vec && row_length <= 1024) layernorm_rows<32, 8, true, 4><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 8))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<const __nv_bfloat16*>(gamma.data), static_cast<const __nv_bfloat16*>(beta.data), static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);  // row cached in registers
     else if (vec) layernorm_rows<32, 8, true, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 8))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<const __nv_bfloat16*>(gamma.data), static_cast<const __nv_bfloat16*>(beta.data), static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
     else layernorm_rows<32, 8, false, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 8))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<const __nv_bfloat16*>(gamma.data), static_cast<const __nv_bfloat16*>(beta.data), static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
-  } else {  // a row per block of 512 threads
-    if (vec && row_length <= 16384) layernorm_rows<512, 1, true, 4><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(512), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<const __nv_bfloat16*>(gamma.data), static_cast<const __nv_bfloat16*>(beta.data), static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);  // row cached in registers
-    else if (vec) layernorm_rows<512, 1, true, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(512), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<const __nv_bfloat16*>(gamma.data), static_cast<const __nv_bfloat16*>(beta.data), static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
-    else layernorm_rows<512, 1, false, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(512), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<const __nv_bfloat16*>(gamma.data), static_cast<const __nv_bfloat16*>(beta.data), static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
+  } else {  // a row per block of 256 threads
+    if (vec && row_length <= 8192) layernorm_rows<256, 1, true, 4><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<const __nv_bfloat16*>(gamma.data), static_cast<const __nv_bfloat16*>(beta.data), static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);  // row cached in registers
+    else if (vec) layernorm_rows<256, 1, true, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<const __nv_bfloat16*>(gamma.data), static_cast<const __nv_bfloat16*>(beta.data), static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
+    else layernorm_rows<256, 1, false, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<const __nv_bfloat16*>(gamma.data), static_cast<const __nv_bfloat16*>(beta.data), static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
   }
   if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
   return LOOM_OK;
@@ -297,6 +303,6 @@ extern "C" const loom_kernel_info* loom_layernorm_info(void) {
       {"beta", LOOM_ARG_TENSOR, LOOM_BF16, 1, {"N", nullptr, nullptr, nullptr, nullptr}, 2, LOOM_PRIV_R},
       {"Y", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_W},
   };
-  static const loom_kernel_info info = {"layernorm", 4, args, 64, 512};
+  static const loom_kernel_info info = {"layernorm", 4, args, 32, 256};
   return &info;
 }

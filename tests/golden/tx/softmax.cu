@@ -2,7 +2,7 @@
 //   loom compile softmax.tx -o DIR
 // The thread mapping (`loom compile softmax.tx --emit=mapping` shows why it was chosen):
 //   simt softmax(X: r bf16[M, N], Y: w bf16[M, N]) {
-//     par M i -> warp (row length <= 1024) or block of 512 threads (longer rows), chosen at run time from N
+//     par M i -> warp (row length <= 1024) or block of 256 threads (longer rows), chosen at run time from N
 //       register row cache X[i, j] (vector path, rows up to 32 x the row's threads)
 //       register mx: f32
 //       register s: f32
@@ -258,10 +258,10 @@ extern "C" int loom_softmax(loom_tensor X, loom_tensor Y, cudaStream_t stream) {
     if (vec && row_length <= 1024) softmax_rows<32, 8, true, 4><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 8))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);  // row cached in registers
     else if (vec) softmax_rows<32, 8, true, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 8))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
     else softmax_rows<32, 8, false, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 8))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
-  } else {  // a row per block of 512 threads
-    if (vec && row_length <= 16384) softmax_rows<512, 1, true, 4><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(512), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);  // row cached in registers
-    else if (vec) softmax_rows<512, 1, true, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(512), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
-    else softmax_rows<512, 1, false, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(512), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
+  } else {  // a row per block of 256 threads
+    if (vec && row_length <= 8192) softmax_rows<256, 1, true, 4><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);  // row cached in registers
+    else if (vec) softmax_rows<256, 1, true, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
+    else softmax_rows<256, 1, false, 0><<<dim3(static_cast<unsigned>(loom_cdiv(rows, 1))), dim3(256), 0, stream>>>(static_cast<const __nv_bfloat16*>(X.data), X.stride[0], static_cast<__nv_bfloat16*>(Y.data), Y.stride[0], n_M, n_N);
   }
   if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
   return LOOM_OK;
@@ -272,6 +272,6 @@ extern "C" const loom_kernel_info* loom_softmax_info(void) {
       {"X", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_R},
       {"Y", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_W},
   };
-  static const loom_kernel_info info = {"softmax", 2, args, 64, 512};
+  static const loom_kernel_info info = {"softmax", 2, args, 32, 256};
   return &info;
 }
