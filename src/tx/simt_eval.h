@@ -4,7 +4,8 @@
 // threads run in a random order too. A row reduction runs as the generated code runs it: each
 // thread's partial over its columns (in vectors when `vector_path`), the xor-shuffle butterfly in
 // each warp, then the warps' values in warp order. Outputs start poisoned and every element's
-// writes are counted. Test: tests/unit/tx_simt_test.cpp (against src/tx/interp.h).
+// writes are counted. The register row cache and the once-per-row invariants of the IR read and
+// compute the same values in the same order, so they need no separate simulation. Test: tests/unit/tx_simt_test.cpp (against src/tx/interp.h).
 #pragma once
 
 #include <cstdint>

@@ -128,6 +128,20 @@ TEST(TxSimtMapping, SoftmaxRunsARowPerWarpOrBlockWithLaneContiguousColumns) {
   EXPECT_EQ(k.stmts[1].op, tx::Combine::Max);
   EXPECT_EQ(k.stmts[2].op, tx::Combine::Sum);
   EXPECT_EQ(k.stmts[3].kind, tx::SimtStmt::Kind::Assign);
+  ASSERT_EQ(k.cached.size(), 1u);  // X[i, j], read by the three loops, stays in registers
+  EXPECT_EQ(print_expr(*k.cached[0]), "X[i, j]");
+  EXPECT_EQ(k.cache_chunks, 4);
+}
+
+TEST(TxSimtMapping, LayernormComputesRowInvariantsOncePerRow) {
+  Mapped r = map_example("layernorm");
+  ASSERT_EQ(r.maps.size(), 1u) << r.errors();
+  const SimtKernel& k = r.maps[0].kernel;
+  ASSERT_EQ(k.stmts.size(), 3u);
+  ASSERT_EQ(k.stmts[2].invariants.size(), 1u);
+  EXPECT_EQ(print_expr(*k.stmts[2].invariants[0]), "rsqrt(var[0] + 1e-05)");
+  ASSERT_EQ(k.stmts[0].invariants.size(), 1u);
+  EXPECT_EQ(print_expr(*k.stmts[0].invariants[0]), "f32(N)");
 }
 
 TEST(TxSimtMapping, PointwiseMapIsDirectWithLanesAlongTheContiguousLoop) {
