@@ -13,6 +13,8 @@
 #include "tx/lower.h"
 #include "tx/poly.h"
 #include "tx/recognize.h"
+#include "tx/simt_cuda.h"
+#include "tx/thread_map.h"
 
 namespace loom::tx {
 namespace {
@@ -74,38 +76,54 @@ std::string kernel_name(const std::string& path) {
 }
 
 // The checked model of a parsed program with its polyhedral checks done; nullopt after an error.
-std::optional<Model> analyzed(const TxProgram& p, DiagnosticEngine& diag) {
+std::optional<Model> analyzed(const TxProgram& p, DiagnosticEngine& diag, PolyModel& poly) {
   std::optional<Model> m = check_tx(p, diag);
   if (!m) return std::nullopt;
-  analyze_tx(*m, diag);
+  poly = analyze_tx(*m, diag);
   if (diag.has_errors()) return std::nullopt;
   return m;
 }
 
-// Each recognized kernel of `m` lowered to its task program, in program order; a statement outside
-// every kernel is an error (no SIMT lowering yet), worded for `loom compile` or, with `for_run`, for
-// `loom run --cpu` (which cannot compare it).
-void lower_model(const Model& m, const std::string& path, uint32_t file, DiagnosticEngine& diag,
-                 std::vector<LoweredProgram>& programs, bool for_run = false) {
+// The SIMT kernels of `m`: every statement group outside the recognized contraction kernels,
+// mapped onto threads (src/tx/thread_map.h); errors go to `diag`.
+std::vector<SimtMapping> simt_kernels(const Model& m, const PolyModel& poly, const Recognition& r, const std::string& path,
+                                      DiagnosticEngine& diag) {
+  std::set<int> absorbed;
+  for (const std::vector<int>& k : r.statements) absorbed.insert(k.begin(), k.end());
+  return map_threads(m, poly, absorbed, kernel_name(path), r.kernels.size(), diag);
+}
+
+// Each recognized kernel of `m` lowered to its task program, in program order, and every other
+// statement group as a SIMT kernel's CUDA artifact (when `simt` is given). With `for_run` (`loom run
+// --cpu`, which compares the lowered task programs with the interpreter), a statement outside every
+// tensor-core kernel is an error: SIMT kernels have no task program to run on the CPU executor (their
+// own CPU evaluator is tested in tests/unit/tx_simt_test.cpp).
+void lower_model(const Model& m, const PolyModel& poly, const std::string& path, uint32_t file, DiagnosticEngine& diag,
+                 std::vector<LoweredProgram>& programs, std::vector<SimtArtifact>* simt, bool for_run = false) {
   Recognition r = recognize_contractions(m, kernel_name(path), path);
-  for (const Recognition::Rejected& x : r.rejected) {
-    const SourceLoc loc = m.assigns.at(static_cast<size_t>(x.assign)).stmt->loc;
-    if (for_run) {
-      auto& d = diag.error(loc, "cannot compare this statement with a lowered program: it is not part of a tensor-core kernel, and loom "
-                                "does not lower other statements yet (" + x.reason + ")");
-      d.hint = "`loom run --cpu --interpret-only` only interprets the file";
-    } else {
-      auto& d = diag.error(loc, "this statement is not part of a tensor-core kernel, and loom does not lower other statements to CUDA yet (" +
-                                    x.reason + ")");
-      d.hint = "`loom run --cpu` interprets it; `loom compile --emit=contraction` shows what was recognized";
+  if (for_run) {
+    for (const Recognition::Rejected& x : r.rejected) {
+      const SourceLoc loc = m.assigns.at(static_cast<size_t>(x.assign)).stmt->loc;
+      auto& d = diag.error(loc, "cannot compare this statement with a lowered program: it is not part of a tensor-core kernel, and "
+                                "`loom run --cpu` compares only those (" + x.reason + ")");
+      d.hint = "`loom run --cpu --interpret-only` only interprets the file; `loom compile --emit=mapping` shows its SIMT kernel";
     }
   }
+  std::vector<SimtMapping> maps;
+  if (!for_run) maps = simt_kernels(m, poly, r, path, diag);
   if (diag.has_errors()) return;
   try {
     for (ContractionKernel& k : r.kernels) {
       k.loc.source_file = file;
       const SourceLoc loc{file, uint32_t(std::max(k.loc.line, 0)), uint32_t(std::max(k.loc.col, 0))};
       programs.push_back({k.name, loc, lower_to_loom(k)});
+    }
+    if (simt) {
+      const std::string source = std::filesystem::path(path).filename().string();
+      for (const SimtMapping& x : maps) simt->push_back(emit_simt_cuda(m, x.kernel, source.empty() ? path : source));
+    } else if (!for_run && !maps.empty() && r.kernels.empty()) {
+      auto& d = diag.error(maps[0].kernel.loc, "this program has no tensor-core kernel, so there is no task program to print: its kernels are SIMT kernels, which go straight to CUDA");
+      d.hint = "`loom compile --emit=mapping` shows their thread mapping, `--emit=cuda` their code";
     }
   } catch (const CompileError& e) {
     diag.report(e.diagnostic);
@@ -161,13 +179,17 @@ int run_tx_command(const TxCommand& c, std::string& out, std::string& err) {
       out = format_poly(*m, poly);
     } else if (c.emit == "loom") {
       std::vector<LoweredProgram> programs;
-      lower_model(*m, c.path, file, diag, programs);
+      lower_model(*m, poly, c.path, file, diag, programs, nullptr);
       for (size_t i = 0; i < programs.size(); ++i)
         out += (i ? "\n// ==== kernel " + programs[i].kernel + "\n" : std::string()) + programs[i].text;
+    } else if (c.emit == "mapping") {
+      std::vector<SimtMapping> maps = simt_kernels(*m, poly, recognize_contractions(*m, kernel_name(c.path), c.path), c.path, diag);
+      if (!diag.has_errors() && maps.empty()) out = "// no SIMT kernels: every statement is part of a tensor-core kernel (--emit=contraction)\n";
+      else out = format_mapping(*m, maps);
     } else if (c.emit == "contraction") {
       out = format_recognition(*m, recognize_contractions(*m, kernel_name(c.path), c.path));
     } else {
-      auto& d = diag.error(SourceLoc{}, "a .tx file compiles with --emit=tx, deps, contraction, loom or a back-end kind, not '" + c.emit + "'");
+      auto& d = diag.error(SourceLoc{}, "a .tx file compiles with --emit=tx, deps, contraction, mapping, loom or a back-end kind, not '" + c.emit + "'");
       d.hint = "loom compile x.tx --emit=contraction shows the recognized tensor-core kernels";
     }
     return finish(diag, c.json_diagnostics, err);
@@ -195,7 +217,7 @@ int run_tx_command(const TxCommand& c, std::string& out, std::string& err) {
     out = o.str();
     if (c.interpret_only) return finish(diag, c.json_diagnostics, err);
     std::vector<LoweredProgram> programs;
-    lower_model(*m, c.path, file, diag, programs, /*for_run=*/true);
+    lower_model(*m, poly, c.path, file, diag, programs, nullptr, /*for_run=*/true);
     if (diag.has_errors()) return finish(diag, c.json_diagnostics, err);
     CompareOptions co;
     co.seed = c.seed;
@@ -224,15 +246,16 @@ int run_tx_command(const TxCommand& c, std::string& out, std::string& err) {
 }
 
 int lower_tx_file(const std::string& path, const std::string& text, std::vector<std::pair<std::string, std::string>>& programs,
-                  std::string& err, bool json_diagnostics) {
+                  std::vector<SimtArtifact>& simt, std::string& err, bool json_diagnostics) {
   SourceManager sm;
   const uint32_t file = sm.add(path, text);
   DiagnosticEngine diag(sm);
   TxProgram p = parse_tx(sm, file, diag);
   if (diag.has_errors()) return finish(diag, json_diagnostics, err);
-  std::optional<Model> m = analyzed(p, diag);
+  PolyModel poly;
+  std::optional<Model> m = analyzed(p, diag, poly);
   std::vector<LoweredProgram> lowered;
-  if (m) lower_model(*m, path, file, diag, lowered);
+  if (m) lower_model(*m, poly, path, file, diag, lowered, &simt);
   for (LoweredProgram& l : lowered) programs.emplace_back(l.kernel, std::move(l.text));
   return finish(diag, json_diagnostics, err);
 }

@@ -58,7 +58,9 @@ constexpr const char* kUsage =
     "                           also fails on a data race (two unordered accesses, one writing; off with\n"
     "                           --no-race-check)\n"
     "  compile FILE.tx          a tensor-expression file: --emit=tx (canonical text) | deps (ISL domains,\n"
-    "                           accesses, dependences) | contraction (recognized tensor-core kernels);\n"
+    "                           accesses, dependences) | contraction (recognized tensor-core kernels) |\n"
+    "                           mapping (the SIMT kernels' thread mapping and its costs) | loom; -o DIR\n"
+    "                           or --emit=cuda|header for the kernels;\n"
     "                           run --cpu FILE.tx [--size M=..]: its direct interpreter against the lowered\n"
     "                           programs on the CPU executor, same random inputs (--interpret-only: the\n"
     "                           interpreter alone)\n"
@@ -348,14 +350,33 @@ int run_loom_text(const Options& o, const std::string& text);
 // program (--emit=loom shows it), compiled like a `.loom` file named <kernel>.loom beside x.tx.
 int compile_tx(const Options& o, const std::string& text) {
   std::vector<std::pair<std::string, std::string>> programs;
+  std::vector<loom::tx::SimtArtifact> simt;
   std::string err;
-  const int rc = loom::tx::lower_tx_file(o.input, text, programs, err);
+  const int rc = loom::tx::lower_tx_file(o.input, text, programs, simt, err, o.json_diags);
   std::cerr << err;
   if (rc != 0) return rc;
   for (const auto& [name, program] : programs) {
     Options w = o;
     w.input = (std::filesystem::path(o.input == "-" ? "." : o.input).parent_path() / (name + ".loom")).string();
     if (int r = run_loom_text(w, program); r != 0) return r;
+  }
+  // SIMT kernels (thread-mapped, src/tx/thread_map.h) go straight to CUDA: --emit=cuda|header or -o DIR.
+  for (const loom::tx::SimtArtifact& a : simt) {
+    if (o.emit_given && o.emit != "cuda" && o.emit != "header")
+      return fail(o.input, "the SIMT kernel `" + a.entry + "` has no " + o.emit + " form; it compiles with --emit=cuda, --emit=header or -o DIR",
+                  "`loom compile " + o.input + " --emit=mapping` shows its thread mapping");
+    if (o.emit_given) {
+      if (int r = write_output(o, o.emit == "cuda" ? a.cu : a.header); r != 0) return r;
+      continue;
+    }
+    if (o.output.empty()) return usage_error("loom compile " + o.input + " needs -o DIR or --emit=cuda|header|mapping");
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(o.output, ec);
+    std::ofstream cu(fs::path(o.output) / (a.entry + ".cu"), std::ios::binary), h(fs::path(o.output) / (a.entry + ".h"), std::ios::binary);
+    cu << a.cu;
+    h << a.header;
+    if (ec || !cu || !h) return fail(o.output, "cannot write the artifact into this directory");
   }
   return 0;
 }
@@ -366,7 +387,7 @@ int run(const Options& o) {
     return fail(o.input, "cannot read the file", "check the path and its permissions");
   }
   if (o.input.size() > 3 && o.input.compare(o.input.size() - 3, 3, ".tx") == 0) {
-    const bool analysis = o.emit_given && (o.emit == "tx" || o.emit == "deps" || o.emit == "contraction" || o.emit == "loom");
+    const bool analysis = o.emit_given && (o.emit == "tx" || o.emit == "deps" || o.emit == "contraction" || o.emit == "mapping" || o.emit == "loom");
     if (o.command == "compile" && !analysis) return compile_tx(o, text);
     return run_tx(o, text);
   }
