@@ -59,6 +59,8 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            "gemm_colmajor_b|bash tests/gpu/e2e/gemm_colmajor_b.sh $WORK"  # gemm with layout(B: col_major)
            # the CUDA generated from examples/tx (gemm, batched_gemm, gemm_bias_relu, add_gemm, mlp)
            "tx|bash tests/gpu/e2e/tx.sh $WORK"
+           # the SIMT kernels of examples/tx (transpose, softmax, layernorm): checks, memcheck, bandwidth vs memcpy
+           "tx_simt|LOOM_GEN_DIR=${LOOM_GEN_DIR:-build-gpu/gen}/tx bash tests/gpu/e2e/tx_simt.sh $WORK"
            # tensors the TMA cannot address (K = 700 packed, bases off 16 bytes): the async-copy variant
            "gemm_unaligned|bash tests/gpu/e2e/gemm_unaligned.sh $WORK"
            # GEMM + row sums, both mappings: Racc in registers (default) and in shared memory
