@@ -523,6 +523,13 @@ __host__ __device__ constexpr int acc_col(int thread_in_wg, int i) {
   return 8 * (i >> 2) + 2 * (thread_in_wg % 4) + (i & 1);
 }
 
+// The folded order of an index with n values (src/codegen/tile_order.cpp): positions 0, 1, 2, 3, ...
+// give n - 1, 0, n - 2, 1, ... Used by the kernel's tile decode and by the launcher's fold_tiles,
+// which must walk the same order.
+__host__ __device__ constexpr std::int64_t fold_index(std::int64_t pos, std::int64_t n) {
+  return (pos & 1) ? (pos >> 1) : n - 1 - (pos >> 1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Named barriers (F6)
 // ---------------------------------------------------------------------------------------------

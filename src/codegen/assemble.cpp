@@ -123,15 +123,16 @@ std::string CudaGen::assemble() {
       if (G > 2)
         o << in << "int64_t outer = lin / (" << a << " * " << b << ");\n"
           << in << "lin %= " << a << " * " << b << ";\n";
-      o << in << "// 8 tiles of loop " << G - 2 << " walk loop " << G - 1 << " together (their operands stay in L2)\n"
-        << in << "const int64_t group = lin / (8 * " << b << "), first = group * 8, gsize = loom_min(" << a << " - first, 8);\n"
-        << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + (lin % (8 * " << b << ")) % gsize;\n";
+      o << in << "// " << kGroupTiles << " tiles of loop " << G - 2 << " walk loop " << G - 1 << " together (their operands stay in L2)\n"
+        << in << "const int64_t group = lin / (" << kGroupTiles << " * " << b << "), first = group * " << kGroupTiles
+          << ", gsize = loom_min(" << a << " - first, " << kGroupTiles << ");\n"
+        << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + (lin % (" << kGroupTiles << " * " << b << ")) % gsize;\n";
       const ValueId inner = grid_[G - 1]->regions[0].args[0];
       if (uneven_) {
-        o << in << "const int64_t pos = (lin % (8 * " << b << ")) / gsize;\n";
+        o << in << "const int64_t pos = (lin % (" << kGroupTiles << " * " << b << ")) / gsize;\n";
         fold_lines(o, in, "pos", b);
       } else {
-        o << in << "const int64_t " << var(inner) << " = (lin % (8 * " << b << ")) / gsize;\n";
+        o << in << "const int64_t " << var(inner) << " = (lin % (" << kGroupTiles << " * " << b << ")) / gsize;\n";
       }
       for (size_t i = G - 2; i-- > 0;)
         o << in << "const int64_t " << var(grid_[i]->regions[0].args[0]) << " = outer % grid_n" << i << ";\n"

@@ -349,6 +349,9 @@ class CudaGen {
   // ---- smem_fragments.cpp: shared -> register copies of accumulator fragments (ldmatrix) -------
   bool is_smem_fragment_load(const Op& op);
   void emit_smem_fragment_load(Stream& s, const Op& op);
+  static std::vector<std::string> ldmatrix_fragment_lines(const std::string& tid, const std::string& base, const std::string& row0,
+                                                          const std::string& col0, int64_t tile_rows, int64_t col_groups,
+                                                          const std::string& T, const std::string& dst);
   // A lane's piece of a row vector in shared or global memory (not kept in registers).
   struct RowMemory {
     std::string type;    // the element's C++ type
@@ -398,6 +401,9 @@ class CudaGen {
   std::string assemble();
 
   // ---- tile_order.cpp: folded tile order where the tiles' trip counts differ ------------------------
+  // The grouped tile order (assemble.cpp): this many tiles of the next-to-innermost block loop walk
+  // the innermost one together; fold_tiles() walks the same order on the host.
+  static constexpr int kGroupTiles = 8;
   const Op* uneven_loop(ValueId index) const;
   void fold_lines(std::ostream& o, const std::string& in, const std::string& pos, const std::string& n) const;
   std::string tile_order_function();

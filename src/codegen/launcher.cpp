@@ -167,6 +167,13 @@ std::string CudaGen::host_launcher(const std::string& kname) {
   for (ValueId p : f_.params) args.push_back(f_.info(p).type == ir::Type::Tensor ? pname(p) : var(p));
   for (const TensorMap& t : maps_) args.push_back(t.name);
   for (size_t i = 0; i < grid_.size(); ++i) args.push_back("grid_n" + std::to_string(i));
+  // Uneven tiles (tile_order.cpp): the order the `workers` persistent blocks (or clusters) walk.
+  auto tile_order = [&](const std::string& workers) {
+    if (!uneven_) return;
+    o << "  // the tile order: folded where that balances the blocks' shares better (tile_order.cpp)\n"
+      << "  const int fold = fold_tiles(" << launch_args() << ", " << workers << ");\n";
+    args.push_back("fold");
+  };
   if (split_loop_) {
     const std::string S = std::to_string(split_);
     o << "  // splitk(" << S << "): a cluster of " << S << " blocks per tile; persistent: as many clusters as run at once,\n"
@@ -186,10 +193,7 @@ std::string CudaGen::host_launcher(const std::string& kname) {
       << "  attr[0].val.clusterDim.z = 1;\n"
       << "  cfg.attrs = attr;\n"
       << "  cfg.numAttrs = 1;\n";
-    if (uneven_) {  // the tile order (tile_order.cpp) over the clusters, the persistent workers here
-      o << "  const int fold = fold_tiles(" << launch_args() << ", grid / " << S << ");\n";
-      args.push_back("fold");
-    }
+    tile_order("grid / " + S);  // the clusters are the persistent workers
     o << "  if (cudaLaunchKernelEx(&cfg, " << kname;
     for (const std::string& a : args) o << ", " << a;
     o << ") != cudaSuccess) {\n"
@@ -200,11 +204,7 @@ std::string CudaGen::host_launcher(const std::string& kname) {
     o << "  // persistent: one block per SM at most, each runs tile after tile\n"
       << "  const int64_t sm_count = sms[device].load();\n"
       << "  const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;\n";
-    if (uneven_) {
-      o << "  // the tile order: folded where that balances the blocks' shares better (tile_order.cpp)\n"
-        << "  const int fold = fold_tiles(" << launch_args() << ", grid);\n";
-      args.push_back("fold");
-    }
+    tile_order("grid");
     o << "  " << kname << "<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(";
     for (size_t i = 0; i < args.size(); ++i) o << (i ? ", " : "") << args[i];
     o << ");\n";

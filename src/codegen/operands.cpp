@@ -111,20 +111,10 @@ std::optional<CudaGen::GlobalInput> CudaGen::shared_input(const Op& op, size_t i
   // fill; the extents check stays for those past the warpgroup's tile.
   if (layout.swizzle == 128 && (w.dtype == DType::BF16 || w.dtype == DType::F16) && rows % 8 == 0 && cols % 64 == 0) {
     g.preload = [=](int64_t regs) {
-      std::vector<std::string> l{
-          T + " " + n + "_r[" + std::to_string(regs) + "];  // the thread's elements of the shared tile, by ldmatrix",
-          "{",
-          "  const int lane = loom::rt::lane_id();",
-          "  const int mrow = static_cast<int>(" + ro + ") + 16 * (" + n + "_t / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);",
-          "  const int col0 = static_cast<int>(" + co + ") + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31",
-          "  #pragma unroll",
-          "  for (int c = 0; c < " + std::to_string(regs / 4) + "; c += 2) {",
-          "    uint32_t w[4];",
-          "    loom::rt::ldmatrix_x4(" + n + "_p + loom::rt::k_major_offset(" + sw + ", " + rows_s + ", mrow, col0 + 8 * c), w);",
-          "    #pragma unroll",
-          "    for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<" + T + ">(w[q], " + n + "_r[4 * c + 2 * q], " + n + "_r[4 * c + 2 * q + 1]);",
-          "  }",
-          "}"};
+      std::vector<std::string> l{T + " " + n + "_r[" + std::to_string(regs) + "];  // the thread's elements of the shared tile, by ldmatrix",
+                                 "{"};
+      for (const std::string& x : ldmatrix_fragment_lines(n + "_t", n + "_p", ro, co, rows, regs / 4, T, n + "_r")) l.push_back("  " + x);
+      l.push_back("}");
       return l;
     };
     g.value = [=](const std::string& idx) {

@@ -50,19 +50,31 @@ void CudaGen::emit_smem_fragment_load(Stream& s, const Op& op) {
   const std::string T = cpp_type(sv.dtype), d = var(dst);
   s.line("{  // " + names_[static_cast<size_t>(src)] + " -> " + names_[static_cast<size_t>(dst)] +
          ": the thread's accumulator-order elements of the shared tile, by ldmatrix (16 columns per x4)");
-  s.line("  const int tid = loom::rt::thread_in_warpgroup(), lane = loom::rt::lane_id();");
-  s.line("  const int mrow = static_cast<int>(" + tile.off[0] + ") + 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);");
-  s.line("  const int col0 = static_cast<int>(" + tile.off[1] + ") + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31");
+  s.line("  const int tid = loom::rt::thread_in_warpgroup();");
   s.line("  const uint8_t* const base = reinterpret_cast<const uint8_t*>(" + var(root) + ");");
-  s.line("  #pragma unroll");
-  s.line("  for (int c = 0; c < " + std::to_string(xt[1] / 8) + "; c += 2) {");
-  s.line("    uint32_t w[4];");
-  s.line("    loom::rt::ldmatrix_x4(base + loom::rt::k_major_offset(loom::Swizzle::B128, " + std::to_string(ext[0]) +
-         ", mrow, col0 + 8 * c), w);");
-  s.line("    #pragma unroll");
-  s.line("    for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<" + T + ">(w[q], " + d + "[4 * c + 2 * q], " + d + "[4 * c + 2 * q + 1]);");
-  s.line("  }");
+  for (const std::string& l : ldmatrix_fragment_lines("tid", "base", tile.off[0], tile.off[1], ext[0], xt[1] / 8, T, d)) s.line("  " + l);
   s.line("}");
+}
+
+// The loads of a warpgroup's accumulator-order fragment from a row-major, 128-byte swizzled shared
+// tile of `tile_rows` rows (the layout above): `col_groups` 8-column groups from (row0, col0) of
+// the tile at `base` into `dst`, one ldmatrix.x4 per two groups. `tid` is the thread's index in its
+// warpgroup. Shared by the shared -> register copy above and the in-place shared inputs of
+// element-wise leaves (operands.cpp).
+std::vector<std::string> CudaGen::ldmatrix_fragment_lines(const std::string& tid, const std::string& base, const std::string& row0,
+                                                          const std::string& col0, int64_t tile_rows, int64_t col_groups,
+                                                          const std::string& T, const std::string& dst) {
+  return {"const int lane = loom::rt::lane_id();",
+          "const int mrow = static_cast<int>(" + row0 + ") + 16 * (" + tid + " / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);",
+          "const int col0 = static_cast<int>(" + col0 + ") + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31",
+          "#pragma unroll",
+          "for (int c = 0; c < " + std::to_string(col_groups) + "; c += 2) {",
+          "  uint32_t w[4];",
+          "  loom::rt::ldmatrix_x4(" + base + " + loom::rt::k_major_offset(loom::Swizzle::B128, " + std::to_string(tile_rows) +
+              ", mrow, col0 + 8 * c), w);",
+          "  #pragma unroll",
+          "  for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<" + T + ">(w[q], " + dst + "[4 * c + 2 * q], " + dst + "[4 * c + 2 * q + 1]);",
+          "}"};
 }
 
 }  // namespace loom::codegen::detail

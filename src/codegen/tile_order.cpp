@@ -36,8 +36,7 @@ void CudaGen::fold_lines(std::ostream& o, const std::string& in, const std::stri
   const ValueId index = grid_.back()->regions[0].args[0];
   o << in << "// the trip count of the loop at line " << uneven_->loc.line << " depends on " << var(index)
     << ": folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better\n"
-    << in << "const int64_t " << var(index) << " = !fold ? " << pos << " : (" << pos << " & 1) ? (" << pos << " >> 1) : " << n
-    << " - 1 - (" << pos << " >> 1);\n";
+    << in << "const int64_t " << var(index) << " = fold ? loom::rt::fold_index(" << pos << ", " << n << ") : " << pos << ";\n";
 }
 
 // The host function fold_tiles(arguments, grid): 1 when the folded order gives the busiest block
@@ -72,11 +71,11 @@ std::string CudaGen::tile_order_function() {
     << "  const int64_t across = " << (G >= 2 ? "grid_n" + std::to_string(G - 2) : std::string("1")) << ";\n"
     << "  int64_t block = 0;\n"
     << "  for (int64_t r = 0; r < outer; ++r)\n"
-    << "    for (int64_t first = 0; first < across; first += 8) {\n"
-    << "      const int64_t gsize = across - first < 8 ? across - first : 8;\n"
+    << "    for (int64_t first = 0; first < across; first += " << kGroupTiles << ") {\n"
+    << "      const int64_t gsize = across - first < " << kGroupTiles << " ? across - first : " << kGroupTiles << ";\n"
     << "      for (int64_t pos = 0; pos < " << n << "; ++pos) {\n"
     << "        const double c = cost[static_cast<size_t>(pos)];\n"
-    << "        const double f = cost[static_cast<size_t>((pos & 1) ? (pos >> 1) : " << n << " - 1 - (pos >> 1))];\n"
+    << "        const double f = cost[static_cast<size_t>(loom::rt::fold_index(pos, " << n << "))];\n"
     << "        for (int64_t g = 0; g < gsize; ++g) {\n"
     << "          plain[static_cast<size_t>(block)] += c;\n"
     << "          folded[static_cast<size_t>(block)] += f;\n"

@@ -732,7 +732,7 @@ TEST(Codegen, FlashAttention2PingpongRotation) {
 TEST(Codegen, UnevenTilesGetAFoldedOrderChosenPerCall) {
   codegen::CudaArtifact a = tma_kernels(artifact_of("flash_attention_3_causal"));
   auto has = [&](const std::string& s) { return a.cu.find(s) != std::string::npos; };
-  EXPECT_TRUE(has("const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);"));
+  EXPECT_TRUE(has("const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;"));
   EXPECT_TRUE(has("int fold_tiles(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream, int64_t grid) {"));
   EXPECT_TRUE(has("const int fold = fold_tiles(O, Q, Kt, V, v_scale, stream, grid);"));
   EXPECT_TRUE(has("cost[static_cast<size_t>(at)] = static_cast<double>(v_10) + 1.0;"));

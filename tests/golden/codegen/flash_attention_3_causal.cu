@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t pos = (lin % (8 * grid_n1)) / gsize;
       // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
-      const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+      const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t pos = (lin % (8 * grid_n1)) / gsize;
       // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
-      const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+      const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -733,7 +733,7 @@ int fold_tiles(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
       const int64_t gsize = across - first < 8 ? across - first : 8;
       for (int64_t pos = 0; pos < grid_n1; ++pos) {
         const double c = cost[static_cast<size_t>(pos)];
-        const double f = cost[static_cast<size_t>((pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1))];
+        const double f = cost[static_cast<size_t>(loom::rt::fold_index(pos, grid_n1))];
         for (int64_t g = 0; g < gsize; ++g) {
           plain[static_cast<size_t>(block)] += c;
           folded[static_cast<size_t>(block)] += f;
@@ -903,7 +903,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
         const int64_t pos = (lin % (8 * grid_n1)) / gsize;
         // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
-        const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+        const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
         const int64_t v_BH = O.shape[0];
         const int64_t v_M = O.shape[1];
         const int64_t v_c0 = 0;
@@ -1013,7 +1013,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t pos = (lin % (8 * grid_n1)) / gsize;
       // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
-      const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+      const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -1541,7 +1541,7 @@ int fold_tiles(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
       const int64_t gsize = across - first < 8 ? across - first : 8;
       for (int64_t pos = 0; pos < grid_n1; ++pos) {
         const double c = cost[static_cast<size_t>(pos)];
-        const double f = cost[static_cast<size_t>((pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1))];
+        const double f = cost[static_cast<size_t>(loom::rt::fold_index(pos, grid_n1))];
         for (int64_t g = 0; g < gsize; ++g) {
           plain[static_cast<size_t>(block)] += c;
           folded[static_cast<size_t>(block)] += f;
@@ -1772,7 +1772,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t pos = (lin % (8 * grid_n1)) / gsize;
       // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
-      const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+      const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -1893,7 +1893,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t pos = (lin % (8 * grid_n1)) / gsize;
       // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
-      const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+      const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -2427,7 +2427,7 @@ int fold_tiles(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
       const int64_t gsize = across - first < 8 ? across - first : 8;
       for (int64_t pos = 0; pos < grid_n1; ++pos) {
         const double c = cost[static_cast<size_t>(pos)];
-        const double f = cost[static_cast<size_t>((pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1))];
+        const double f = cost[static_cast<size_t>(loom::rt::fold_index(pos, grid_n1))];
         for (int64_t g = 0; g < gsize; ++g) {
           plain[static_cast<size_t>(block)] += c;
           folded[static_cast<size_t>(block)] += f;
@@ -2602,7 +2602,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
         const int64_t pos = (lin % (8 * grid_n1)) / gsize;
         // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
-        const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+        const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
         const int64_t v_BH = O.shape[0];
         const int64_t v_M = O.shape[1];
         const int64_t v_c0 = 0;
@@ -2709,7 +2709,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
       const int64_t pos = (lin % (8 * grid_n1)) / gsize;
       // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
-      const int64_t v_i = !fold ? pos : (pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1);
+      const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_c0 = 0;
@@ -3261,7 +3261,7 @@ int fold_tiles(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
       const int64_t gsize = across - first < 8 ? across - first : 8;
       for (int64_t pos = 0; pos < grid_n1; ++pos) {
         const double c = cost[static_cast<size_t>(pos)];
-        const double f = cost[static_cast<size_t>((pos & 1) ? (pos >> 1) : grid_n1 - 1 - (pos >> 1))];
+        const double f = cost[static_cast<size_t>(loom::rt::fold_index(pos, grid_n1))];
         for (int64_t g = 0; g < gsize; ++g) {
           plain[static_cast<size_t>(block)] += c;
           folded[static_cast<size_t>(block)] += f;

@@ -278,10 +278,11 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
       loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
       // res_warp: residual(Dp[t], Xp[t], Cp[t], Rp[t], alpha)  [gemm_residual.loom:96]
       {  // %Cp.6 -> %C.3: the thread's accumulator-order elements of the shared tile, by ldmatrix (16 columns per x4)
-        const int tid = loom::rt::thread_in_warpgroup(), lane = loom::rt::lane_id();
+        const int tid = loom::rt::thread_in_warpgroup();
+        const uint8_t* const base = reinterpret_cast<const uint8_t*>(v_C_2);
+        const int lane = loom::rt::lane_id();
         const int mrow = static_cast<int>(v_Cp_4_o0) + 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
         const int col0 = static_cast<int>(0) + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31
-        const uint8_t* const base = reinterpret_cast<const uint8_t*>(v_C_2);
         #pragma unroll
         for (int c = 0; c < 16; c += 2) {
           uint32_t w[4];
@@ -673,10 +674,11 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
       loom::rt::mbarrier::wait(&bar_v_e_6[0], tile_iter & 1);  // %e.6: TMA copy landed
       // res_warp: residual(Dp[t], Xp[t], Cp[t], Rp[t], alpha)  [gemm_residual.loom:96]
       {  // %Cp.6 -> %C.3: the thread's accumulator-order elements of the shared tile, by ldmatrix (16 columns per x4)
-        const int tid = loom::rt::thread_in_warpgroup(), lane = loom::rt::lane_id();
+        const int tid = loom::rt::thread_in_warpgroup();
+        const uint8_t* const base = reinterpret_cast<const uint8_t*>(v_C_2);
+        const int lane = loom::rt::lane_id();
         const int mrow = static_cast<int>(v_Cp_4_o0) + 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
         const int col0 = static_cast<int>(0) + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31
-        const uint8_t* const base = reinterpret_cast<const uint8_t*>(v_C_2);
         #pragma unroll
         for (int c = 0; c < 16; c += 2) {
           uint32_t w[4];
