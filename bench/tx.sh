@@ -12,7 +12,7 @@
 # and .../tx/examples_gemm/ (loom compile examples/gemm/gemm.loom, the hand-mapped program). Each
 # generated .cu becomes one shared library exporting only loom_* (so two loom_gemm can live in one
 # process): tx_gemm, gemm (the hand-mapped one), tx_batched_gemm, tx_gemm_bias_relu, tx_add_gemm,
-# tx_mlp_H, tx_mlp_Y. Results: $OUT/tx.md (commit it as bench/results/<date>-<device>-tx.md).
+# tx_mlp_H, tx_mlp_Y, tx_relu_gemm. Results: $OUT/tx.md (commit it as bench/results/<date>-<device>-tx.md).
 # Exit status: 0 if every generated kernel's output was correct.
 set -u -o pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,7 +21,7 @@ build=${LOOM_BUILD_DIR:-$root/build-gpu}
 gen=${LOOM_GEN_DIR:-$build/gen}/tx
 out=${OUT:-$build/out}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
-examples="gemm batched_gemm gemm_bias_relu add_gemm mlp"
+examples="gemm batched_gemm gemm_bias_relu add_gemm mlp relu_gemm"
 
 build_libs() {  # DIR: every generated .cu into DIR/lib<name>.so, in parallel; existing ones are kept
   local dir=$1 cuda_home pids=() rc=0

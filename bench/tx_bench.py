@@ -9,6 +9,7 @@ Libraries (bench/tx.sh builds one shared library per generated artifact; NAME=PA
   tx_batched_gemm     batched_gemm.tx    C[l] = A[l]·B[l]^T (B stored [L, N, K])   loom_batched_gemm
   tx_gemm_bias_relu   gemm_bias_relu.tx  C = relu(A·B + bias)          loom_gemm_bias_relu
   tx_add_gemm         add_gemm.tx        D = A·B + X·Y                 loom_add_gemm
+  tx_relu_gemm        relu_gemm.tx       C = relu(A)·B (a prologue)    loom_relu_gemm
   tx_mlp_H, tx_mlp_Y  mlp.tx             H = gelu(X·W1 + b1), Y = H·W2 (two kernels, called in turn)
 
 Correctness first (--check-only: nothing else): every kernel at shapes that are not tile multiples (M, N, K not multiples of
@@ -45,6 +46,7 @@ TOLERANCE = 1e-2
 T = LoomTensor
 ENTRIES = {"tx_gemm": ("gemm", 3), "gemm": ("gemm", 3), "tx_batched_gemm": ("batched_gemm", 3),
            "tx_gemm_bias_relu": ("gemm_bias_relu", 4), "tx_add_gemm": ("add_gemm", 5),
+           "tx_relu_gemm": ("relu_gemm", 3),
            "tx_mlp_H": ("mlp_H", 4), "tx_mlp_Y": ("mlp_Y", 3)}
 
 
@@ -114,6 +116,15 @@ def case_bias_relu(libs, shape):
             "flops": 2.0 * M * N * K}
 
 
+def case_relu_gemm(libs, shape):
+    M, N, K = shape
+    a, b = rnd(M, K), rnd(K, N)
+    c = poisoned(M, N)
+    return {"loom": lambda: libs["tx_relu_gemm"](loom_tensor(c), loom_tensor(a), loom_tensor(b)),
+            "checks": [("C", c, lambda: torch.relu(a.float()) @ b.float())],
+            "peers": {"torch unfused": lambda: torch.relu(a) @ b}, "flops": 2.0 * M * N * K}
+
+
 def case_add_gemm(libs, shape):
     M, N, K, K2 = shape
     a, b, x, y = rnd(M, K), rnd(K, N), rnd(M, K2), rnd(K2, N)
@@ -151,6 +162,7 @@ CASES = [  # name, needs, case, check shapes, timed shapes(size)
     ("batched_gemm", ["tx_batched_gemm"], case_batched, [(3, 333, 517, 259), (8, 2048, 2048, 2048)],
      lambda s: (8 if s <= 2048 else 4, s, s, s) if s <= 4096 else None),
     ("gemm_bias_relu", ["tx_gemm_bias_relu"], case_bias_relu, [(333, 517, 259), (4096, 4096, 4096)], lambda s: (s, s, s)),
+    ("relu_gemm", ["tx_relu_gemm"], case_relu_gemm, [(333, 517, 259), (4096, 4096, 4096)], lambda s: (s, s, s)),
     ("add_gemm", ["tx_add_gemm"], case_add_gemm, [(333, 517, 259, 77), (4096, 4096, 4096, 4096)],
      lambda s: (s, s, s, s)),
     ("mlp", ["tx_mlp_H", "tx_mlp_Y"], case_mlp, [(333, 259, 517), (4096, 4096, 4096)], lambda s: (s, s, s)),
@@ -186,7 +198,7 @@ def main():
     libs, notes = {}, []
     for spec in args.lib:
         name, path = spec.split("=", 1)
-        if name not in ENTRIES:  # SIMT kernels: tests/gpu/e2e/tx_simt.sh; relu_gemm: no reference here yet
+        if name not in ENTRIES:  # SIMT kernels: tests/gpu/e2e/tx_simt.sh
             print("tx_bench: no check or timing entry for %s here, skipped" % name)
             continue
         entry, nargs = ENTRIES[name]

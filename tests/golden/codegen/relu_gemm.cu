@@ -229,8 +229,13 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
               for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
             }
           }
+          if (v_Ap_3_e0 < 64 || v_Ap_3_e1 < 64) {  // an edge tile: 0 past its extents
+            #pragma unroll
+            for (int r = 0; r < 32; ++r)
+              if (loom::rt::acc_row(v_Ap_3_t, r) >= v_Ap_3_e0 || loom::rt::acc_col(v_Ap_3_t, r) >= v_Ap_3_e1) v_Ap_3_r[r] = static_cast<__nv_bfloat16>(0.0f);
+          }
           #pragma unroll
-          for (int r = 0; r < 32; ++r) v_R_1[r] = fmaxf((loom::rt::acc_row(v_Ap_3_t, r) < v_Ap_3_e0 && loom::rt::acc_col(v_Ap_3_t, r) < v_Ap_3_e1 ? static_cast<float>(v_Ap_3_r[r]) : 0.0f), 0.0f);
+          for (int r = 0; r < 32; ++r) v_R_1[r] = fmaxf(static_cast<float>(v_Ap_3_r[r]), 0.0f);
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
         loom::rt::wgmma_wait<0>();  // earlier wgmmas read %R's registers until they complete
@@ -602,8 +607,13 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
               for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
             }
           }
+          if (v_Ap_3_e0 < 64 || v_Ap_3_e1 < 64) {  // an edge tile: 0 past its extents
+            #pragma unroll
+            for (int r = 0; r < 32; ++r)
+              if (loom::rt::acc_row(v_Ap_3_t, r) >= v_Ap_3_e0 || loom::rt::acc_col(v_Ap_3_t, r) >= v_Ap_3_e1) v_Ap_3_r[r] = static_cast<__nv_bfloat16>(0.0f);
+          }
           #pragma unroll
-          for (int r = 0; r < 32; ++r) v_R_1[r] = fmaxf((loom::rt::acc_row(v_Ap_3_t, r) < v_Ap_3_e0 && loom::rt::acc_col(v_Ap_3_t, r) < v_Ap_3_e1 ? static_cast<float>(v_Ap_3_r[r]) : 0.0f), 0.0f);
+          for (int r = 0; r < 32; ++r) v_R_1[r] = fmaxf(static_cast<float>(v_Ap_3_r[r]), 0.0f);
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
         loom::rt::wgmma_wait<0>();  // earlier wgmmas read %R's registers until they complete

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/gpu/e2e/tx.sh WORK: end-to-end test of the CUDA that `loom compile x.tx -o DIR` generates for
-# the contraction examples of examples/tx (gemm, batched_gemm, gemm_bias_relu, add_gemm, mlp; issue 13).
+# the contraction examples of examples/tx (gemm, batched_gemm, gemm_bias_relu, add_gemm, mlp, relu_gemm; issue 13).
 #
 # Needs ${LOOM_GEN_DIR:-build-gpu/gen}/tx/<example>/ (written on the development machine by
 # `bash bench/tx.sh --prepare`, or here when $LOOM names a loom binary). Where the generated header
@@ -11,8 +11,8 @@
 #   add_gemm.tx       tests/gpu/add_gemm_correctness.cu (loom_add_gemm: D, A, B, X, Y in that order)
 #   gemm_bias_relu.tx tests/gpu/gemm_bias_act_correctness.cu -DLOOM_ACT=1 (ReLU), through a two-line
 #                     header that names loom_gemm_bias_relu loom_gemm_bias_act
-# and every kernel, including batched_gemm (B transposed: a column-major ABI parameter) and mlp (two
-# kernels, H then Y), goes through `python3 bench/tx_bench.py --check-only` (fp32 torch reference,
+# and every kernel, including batched_gemm (B transposed: a column-major ABI parameter), relu_gemm and mlp
+# (two kernels, H then Y), goes through `python3 bench/tx_bench.py --check-only` (fp32 torch reference,
 # poisoned outputs, non-tile and large shapes). Then compute-sanitizer memcheck on one non-tile shape
 # of the generated gemm. Binaries are built into WORK/tx (kept when already there: TX_BUILD_ONLY=1 builds
 # them on the development machine, which has nvcc, so that the device only runs them).
@@ -22,7 +22,7 @@ WORK=${1:-/tmp}
 GEN=${LOOM_GEN_DIR:-build-gpu/gen}/tx
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-EXAMPLES="gemm batched_gemm gemm_bias_relu add_gemm mlp"
+EXAMPLES="gemm batched_gemm gemm_bias_relu add_gemm mlp relu_gemm"
 B=$WORK/tx
 mkdir -p "$B/shim"
 for e in $EXAMPLES; do
