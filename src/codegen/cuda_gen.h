@@ -331,6 +331,13 @@ class CudaGen {
     // when value() reads in place).
     std::function<std::vector<std::string>(int64_t)> preload;
     std::function<std::string(const std::string&)> value;  // fp32 value of register idx (0 past the extents)
+    // Optional: a uniform condition (given the register count) under which every register lies
+    // inside the extents, and the value then, without the per-element test.
+    std::function<std::string(int64_t)> interior;
+    std::function<std::string(const std::string&)> value_interior;
+    // Optional: the element in its own 16-bit type (0 past the extents; and inside the interior branch),
+    // for leaves that are exact in that type (elementwise.cpp, exact16).
+    std::function<std::string(const std::string&)> value16, value16_interior;
   };
   std::optional<GlobalInput> global_input(const Op& op, size_t i);  // a global or (shared_input) shared one
   std::optional<GlobalInput> shared_input(const Op& op, size_t i);

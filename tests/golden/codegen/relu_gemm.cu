@@ -216,6 +216,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           const uint8_t* const v_Ap_3_p = reinterpret_cast<const uint8_t*>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192);  // the shared tile
           const int v_Ap_3_t = loom::rt::thread_in_warpgroup();
           const int64_t v_Ap_3_e0 = v_Ap_1_e0, v_Ap_3_e1 = v_A_1_e1;  // the warpgroup's tile
+          const bool v_Ap_3_rows[2] = {loom::rt::acc_row(v_Ap_3_t, 0) < v_Ap_3_e0, loom::rt::acc_row(v_Ap_3_t, 2) < v_Ap_3_e0};  // the thread's two rows inside the tile
+          const int64_t v_Ap_3_cols = v_Ap_3_e1 - loom::rt::acc_col(v_Ap_3_t, 0);  // its columns inside: below this
           __nv_bfloat16 v_Ap_3_r[32];  // the thread's elements of the shared tile, by ldmatrix
           {
             const int lane = loom::rt::lane_id();
@@ -229,13 +231,13 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
               for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
             }
           }
-          if (v_Ap_3_e0 < 64 || v_Ap_3_e1 < 64) {  // an edge tile: 0 past its extents
+          if (v_Ap_3_e0 >= 64 && v_Ap_3_e1 >= 64) {  // an interior tile: every register inside the extents
             #pragma unroll
-            for (int r = 0; r < 32; ++r)
-              if (loom::rt::acc_row(v_Ap_3_t, r) >= v_Ap_3_e0 || loom::rt::acc_col(v_Ap_3_t, r) >= v_Ap_3_e1) v_Ap_3_r[r] = static_cast<__nv_bfloat16>(0.0f);
+            for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(v_Ap_3_r[r], static_cast<__nv_bfloat16>(0.0f));
+          } else {
+            #pragma unroll
+            for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
           }
-          #pragma unroll
-          for (int r = 0; r < 32; ++r) v_R_1[r] = fmaxf(static_cast<float>(v_Ap_3_r[r]), 0.0f);
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
         loom::rt::wgmma_wait<0>();  // earlier wgmmas read %R's registers until they complete
@@ -594,6 +596,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           const uint8_t* const v_Ap_3_p = reinterpret_cast<const uint8_t*>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192);  // the shared tile
           const int v_Ap_3_t = loom::rt::thread_in_warpgroup();
           const int64_t v_Ap_3_e0 = v_Ap_1_e0, v_Ap_3_e1 = v_A_1_e1;  // the warpgroup's tile
+          const bool v_Ap_3_rows[2] = {loom::rt::acc_row(v_Ap_3_t, 0) < v_Ap_3_e0, loom::rt::acc_row(v_Ap_3_t, 2) < v_Ap_3_e0};  // the thread's two rows inside the tile
+          const int64_t v_Ap_3_cols = v_Ap_3_e1 - loom::rt::acc_col(v_Ap_3_t, 0);  // its columns inside: below this
           __nv_bfloat16 v_Ap_3_r[32];  // the thread's elements of the shared tile, by ldmatrix
           {
             const int lane = loom::rt::lane_id();
@@ -607,13 +611,13 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
               for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
             }
           }
-          if (v_Ap_3_e0 < 64 || v_Ap_3_e1 < 64) {  // an edge tile: 0 past its extents
+          if (v_Ap_3_e0 >= 64 && v_Ap_3_e1 >= 64) {  // an interior tile: every register inside the extents
             #pragma unroll
-            for (int r = 0; r < 32; ++r)
-              if (loom::rt::acc_row(v_Ap_3_t, r) >= v_Ap_3_e0 || loom::rt::acc_col(v_Ap_3_t, r) >= v_Ap_3_e1) v_Ap_3_r[r] = static_cast<__nv_bfloat16>(0.0f);
+            for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(v_Ap_3_r[r], static_cast<__nv_bfloat16>(0.0f));
+          } else {
+            #pragma unroll
+            for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
           }
-          #pragma unroll
-          for (int r = 0; r < 32; ++r) v_R_1[r] = fmaxf(static_cast<float>(v_Ap_3_r[r]), 0.0f);
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
         loom::rt::wgmma_wait<0>();  // earlier wgmmas read %R's registers until they complete
