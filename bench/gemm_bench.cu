@@ -11,7 +11,8 @@
 // Writes a markdown report (bench/results/<date>-<device>-gemm.md format) to --out.
 // Usage: gemm_bench --out FILE.md [--reps N] [--seed S] [--only SHAPE] [--command "how it ran"]
 //          [--sweep N [--sweep-seed S]]
-//        gemm_bench --profile SHAPE     (one loom call between cudaProfilerStart/Stop, for ncu)
+//        gemm_bench --profile SHAPE [--sweep N --sweep-seed S]  (one loom call between cudaProfilerStart/Stop, for
+//                                     ncu; SHAPE from the fixed table or the sweep)
 // --sweep N replaces the fixed table by N seeded random shapes per kernel ("GEMM sweep": M, N, K in
 // [64, 8192]; "batched GEMM sweep": batch in [2, 16], M, N, K in [64, 4096]; every fourth dimension
 // not a multiple of 8; log-uniform, so small and large extents are both common), judged by the
@@ -405,8 +406,10 @@ Verdict summarize(const std::vector<Result>& results, const std::vector<hx::Prob
   return {o.str(), pass};
 }
 
-int profile(Bench& bench, const std::string& shape) {
-  for (const hx::Problem& p : bench_problems()) {
+int profile(Bench& bench, const std::string& shape, const std::vector<hx::Problem>& sweep) {
+  std::vector<hx::Problem> all = bench_problems();
+  all.insert(all.end(), sweep.begin(), sweep.end());
+  for (const hx::Problem& p : all) {
     if (p.name() != shape) continue;
     hx::KernelTypes t;
     std::string why;
@@ -460,7 +463,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: gemm_bench --out FILE.md [--reps N] [--seed S] [--only SHAPE] "
-                   "[--command TEXT] [--sweep N [--sweep-seed S]]\n       gemm_bench --profile SHAPE\n");
+                   "[--command TEXT] [--sweep N [--sweep-seed S]]\n       gemm_bench --profile SHAPE [--sweep N --sweep-seed S]\n");
       return 2;
     }
   }
@@ -471,7 +474,7 @@ int main(int argc, char** argv) {
   }
   const std::string device = hx::device_description(&bench.prop);
   HX_CUDA(cudaStreamCreateWithFlags(&bench.s, cudaStreamNonBlocking));
-  if (!profile_shape.empty()) return profile(bench, profile_shape);
+  if (!profile_shape.empty()) return profile(bench, profile_shape, sweep > 0 ? wanted : std::vector<hx::Problem>{});
   if (out_path.empty()) {
     std::fprintf(stderr, "gemm_bench: --out FILE.md is required\n");
     return 2;
