@@ -1,5 +1,7 @@
 // ilp.h — a small integer-linear-program builder solved with CBC (COIN-OR), used by cost
-// normalization (costnorm.h) and the optimal modulo scheduler (modulo_ilp.h).
+// normalization (costnorm.h), the optimal modulo scheduler (modulo_ilp.h) and the tensor-expression
+// thread mapping (src/tx/mapping_ilp.h). Its own library, loom_ilp (src/sched/CMakeLists.txt), so
+// that the compiler's library links it without the scheduler.
 //
 // Status is honest: Optimal and Infeasible are proofs from CBC; Feasible means a limit stopped the
 // search with a solution in hand; Unknown means a limit stopped it without one. Node limits are
@@ -28,6 +30,7 @@ class Ilp {
   // lo <= sum(coef * x[col]) <= hi; use +-kInf for one-sided rows.
   void add_row(const std::vector<std::pair<int, double>>& terms, double lo, double hi);
   int num_vars() const { return static_cast<int>(lo_.size()); }
+  int num_rows() const { return static_cast<int>(rows_.size()); }
 
   Result solve(double max_seconds, int max_nodes = -1) const;
 

@@ -2,11 +2,13 @@
 #include "tx/thread_map.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "tx/lane_stride.h"
+#include "tx/mapping_ilp.h"
 
 namespace loom::tx {
 namespace {
@@ -252,6 +254,29 @@ class Mapper {
 
   std::string var(int l) const { return m_.loop_var(l); }
 
+  // The staged tile's worst bank-conflict degree over the rows/columns: the read phase stores row
+  // r = the warp's row-loop index, column = lane; the write phase loads row = lane, column = the
+  // warp's lane-loop index.
+  static std::pair<int, int> tile_wavefronts(SmemLayout layout) {
+    int store = 1, load = 1;
+    for (int64_t fixed = 0; fixed < 32; ++fixed) {
+      std::vector<int64_t> st, ld;
+      for (int64_t lane = 0; lane < 32; ++lane) {
+        st.push_back(smem_word(layout, fixed, lane));
+        ld.push_back(smem_word(layout, lane, fixed));
+      }
+      store = std::max(store, smem_wavefronts(st));
+      load = std::max(load, smem_wavefronts(ld));
+    }
+    return {store, load};
+  }
+
+  // The ILP over out.space, then the choice.
+  static void decide(SimtMapping& out) {
+    out.ilp = solve_mapping_ilp(out.space);
+    choose_mapping(out);
+  }
+
   void map_candidates(SimtMapping& out) const {
     SimtKernel& k = out.kernel;
     std::vector<const TxAccess*> accs = global_accesses(k);
@@ -274,7 +299,6 @@ class Mapper {
         for (int w : k.nest)
           if (r != w)
             for (SmemLayout l : {SmemLayout::Plain, SmemLayout::Padded, SmemLayout::Xor}) choices.push_back({r, w, true, l});
-    int best = -1;
     std::vector<Choice> kept;
     for (const Choice& c : choices) {
       MappingCandidate cand;
@@ -286,29 +310,31 @@ class Mapper {
                     ", write lanes along " + var(c.row);
         for (const TxAccess* a : accs)
           cand.costs.push_back(global_cost(*a, a->write ? c.row : c.lane, a->write ? ", write phase" : ", read phase"));
-        // The tile: the read phase stores row r = warp's row-loop index, column = lane; the write
-        // phase loads row = lane, column = the warp's lane-loop index. Worst over the rows/columns.
-        int store = 1, load = 1;
-        for (int64_t fixed = 0; fixed < 32; ++fixed) {
-          std::vector<int64_t> st, ld;
-          for (int64_t lane = 0; lane < 32; ++lane) {
-            st.push_back(smem_word(c.layout, fixed, lane));
-            ld.push_back(smem_word(c.layout, lane, fixed));
-          }
-          store = std::max(store, smem_wavefronts(st));
-          load = std::max(load, smem_wavefronts(ld));
-        }
+        const auto [store, load] = tile_wavefronts(c.layout);
         cand.costs.push_back({"tile (shared store, read phase)", store == 1 ? "conflict-free" : std::to_string(store) + "-way bank conflict", store});
         cand.costs.push_back({"tile (shared load, write phase)", load == 1 ? "conflict-free" : std::to_string(load) + "-way bank conflict", load});
       }
       cand.permutation = map_permutation(k, c.lane, c.row, c.staged);
       for (const auto& x : cand.costs) cand.total += x.transactions;
-      if (best < 0 || cand.total < out.candidates[static_cast<size_t>(best)].total) best = static_cast<int>(out.candidates.size());
       out.candidates.push_back(cand);
       kept.push_back(c);
     }
-    out.chosen = best;
-    const Choice& c = kept[static_cast<size_t>(best)];
+    // The ILP over the same space: lane options are the nest's loops.
+    MappingSpace& sp = out.space;
+    for (int l : k.nest) sp.lanes.push_back(var(l));
+    sp.warps = k.nest.size() >= 2;
+    sp.stageable = k.stmts.size() == 1;
+    for (const TxAccess* a : accs) {
+      MappingSpace::Access x{global_cost(*a, k.nest[0]).access, a->write, {}};
+      for (int l : k.nest) x.cost.push_back(global_cost(*a, l).transactions);
+      sp.accesses.push_back(x);
+    }
+    for (SmemLayout l : {SmemLayout::Plain, SmemLayout::Padded, SmemLayout::Xor}) {
+      const auto [store, load] = tile_wavefronts(l);
+      sp.tile_cost[static_cast<size_t>(l)] = store + load;
+    }
+    decide(out);
+    const Choice& c = kept[static_cast<size_t>(out.chosen)];
     k.lane_loop = c.lane;
     k.row_loop = c.row;
     k.staged = c.staged;
@@ -361,7 +387,12 @@ class Mapper {
     for (auto* c : {&cols, &rows})
       for (const auto& x : c->costs) c->total += x.transactions;
     out.candidates = {cols, rows};
-    out.chosen = rows.total < cols.total ? 1 : 0;
+    // The ILP over the same space: lanes along the columns (each statement's inner loop) or the rows.
+    out.space.lanes = {"columns", i};
+    for (const TxAccess* a : accs)
+      out.space.accesses.push_back({global_cost(*a, k.rows_loop).access, a->write,
+                                    {global_cost(*a, inner_of(*a)).transactions, global_cost(*a, k.rows_loop).transactions}});
+    decide(out);
     k.rows_by_lanes = out.chosen == 0;
     if (k.rows_by_lanes) k.vector_elems = vector_width(k, accs, inner_of);
     if (k.vector_elems > 1) cache_reads(k, accs, inner_of);
@@ -440,6 +471,14 @@ int64_t smem_word(SmemLayout l, int64_t r, int64_t c) {
   return 0;
 }
 
+void choose_mapping(SimtMapping& x) {
+  int best = 0;
+  for (size_t c = 0; c < x.candidates.size(); ++c)
+    if (x.candidates[c].total < x.candidates[static_cast<size_t>(best)].total) best = static_cast<int>(c);
+  x.enumerated = best;
+  x.chosen = x.ilp.proven ? x.ilp.chosen : best;
+}
+
 std::vector<SimtMapping> map_threads(const Model& m, const PolyModel& poly, const std::set<int>& absorbed, const std::string& base,
                                      size_t other_kernels, DiagnosticEngine& diag) {
   std::vector<SimtMapping> out;
@@ -485,12 +524,26 @@ std::string format_mapping(const Model& m, const std::vector<SimtMapping>& maps)
     o << "kernel " << k.name << " (line " << k.loc.line << "): "
       << (k.shape == SimtKernel::Shape::Map ? "a map over a par nest" : "row reductions") << "\n";
     o << "  cost: 32-byte global sectors (plus shared-memory wavefronts) one warp moves per access\n";
+    o << "  ILP (CBC):\n";
+    for (const std::string& line : x.ilp.formulation) o << "    " << line << "\n";
+    o << "    solution: " << x.ilp.status;
+    if (x.ilp.solved) {
+      o << "; cost " << x.ilp.cost << ", objective " << std::llround(x.ilp.objective) << " = " << x.candidates.size() << " * " << x.ilp.cost << " + "
+        << x.ilp.chosen << "; at 1:";
+      for (const auto& [name, value] : x.ilp.values)
+        if (value) o << " " << name;
+      o << " -> candidate [" << x.ilp.chosen << "]";
+    }
+    o << "\n";
+    o << "  enumeration (the cross-check), the cost of every candidate:\n";
     for (size_t c = 0; c < x.candidates.size(); ++c) {
       const MappingCandidate& cand = x.candidates[c];
       o << "  " << (static_cast<int>(c) == x.chosen ? "* " : "  ") << "[" << c << "] " << cand.name << ": " << cand.total << "\n";
       for (const auto& cost : cand.costs) o << "        " << cost.access << ": " << cost.why << " -> " << cost.transactions << "\n";
     }
-    o << "  chosen: [" << x.chosen << "] " << x.candidates[static_cast<size_t>(x.chosen)].name << "\n";
+    o << "  chosen: [" << x.chosen << "] " << x.candidates[static_cast<size_t>(x.chosen)].name
+      << (x.ilp.proven ? " (the ILP's proven optimum" : " (the enumeration's best: the ILP hit its budget")
+      << (x.enumerated == x.chosen ? "; the enumeration agrees)" : "; the enumeration's best is [" + std::to_string(x.enumerated) + "])") << "\n";
     o << "  permutation: " << x.candidates[static_cast<size_t>(x.chosen)].permutation << "\n";
     o << print_simt(m, k);
   }

@@ -8,7 +8,6 @@
 #include <regex>
 
 #include "tx/lane_stride.h"
-#include "tx/recognize.h"
 #include "tx/simt_cuda.h"
 #include "tx/simt_eval.h"
 #include "tx/thread_map.h"
@@ -18,28 +17,6 @@ namespace loom::test {
 namespace {
 
 using tx::SimtKernel;
-
-struct Mapped {
-  std::unique_ptr<TxCompiled> c;
-  std::vector<tx::SimtMapping> maps;
-  std::string errors() const { return c->errors(); }
-};
-
-Mapped map_text(const std::string& text, const std::string& name = "test.tx") {
-  Mapped r;
-  r.c = compile_tx(text, name);
-  if (!r.c->model || r.c->diag->has_errors()) return r;
-  tx::Recognition rec = tx::recognize_contractions(*r.c->model, "k", name);
-  std::set<int> absorbed;
-  for (const auto& s : rec.statements) absorbed.insert(s.begin(), s.end());
-  r.maps = tx::map_threads(*r.c->model, r.c->poly, absorbed, std::filesystem::path(name).stem().string(), rec.kernels.size(), *r.c->diag);
-  return r;
-}
-
-Mapped map_example(const std::string& stem) {
-  const std::string path = source_dir() + "/examples/tx/" + stem + ".tx";
-  return map_text(read_file(path), stem + ".tx");
-}
 
 int loop_named(const tx::Model& m, const std::string& v) {
   for (size_t l = 0; l < m.loops.size(); ++l)

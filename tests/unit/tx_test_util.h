@@ -1,5 +1,6 @@
 // Helpers for the tensor-expression tests (tests/unit/tx_*_test.cpp): the examples under
-// examples/tx/, and running parse + check + polyhedral analysis on a string.
+// examples/tx/, running parse + check + polyhedral analysis on a string, and mapping its SIMT
+// statements onto threads.
 #pragma once
 
 #include <filesystem>
@@ -11,6 +12,8 @@
 #include "tx/ast.h"
 #include "tx/check.h"
 #include "tx/poly.h"
+#include "tx/recognize.h"
+#include "tx/thread_map.h"
 
 namespace loom::test {
 
@@ -43,6 +46,29 @@ inline std::unique_ptr<TxCompiled> compile_tx(const std::string& text, const std
   c->model = tx::check_tx(c->program, *c->diag);
   if (c->model) c->poly = tx::analyze_tx(*c->model, *c->diag);
   return c;
+}
+
+// The SIMT kernels of `text` (the statements outside the recognized contraction kernels).
+struct Mapped {
+  std::unique_ptr<TxCompiled> c;
+  std::vector<tx::SimtMapping> maps;
+  std::string errors() const { return c->errors(); }
+};
+
+inline Mapped map_text(const std::string& text, const std::string& name = "test.tx") {
+  Mapped r;
+  r.c = compile_tx(text, name);
+  if (!r.c->model || r.c->diag->has_errors()) return r;
+  tx::Recognition rec = tx::recognize_contractions(*r.c->model, "k", name);
+  std::set<int> absorbed;
+  for (const auto& s : rec.statements) absorbed.insert(s.begin(), s.end());
+  r.maps = tx::map_threads(*r.c->model, r.c->poly, absorbed, std::filesystem::path(name).stem().string(), rec.kernels.size(), *r.c->diag);
+  return r;
+}
+
+inline Mapped map_example(const std::string& stem) {
+  const std::string path = source_dir() + "/examples/tx/" + stem + ".tx";
+  return map_text(read_file(path), stem + ".tx");
 }
 
 }  // namespace loom::test
