@@ -16,8 +16,7 @@ InvariantDivisor invariant_divisor(float c) {
 float invariant_div(float x, const InvariantDivisor& d, bool& ok) {
   const float a = std::fabs(x);
   ok = ok && a <= d.hi && (a >= kInvariantDivLo || x == 0.0f);
-  float q = x * d.y;
-  q = std::fma(-std::fma(q, d.c, -x), d.y, q);
+  const float q = x * d.y;
   return std::fma(-std::fma(q, d.c, -x), d.y, q);
 }
 

@@ -3,22 +3,23 @@
 // and each element takes
 //
 //   q0 = RN(x * y)
-//   q1 = RN(q0 - RN(q0 * c - x) * y)      (fma: the residual q0 * c - x is exact)
-//   q  = RN(q1 - RN(q1 * c - x) * y)
+//   q  = RN(q0 - RN(q0 * c - x) * y)       (fma; one Markstein correction)
 //
-// q1 is within half an ulp (plus a negligible term) of x / c, so q1 is a faithful quotient, and by
-// Markstein's theorem (y within half an ulp of 1/c, q1 faithful, exact residual) the second
-// correction rounds to RN(x / c): the very value `x / c` gives, bit for bit. The theorem needs no
-// overflow or underflow, so the fast path is taken only when 2^-60 <= c <= 2^60 and
-// 2^-60 <= |x| <= 2^60 (quotients in [2^-120, 2^120], residuals normal or zero) or x = ±0 (the
-// negated-residual form above keeps the zero's sign when c > 0); everything else (c <= 0, tiny or
-// huge values, infinities, NaN) reports `false` and the caller divides.
+// which is RN(x / c), the very value `x / c` gives, bit for bit, when 2^-60 <= c <= 2^60 and
+// 2^-60 <= |x| <= 2^60 (quotients in [2^-120, 2^120], no overflow or underflow anywhere), or x = ±0
+// (the negated-residual form above keeps the zero's sign when c > 0). Why: inside that range every
+// step scales exactly by powers of two and changes sign with x, so the claim for all such x, c
+// is the claim for the mantissas x, c in [1, 2), 2^46 pairs, and tests/gpu/invariant_div_test.cu
+// checks every one of them against IEEE division on the GPU (`--full`; all 2^46 agreed on an H100,
+// bench/results/2026-11-25-h100-tx-simt-layernorm.md). (Markstein's theorem alone would need q0
+// faithful, and RN(x * RN(1/c)) is only known to be within 1.5 ulps; the exhaustive check closes
+// that gap.) Everything else (c <= 0, tiny or huge values, infinities, NaN) reports `false` and
+// the caller divides.
 //
 // The CUDA emitter prints the same operations (loom_divisor / loom_div in the SIMT prelude,
 // src/tx/simt_cuda.cpp); this is the CPU copy the evaluator (src/tx/simt_eval.h) runs and the unit
-// test (tests/unit/tx_invariant_div_test.cpp) checks against `/`: exhaustively over every dividend
-// of a binade (the steps scale exactly by powers of two inside the range) for a set of divisors,
-// and on random pairs over the whole float range.
+// test (tests/unit/tx_invariant_div_test.cpp) checks against `/`: every dividend of a binade for a
+// set of divisors, random pairs over the whole float range, and the special values.
 #pragma once
 
 namespace loom::tx {

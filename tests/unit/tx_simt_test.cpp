@@ -295,6 +295,21 @@ TEST(TxSimtCuda, GoldensOfTheExamples) {
   }
 }
 
+TEST(TxSimtCuda, DivisionsGoThroughTheCheckedReciprocalSequence) {
+  Mapped r = map_example("layernorm");
+  ASSERT_EQ(r.maps.size(), 1u);
+  const std::string cu = tx::emit_simt_cuda(*r.c->model, r.maps[0].kernel, "layernorm.tx").cu;
+  // The lines tests/gpu/invariant_div_test.cu checks against div.rn.f32 over every mantissa pair.
+  EXPECT_NE(cu.find("  const float q = x * d.y;\n  return fmaf(-fmaf(q, d.c, -x), d.y, q);\n"), std::string::npos);
+  EXPECT_NE(cu.find("const LoomDivisor d0 = loom_divisor(h0);  // once per row: the reciprocal of f32(N)"), std::string::npos);
+  EXPECT_NE(cu.find("term[e] = loom_div(rc0[q][e], d0, ok);"), std::string::npos);
+  EXPECT_NE(cu.find("term[e] = (rc0[q][e] / h0);"), std::string::npos);  // the IEEE fallback
+  // The row cache is loaded before the first loop computes.
+  const size_t load = cu.find("if (c < n_N) loom_ldv<8>(p_X + v_i * s_X_0 + v_j, rc0[q]);");
+  ASSERT_NE(load, std::string::npos);
+  EXPECT_LT(load, cu.find("term[e] = loom_div(rc0[q][e], d0, ok);"));
+}
+
 TEST(TxSimtCuda, CommentsPointBackToTheTxLines) {
   Mapped r = map_example("softmax");
   ASSERT_EQ(r.maps.size(), 1u);
