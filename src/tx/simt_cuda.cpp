@@ -76,6 +76,20 @@ template <int V, typename T> __device__ __forceinline__ void loom_stv(T* p, cons
   *reinterpret_cast<Vec*>(p) = raw;
 }
 
+// Division by a divisor fixed for the row (src/tx/invariant_div.h has the proof and the CPU copy):
+// y = RN(1/c) once, then per element q = RN(x y) and one correction RN(q - RN(q c - x) y), the
+// correctly rounded x / c where 2^-60 <= c, |x| <= 2^60 or x = +-0; elsewhere `ok` turns false and
+// the caller divides.
+struct LoomDivisor { float c, y, hi; };
+__device__ __forceinline__ LoomDivisor loom_divisor(float c) {
+  return {c, 1.0f / c, c >= 0x1p-60f && c <= 0x1p60f ? 0x1p60f : -1.0f};
+}
+__device__ __forceinline__ float loom_div(float x, const LoomDivisor& d, bool& ok) {
+  ok = ok & (fabsf(x) <= d.hi) & ((fabsf(x) >= 0x1p-60f) | (x == 0.0f));  // no short-circuit: predicates, no branches
+  const float q = x * d.y;
+  return fmaf(-fmaf(q, d.c, -x), d.y, q);
+}
+
 struct LoomSum { __device__ float operator()(float a, float b) const { return a + b; } };
 struct LoomMax { __device__ float operator()(float a, float b) const { return fmaxf(a, b); } };
 struct LoomMin { __device__ float operator()(float a, float b) const { return fminf(a, b); } };
@@ -139,6 +153,8 @@ class Emitter {
   std::map<const Expr*, std::string> vector_names_;            // accesses read from a vector register array
   std::map<int, int> loaded_;                                   // row-cache slot -> the assignment that loads it
   std::map<const Expr*, std::string> hoisted_;                  // row-invariant subexpressions -> their local
+  std::map<const Expr*, std::string> divisor_names_;            // the statement's divisions through a row's reciprocal -> its LoomDivisor
+  std::map<const Expr*, std::string> divisors_;                 // the same while the fast path is emitted (empty otherwise)
 
   const TensorInfo& tensor(int t) const { return m_.tensors[static_cast<size_t>(t)]; }
   std::string pname(int t) const { return "p_" + tensor(t).name; }
@@ -209,6 +225,7 @@ class Emitter {
   // Value expressions (fp32).
   std::string value(const Expr& e) const {
     if (auto h = hoisted_.find(&e); h != hoisted_.end()) return h->second;
+    if (auto d = divisors_.find(&e); d != divisors_.end()) return "loom_div(" + value(e.args[0]) + ", " + d->second + ", ok)";
     switch (e.kind) {
       case Expr::Kind::Int: return float_literal(static_cast<double>(e.ival));
       case Expr::Kind::Float: return float_literal(e.fval);
@@ -356,9 +373,35 @@ class Emitter {
     return out;
   }
 
-  // One vector of columns [c, c + V) of statement `s`: a load per contiguous access (from the
-  // register row cache when `cached` and the access is cached: loaded by its first loop), the
-  // elements in order, and the vector store of a pointwise statement.
+  // The row-cache slot of the access `e`, or -1.
+  int cache_slot(const Expr& e) const {
+    for (size_t ci = 0; ci < k_.cached.size(); ++ci)
+      if (same(*k_.cached[ci], e)) return static_cast<int>(ci);
+    return -1;
+  }
+
+  // `dest = value` of statement `s` for the current element(s): with divisions through a row's
+  // reciprocal, first the fast quotients (clearing `ok` outside their proven range), then, only
+  // where `ok` fell, the same values again with IEEE divisions. `each` wraps a line into the
+  // per-element loop of a vector ("" for one element).
+  void element_values(std::ostream& o, const SimtStmt& s, const std::string& ind, const std::string& dest,
+                      const std::function<void(std::ostream&, const std::string&, const std::string&)>& each) {
+    if (s.divisions.empty()) {
+      each(o, ind, dest + " = " + value(*s.value) + ";");
+      return;
+    }
+    o << ind << "bool ok = true;  // every quotient of the fast path proven correctly rounded\n";
+    divisors_ = divisor_names_;
+    each(o, ind, dest + " = " + value(*s.value) + ";");
+    divisors_.clear();
+    o << ind << "if (!ok) {  // a dividend or divisor outside the reciprocal's proven range: divide\n";
+    each(o, ind + "  ", dest + " = " + value(*s.value) + ";");
+    o << ind << "}\n";
+  }
+
+  // One vector of columns [c, c + V) of statement `s`: a load per contiguous access (or the
+  // register row cache, loaded before, when `cached` and the access is cached), the elements in
+  // order, and the vector store of a pointwise statement.
   void vector_body(std::ostream& o, const SimtStmt& s, const std::string& ind, bool cached) {
     const int V = k_.vector_elems;
     const std::string j = loop_name(s.loop);
@@ -367,30 +410,31 @@ class Emitter {
     o << ind << "const int64_t " << j << " = c;  // the vector's first column\n";
     std::vector<const Expr*> vecs = vector_accesses(s);
     for (size_t x = 0; x < vecs.size(); ++x) {
-      const std::string src = pname(m_.tensor_of.at(vecs[x])) + " + " + offset(*vecs[x]);
-      int slot = -1;
-      for (size_t ci = 0; cached && ci < k_.cached.size(); ++ci)
-        if (same(*k_.cached[ci], *vecs[x])) slot = static_cast<int>(ci);
+      const int slot = cached ? cache_slot(*vecs[x]) : -1;
       if (slot >= 0) {
-        const std::string rc = "rc" + std::to_string(slot) + "[q]";
-        if (!loaded_.count(slot) || loaded_.at(slot) == s.assign) {
-          o << ind << "loom_ldv<" << V << ">(" << src << ", " << rc << ");  // into the row cache\n";
-          loaded_[slot] = s.assign;
-        }
-        vector_names_[vecs[x]] = rc + "[e]";
+        vector_names_[vecs[x]] = "rc" + std::to_string(slot) + "[q][e]";
         continue;
       }
       const std::string a = "a" + std::to_string(x);
       o << ind << "float " << a << "[" << V << "];\n";
-      o << ind << "loom_ldv<" << V << ">(" << src << ", " << a << ");\n";
+      o << ind << "loom_ldv<" << V << ">(" << pname(m_.tensor_of.at(vecs[x])) << " + " << offset(*vecs[x]) << ", " << a << ");\n";
       vector_names_[vecs[x]] = a + "[e]";
     }
-    if (!reduce) o << ind << "float out[" << V << "];\n";
-    o << "#pragma unroll\n" << ind << "for (int e = 0; e < " << V << "; ++e) {\n";
-    o << ind << "  const int64_t " << j << " = c + e;  // this element's column\n";
-    if (reduce) o << ind << "  part = " << op << "{}(part, " << value(*s.value) << ");\n";
-    else o << ind << "  out[e] = " << value(*s.value) << ";\n";
-    o << ind << "}\n";
+    auto each = [&](std::ostream& os, const std::string& in, const std::string& line) {
+      os << "#pragma unroll\n" << in << "for (int e = 0; e < " << V << "; ++e) {\n";
+      os << in << "  const int64_t " << j << " = c + e;  // this element's column\n";
+      os << in << "  " << line << "\n" << in << "}\n";
+    };
+    if (!reduce) {
+      o << ind << "float out[" << V << "];\n";
+      element_values(o, s, ind, "out[e]", each);
+    } else if (s.divisions.empty()) {
+      each(o, ind, "part = " + std::string(op) + "{}(part, " + value(*s.value) + ");");
+    } else {
+      o << ind << "float term[" << V << "];\n";
+      element_values(o, s, ind, "term[e]", each);
+      o << "#pragma unroll\n" << ind << "for (int e = 0; e < " << V << "; ++e) part = " << op << "{}(part, term[e]);\n";
+    }
     vector_names_.clear();
     if (!reduce) o << ind << "loom_stv<" << V << ">(" << pname(s.target) << " + " << offset(s.src->lhs) << ", out);\n";
   }
@@ -432,12 +476,35 @@ class Emitter {
         o << "    const float " << h << " = " << value(*s.invariants[x]) << ";  // once per row: " << print_expr(*s.invariants[x]) << "\n";
         hoisted_[s.invariants[x]] = h;
       }
+      divisor_names_.clear();
+      std::vector<const Expr*> divisors;  // distinct divisors, in order
+      for (const Expr* d : s.divisions) {
+        size_t x = 0;
+        while (x < divisors.size() && !same(*divisors[x], d->args[1])) ++x;
+        if (x == divisors.size()) {
+          divisors.push_back(&d->args[1]);
+          o << "    const LoomDivisor d" << x << " = loom_divisor(" << value(d->args[1]) << ");  // once per row: the reciprocal of "
+            << print_expr(d->args[1]) << "\n";
+        }
+        divisor_names_[d] = "d" + std::to_string(x);
+      }
       if (reduce) o << "    float part = " << identity << ";\n";
-      std::string elem_body;
       if (V > 1 && !k_.cached.empty()) {
         // The cached vector path: the thread's kCache vectors of the row, unrolled so the cache
-        // stays in registers.
-        o << "    if constexpr (kVec && kCache > 0) {\n#pragma unroll\n      for (int q = 0; q < kCache; ++q) {\n";
+        // stays in registers. The first loop that reads a cached access loads all its vectors
+        // before it computes, so that they are in flight together.
+        o << "    if constexpr (kVec && kCache > 0) {\n";
+        for (const Expr* x : vector_accesses(s)) {
+          const int slot = cache_slot(*x);
+          if (slot < 0 || loaded_.count(slot)) continue;
+          loaded_[slot] = s.assign;
+          o << "#pragma unroll\n      for (int q = 0; q < kCache; ++q) {  // load the row cache of " << print_expr(*x) << ": every vector in flight at once\n";
+          o << "        const int64_t c = (static_cast<int64_t>(t) + static_cast<int64_t>(q) * kT) * " << V << ";\n";
+          o << "        const int64_t " << j << " = c;\n";
+          o << "        if (c < " << n << ") loom_ldv<" << V << ">(" << pname(m_.tensor_of.at(x)) << " + " << offset(*x) << ", rc" << slot << "[q]);\n";
+          o << "      }\n";
+        }
+        o << "#pragma unroll\n      for (int q = 0; q < kCache; ++q) {\n";
         o << "        const int64_t c = (static_cast<int64_t>(t) + static_cast<int64_t>(q) * kT) * " << V << ";\n";
         o << "        if (c < " << n << ") {\n";
         vector_body(o, s, "          ", true);
@@ -451,15 +518,25 @@ class Emitter {
         o << "      }\n    } else {\n";
       }
       const std::string ind = V > 1 ? "      " : "    ";
-      o << ind << "for (int64_t " << j << " = t; " << j << " < " << n << "; " << j << " += kT)\n";
-      if (reduce) o << ind << "  part = " << op << "{}(part, " << value(*s.value) << ");\n";
-      else o << ind << "  " << store(s, value(*s.value)) << "\n";
+      o << ind << "for (int64_t " << j << " = t; " << j << " < " << n << "; " << j << " += kT)";
+      if (s.divisions.empty()) {
+        o << "\n";
+        if (reduce) o << ind << "  part = " << op << "{}(part, " << value(*s.value) << ");\n";
+        else o << ind << "  " << store(s, value(*s.value)) << "\n";
+      } else {
+        o << " {\n" << ind << "  float v;\n";
+        element_values(o, s, ind + "  ", "v", [](std::ostream& os, const std::string& in, const std::string& line) { os << in << line << "\n"; });
+        if (reduce) o << ind << "  part = " << op << "{}(part, v);\n";
+        else o << ind << "  " << store(s, "v") << "\n";
+        o << ind << "}\n";
+      }
       if (V > 1) o << "    }\n";
       if (reduce) {
         o << "    part = loom_row_combine<kT>(part, red, " << op << "{});\n";
         o << "    r_" << tensor(s.target).name << " = " << op << "{}(r_" << tensor(s.target).name << ", part);\n";
       }
       hoisted_.clear();
+      divisor_names_.clear();
       o << "  }\n";
     }
     o << "}\n\n";

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "exec/host_tensor.h"
+#include "tx/invariant_div.h"
 
 namespace loom::tx {
 namespace {
@@ -61,6 +62,10 @@ class Evaluator {
   std::vector<float> scalars_;
   std::vector<Array> data_;
   std::vector<std::vector<int>> writes_;
+  // The current statement's divisions through the row's reciprocal (empty while the IEEE
+  // fallback is evaluated), and the fast path's proof flag.
+  std::map<const Expr*, InvariantDivisor> divisors_;
+  bool ok_ = true;
 
   std::vector<int64_t> shuffled(int64_t n) {
     std::vector<int64_t> v(static_cast<size_t>(n));
@@ -101,7 +106,7 @@ class Evaluator {
     return static_cast<size_t>(off);
   }
 
-  float value(const Expr& e) const {
+  float value(const Expr& e) {
     switch (e.kind) {
       case Expr::Kind::Int: return static_cast<float>(e.ival);
       case Expr::Kind::Float: return static_cast<float>(e.fval);
@@ -114,6 +119,7 @@ class Evaluator {
       }
       case Expr::Kind::Neg: return -value(e.args[0]);
       case Expr::Kind::Binary: {
+        if (auto d = divisors_.find(&e); d != divisors_.end()) return invariant_div(value(e.args[0]), d->second, ok_);
         const float a = value(e.args[0]), b = value(e.args[1]);
         switch (e.op) {
           case '+': return a + b;
@@ -237,13 +243,26 @@ class Evaluator {
           const bool reduce = s.kind == SimtStmt::Kind::Reduce;
           const float identity = s.op == Combine::Sum ? 0.0f : s.op == Combine::Max ? -INFINITY : INFINITY;
           std::vector<float> part(static_cast<size_t>(kt), identity);
+          // The divisors' reciprocals, once per row. The generated code falls back to IEEE
+          // divisions for a whole vector when one element leaves the proven range; per element
+          // here, which gives the same values (the fast quotient is the IEEE one where proven).
+          std::map<const Expr*, InvariantDivisor> divisors;
+          for (const Expr* d : s.divisions) divisors[d] = invariant_divisor(value(d->args[1]));
+          auto element = [&] {
+            divisors_ = divisors;
+            ok_ = true;
+            float v = value(*s.value);
+            divisors_.clear();
+            if (!ok_) v = value(*s.value);
+            return v;
+          };
           for (int64_t t : shuffled(kt)) {
             // columns t*V .. in steps of kt*V, V at a time, in order (V = 1: t, t + kt, ...)
             for (int64_t c = t * V; c < n; c += static_cast<int64_t>(kt) * V)
               for (int64_t e = 0; e < V && c + e < n; ++e) {
                 j = c + e;
-                if (reduce) part[static_cast<size_t>(t)] = combine(s.op, part[static_cast<size_t>(t)], value(*s.value));
-                else store(s, value(*s.value));
+                if (reduce) part[static_cast<size_t>(t)] = combine(s.op, part[static_cast<size_t>(t)], element());
+                else store(s, element());
               }
           }
           if (!reduce) continue;

@@ -53,6 +53,7 @@ std::string print_simt(const Model& m, const SimtKernel& k) {
         << (k.rows_by_lanes ? "row threads, stride row threads" : "sequential") << (k.rows_by_lanes && k.vector_elems > 1 ? " (vectors of " + std::to_string(k.vector_elems) + " when aligned)" : "")
         << (s.kind == SimtStmt::Kind::Reduce && k.rows_by_lanes ? ", partials combined across the row" : "") << "\n";
       for (const Expr* x : s.invariants) o << "      once per row: " << print_expr(*x) << "\n";
+      for (const Expr* x : s.divisions) o << "      divide through the reciprocal, prepared once per row: " << print_expr(*x) << "\n";
       stmt(s, "      ");
     }
   }

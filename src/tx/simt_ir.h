@@ -29,7 +29,9 @@
 //         inner loops make at the same index (softmax's X[i, j], three times) is `cached`: on the
 //         vector path, when the row fits in cache_chunks vectors per thread, the first loop
 //         loads it into registers and the later ones read it there (one pass over the row in
-//         memory instead of one per loop; the values and their order are the same).
+//         memory instead of one per loop; the values and their order are the same). A division
+//         by a column-independent divisor divides through the divisor's reciprocal, prepared once
+//         per row, with the correctly rounded result (`divisions`).
 #pragma once
 
 #include <string>
@@ -64,6 +66,11 @@ struct SimtStmt {
   // (row scalars, sizes, the row index, constants: `rsqrt(var[0] + 1e-05)`), computed once per
   // row before the loop. The same fp32 operations as in the loop, so the same values.
   std::vector<const Expr*> invariants;
+  // Rows inner loops: the divisions `x / d` of `value` whose divisor d does not depend on the
+  // column (`X[i, j] / f32(N)`, `exp(..) / s[0]`). d's reciprocal is prepared once per row and
+  // each element divides through it (src/tx/invariant_div.h: the correctly rounded quotient, the
+  // value `x / d` itself, where it is proven; the code divides where it is not).
+  std::vector<const Expr*> divisions;
 };
 
 // The staged tile's layout: word (r, c) of the 32 x 32 tile (r along row_loop, c along lane_loop) is

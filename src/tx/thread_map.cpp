@@ -209,6 +209,7 @@ class Mapper {
     }
     check_reads(k, a, k.scalars);
     if (inner >= 0) invariants(*st.value, inner, st.invariants);
+    if (inner >= 0) invariant_divisions(*st.value, inner, st.divisions);
     k.stmts.push_back(st);
   }
 
@@ -227,6 +228,14 @@ class Mapper {
     }
     if (e.kind == Expr::Kind::Access) return;  // indices are integers, not values
     for (const Expr& a : e.args) invariants(a, inner, out);
+  }
+
+  // The divisions of `e` by a column-independent divisor whose dividend depends on the column (a
+  // division with both sides independent is an invariant already).
+  void invariant_divisions(const Expr& e, int inner, std::vector<const Expr*>& out) const {
+    if (e.kind == Expr::Kind::Access || !column_dependent(e, inner)) return;
+    if (e.kind == Expr::Kind::Binary && e.op == '/' && !column_dependent(e.args[1], inner)) out.push_back(&e);
+    for (const Expr& a : e.args) invariant_divisions(a, inner, out);
   }
 
   void params(SimtKernel& k, const std::vector<int>& assigns) const {

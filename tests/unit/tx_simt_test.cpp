@@ -5,6 +5,8 @@
 // UPDATE_GOLDEN=1 regenerates), and the refusals (tests/errors/tx_simt/, each stating its
 // diagnostic).
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <regex>
 
 #include "tx/lane_stride.h"
@@ -121,6 +123,27 @@ TEST(TxSimtMapping, LayernormComputesRowInvariantsOncePerRow) {
   EXPECT_EQ(print_expr(*k.stmts[0].invariants[0]), "f32(N)");
 }
 
+TEST(TxSimtMapping, DivisionsByARowInvariantGoThroughTheReciprocal) {
+  Mapped ln = map_example("layernorm");
+  ASSERT_EQ(ln.maps.size(), 1u) << ln.errors();
+  const SimtKernel& k = ln.maps[0].kernel;
+  ASSERT_EQ(k.stmts.size(), 3u);
+  ASSERT_EQ(k.stmts[0].divisions.size(), 1u);
+  EXPECT_EQ(print_expr(*k.stmts[0].divisions[0]), "X[i, j] / f32(N)");
+  ASSERT_EQ(k.stmts[1].divisions.size(), 1u);
+  EXPECT_EQ(print_expr(*k.stmts[1].divisions[0]), "(X[i, j] - mean[0]) * (X[i, j] - mean[0]) / f32(N)");
+  EXPECT_TRUE(k.stmts[2].divisions.empty());
+  Mapped sm = map_example("softmax");
+  ASSERT_EQ(sm.maps.size(), 1u) << sm.errors();
+  ASSERT_EQ(sm.maps[0].kernel.stmts[3].divisions.size(), 1u);
+  EXPECT_EQ(print_expr(*sm.maps[0].kernel.stmts[3].divisions[0]), "exp(X[i, j] - mx[0]) / s[0]");
+  // A divisor that depends on the column, or a division outside an inner loop, stays a division.
+  Mapped other = map_text("in X: f32[M, N];\nout Y: f32[M, N];\nout R: f32[M];\npar M i {\n  new s: f32[1];\n  seq N j {\n    s[0] += X[i, j];\n  }\n"
+                          "  R[i] = 1 / s[0];\n  par N j {\n    Y[i, j] = s[0] / X[i, j];\n  }\n}\n");
+  ASSERT_EQ(other.maps.size(), 1u) << other.errors();
+  for (const tx::SimtStmt& st : other.maps[0].kernel.stmts) EXPECT_TRUE(st.divisions.empty()) << print_expr(*st.value);
+}
+
 TEST(TxSimtMapping, PointwiseMapIsDirectWithLanesAlongTheContiguousLoop) {
   Mapped r = map_text("in X: bf16[M, N];\nout Y: bf16[M, N];\npar M i {\n  par N j {\n    Y[i, j] = relu(X[i, j]);\n  }\n}\n");
   ASSERT_EQ(r.maps.size(), 1u) << r.errors();
@@ -197,6 +220,45 @@ TEST(TxSimtEval, MappedKernelsMatchTheInterpreterAtNonTileShapes) {
     for (uint64_t seed : {1u, 2u, 3u}) expect_same_as_interpreter(cs, seed);
 }
 
+// Division by a row scalar over values that take the reciprocal's fast path and values that do
+// not (zeros of both signs, tiny, huge, infinite dividends; a zero and a negative divisor): the
+// quotients are the interpreter's, bit for bit, on every instance.
+TEST(TxSimtEval, DivisionThroughTheReciprocalIsTheIeeeQuotient) {
+  // max, not a sum: the reduction is exact in any order, so every instance must match bit for bit.
+  Mapped r = map_text("in X: f32[M, N];\nin c: f32[M];\nout Y: f32[M, N];\npar M i {\n  new s: f32[1];\n  seq N j {\n    s[0] = max(s[0], X[i, j] / c[i]);\n  }\n"
+                      "  par N j {\n    Y[i, j] = X[i, j] / s[0];\n  }\n}\n", "div.tx");
+  ASSERT_EQ(r.maps.size(), 1u) << r.errors();
+  const tx::Model& m = *r.c->model;
+  ASSERT_EQ(r.maps[0].kernel.stmts[0].divisions.size(), 1u);
+  ASSERT_EQ(r.maps[0].kernel.stmts[1].divisions.size(), 1u);
+  const int64_t M = 6, N = 40;
+  const std::map<std::string, int64_t> sizes = {{"M", M}, {"N", N}};
+  std::mt19937 rng(5);
+  std::map<std::string, tx::Array> inputs;
+  inputs["X"] = {DType::F32, {M, N}, std::vector<float>(static_cast<size_t>(M * N))};
+  inputs["c"] = {DType::F32, {M}, {3.0f, 1000.0f, 0.0f, -7.0f, 0x1p70f, 0.1f}};
+  const float odd[] = {0.0f, -0.0f, 1e-30f, -1e-25f, 1e30f, INFINITY, 0x1p60f, 0x1p-60f};
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      float& x = inputs["X"].data[static_cast<size_t>(i * N + j)];
+      x = std::uniform_real_distribution<float>(-4.0f, 4.0f)(rng);
+      if (i >= 3 && j % 5 == 0) x = odd[(i + j) % 8];
+    }
+  auto want = tx::interpret_tx(m, sizes, inputs);
+  for (auto [threads, vec] : {std::pair{1, false}, {32, false}, {32, true}, {256, true}}) {
+    tx::SimtRun got = tx::evaluate_simt(m, r.maps[0].kernel, sizes, inputs, 11, threads, vec);
+    const auto& a = want.at("Y").data;
+    const auto& b = got.outputs.at("Y").data;
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t e = 0; e < a.size(); ++e) {
+      uint32_t x, y;
+      std::memcpy(&x, &a[e], 4);
+      std::memcpy(&y, &b[e], 4);
+      EXPECT_TRUE(x == y || (std::isnan(a[e]) && std::isnan(b[e]))) << "Y[" << e << "]: " << a[e] << " vs " << b[e] << " (" << threads << " threads)";
+    }
+  }
+}
+
 // ---- generated CUDA
 
 TEST(TxSimtCuda, GoldensOfTheExamples) {
@@ -208,6 +270,21 @@ TEST(TxSimtCuda, GoldensOfTheExamples) {
     expect_golden("tx/" + stem + ".cu", a.cu);
     expect_golden("tx/" + stem + ".h", a.header);
   }
+}
+
+TEST(TxSimtCuda, DivisionsGoThroughTheCheckedReciprocalSequence) {
+  Mapped r = map_example("layernorm");
+  ASSERT_EQ(r.maps.size(), 1u);
+  const std::string cu = tx::emit_simt_cuda(*r.c->model, r.maps[0].kernel, "layernorm.tx").cu;
+  // The lines tests/gpu/invariant_div_test.cu checks against div.rn.f32 over every mantissa pair.
+  EXPECT_NE(cu.find("  const float q = x * d.y;\n  return fmaf(-fmaf(q, d.c, -x), d.y, q);\n"), std::string::npos);
+  EXPECT_NE(cu.find("const LoomDivisor d0 = loom_divisor(h0);  // once per row: the reciprocal of f32(N)"), std::string::npos);
+  EXPECT_NE(cu.find("term[e] = loom_div(rc0[q][e], d0, ok);"), std::string::npos);
+  EXPECT_NE(cu.find("term[e] = (rc0[q][e] / h0);"), std::string::npos);  // the IEEE fallback
+  // The row cache is loaded before the first loop computes.
+  const size_t load = cu.find("if (c < n_N) loom_ldv<8>(p_X + v_i * s_X_0 + v_j, rc0[q]);");
+  ASSERT_NE(load, std::string::npos);
+  EXPECT_LT(load, cu.find("term[e] = loom_div(rc0[q][e], d0, ok);"));
 }
 
 TEST(TxSimtCuda, CommentsPointBackToTheTxLines) {

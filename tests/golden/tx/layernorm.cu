@@ -8,9 +8,11 @@
 //       register var: f32
 //       seq N j -> row threads, stride row threads (vectors of 8 when aligned), partials combined across the row
 //         once per row: f32(N)
+//         divide through the reciprocal, prepared once per row: X[i, j] / f32(N)
 //         mean[0] = sum(mean[0], X[i, j] / f32(N));  // line 10
 //       seq N j -> row threads, stride row threads (vectors of 8 when aligned), partials combined across the row
 //         once per row: f32(N)
+//         divide through the reciprocal, prepared once per row: (X[i, j] - mean[0]) * (X[i, j] - mean[0]) / f32(N)
 //         var[0] = sum(var[0], (X[i, j] - mean[0]) * (X[i, j] - mean[0]) / f32(N));  // line 13
 //       par N j -> row threads, stride row threads (vectors of 8 when aligned)
 //         once per row: rsqrt(var[0] + 1e-05)
@@ -68,6 +70,20 @@ template <int V, typename T> __device__ __forceinline__ void loom_stv(T* p, cons
   *reinterpret_cast<Vec*>(p) = raw;
 }
 
+// Division by a divisor fixed for the row (src/tx/invariant_div.h has the proof and the CPU copy):
+// y = RN(1/c) once, then per element q = RN(x y) and one correction RN(q - RN(q c - x) y), the
+// correctly rounded x / c where 2^-60 <= c, |x| <= 2^60 or x = +-0; elsewhere `ok` turns false and
+// the caller divides.
+struct LoomDivisor { float c, y, hi; };
+__device__ __forceinline__ LoomDivisor loom_divisor(float c) {
+  return {c, 1.0f / c, c >= 0x1p-60f && c <= 0x1p60f ? 0x1p60f : -1.0f};
+}
+__device__ __forceinline__ float loom_div(float x, const LoomDivisor& d, bool& ok) {
+  ok = ok & (fabsf(x) <= d.hi) & ((fabsf(x) >= 0x1p-60f) | (x == 0.0f));  // no short-circuit: predicates, no branches
+  const float q = x * d.y;
+  return fmaf(-fmaf(q, d.c, -x), d.y, q);
+}
+
 struct LoomSum { __device__ float operator()(float a, float b) const { return a + b; } };
 struct LoomMax { __device__ float operator()(float a, float b) const { return fmaxf(a, b); } };
 struct LoomMin { __device__ float operator()(float a, float b) const { return fminf(a, b); } };
@@ -110,19 +126,36 @@ __global__ void __launch_bounds__(kT * kRows) layernorm_rows(const __nv_bfloat16
   // layernorm.tx:10: mean[0] += X[i, j] / f32(N)
   {
     const float h0 = static_cast<float>(n_N);  // once per row: f32(N)
+    const LoomDivisor d0 = loom_divisor(h0);  // once per row: the reciprocal of f32(N)
     float part = 0.0f;
     if constexpr (kVec && kCache > 0) {
+#pragma unroll
+      for (int q = 0; q < kCache; ++q) {  // load the row cache of X[i, j]: every vector in flight at once
+        const int64_t c = (static_cast<int64_t>(t) + static_cast<int64_t>(q) * kT) * 8;
+        const int64_t v_j = c;
+        if (c < n_N) loom_ldv<8>(p_X + v_i * s_X_0 + v_j, rc0[q]);
+      }
 #pragma unroll
       for (int q = 0; q < kCache; ++q) {
         const int64_t c = (static_cast<int64_t>(t) + static_cast<int64_t>(q) * kT) * 8;
         if (c < n_N) {
           const int64_t v_j = c;  // the vector's first column
-          loom_ldv<8>(p_X + v_i * s_X_0 + v_j, rc0[q]);  // into the row cache
+          float term[8];
+          bool ok = true;  // every quotient of the fast path proven correctly rounded
 #pragma unroll
           for (int e = 0; e < 8; ++e) {
             const int64_t v_j = c + e;  // this element's column
-            part = LoomSum{}(part, (rc0[q][e] / h0));
+            term[e] = loom_div(rc0[q][e], d0, ok);
           }
+          if (!ok) {  // a dividend or divisor outside the reciprocal's proven range: divide
+#pragma unroll
+            for (int e = 0; e < 8; ++e) {
+              const int64_t v_j = c + e;  // this element's column
+              term[e] = (rc0[q][e] / h0);
+            }
+          }
+#pragma unroll
+          for (int e = 0; e < 8; ++e) part = LoomSum{}(part, term[e]);
         }
       }
     } else if constexpr (kVec) {
@@ -130,15 +163,33 @@ __global__ void __launch_bounds__(kT * kRows) layernorm_rows(const __nv_bfloat16
         const int64_t v_j = c;  // the vector's first column
         float a0[8];
         loom_ldv<8>(p_X + v_i * s_X_0 + v_j, a0);
+        float term[8];
+        bool ok = true;  // every quotient of the fast path proven correctly rounded
 #pragma unroll
         for (int e = 0; e < 8; ++e) {
           const int64_t v_j = c + e;  // this element's column
-          part = LoomSum{}(part, (a0[e] / h0));
+          term[e] = loom_div(a0[e], d0, ok);
         }
+        if (!ok) {  // a dividend or divisor outside the reciprocal's proven range: divide
+#pragma unroll
+          for (int e = 0; e < 8; ++e) {
+            const int64_t v_j = c + e;  // this element's column
+            term[e] = (a0[e] / h0);
+          }
+        }
+#pragma unroll
+        for (int e = 0; e < 8; ++e) part = LoomSum{}(part, term[e]);
       }
     } else {
-      for (int64_t v_j = t; v_j < n_N; v_j += kT)
-        part = LoomSum{}(part, (loom_ld(p_X, v_i * s_X_0 + v_j) / h0));
+      for (int64_t v_j = t; v_j < n_N; v_j += kT) {
+        float v;
+        bool ok = true;  // every quotient of the fast path proven correctly rounded
+        v = loom_div(loom_ld(p_X, v_i * s_X_0 + v_j), d0, ok);
+        if (!ok) {  // a dividend or divisor outside the reciprocal's proven range: divide
+          v = (loom_ld(p_X, v_i * s_X_0 + v_j) / h0);
+        }
+        part = LoomSum{}(part, v);
+      }
     }
     part = loom_row_combine<kT>(part, red, LoomSum{});
     r_mean = LoomSum{}(r_mean, part);
@@ -146,6 +197,7 @@ __global__ void __launch_bounds__(kT * kRows) layernorm_rows(const __nv_bfloat16
   // layernorm.tx:13: var[0] += (X[i, j] - mean[0]) * (X[i, j] - mean[0]) / f32(N)
   {
     const float h0 = static_cast<float>(n_N);  // once per row: f32(N)
+    const LoomDivisor d0 = loom_divisor(h0);  // once per row: the reciprocal of f32(N)
     float part = 0.0f;
     if constexpr (kVec && kCache > 0) {
 #pragma unroll
@@ -153,11 +205,22 @@ __global__ void __launch_bounds__(kT * kRows) layernorm_rows(const __nv_bfloat16
         const int64_t c = (static_cast<int64_t>(t) + static_cast<int64_t>(q) * kT) * 8;
         if (c < n_N) {
           const int64_t v_j = c;  // the vector's first column
+          float term[8];
+          bool ok = true;  // every quotient of the fast path proven correctly rounded
 #pragma unroll
           for (int e = 0; e < 8; ++e) {
             const int64_t v_j = c + e;  // this element's column
-            part = LoomSum{}(part, (((rc0[q][e] - r_mean) * (rc0[q][e] - r_mean)) / h0));
+            term[e] = loom_div(((rc0[q][e] - r_mean) * (rc0[q][e] - r_mean)), d0, ok);
           }
+          if (!ok) {  // a dividend or divisor outside the reciprocal's proven range: divide
+#pragma unroll
+            for (int e = 0; e < 8; ++e) {
+              const int64_t v_j = c + e;  // this element's column
+              term[e] = (((rc0[q][e] - r_mean) * (rc0[q][e] - r_mean)) / h0);
+            }
+          }
+#pragma unroll
+          for (int e = 0; e < 8; ++e) part = LoomSum{}(part, term[e]);
         }
       }
     } else if constexpr (kVec) {
@@ -167,15 +230,33 @@ __global__ void __launch_bounds__(kT * kRows) layernorm_rows(const __nv_bfloat16
         loom_ldv<8>(p_X + v_i * s_X_0 + v_j, a0);
         float a1[8];
         loom_ldv<8>(p_X + v_i * s_X_0 + v_j, a1);
+        float term[8];
+        bool ok = true;  // every quotient of the fast path proven correctly rounded
 #pragma unroll
         for (int e = 0; e < 8; ++e) {
           const int64_t v_j = c + e;  // this element's column
-          part = LoomSum{}(part, (((a0[e] - r_mean) * (a1[e] - r_mean)) / h0));
+          term[e] = loom_div(((a0[e] - r_mean) * (a1[e] - r_mean)), d0, ok);
         }
+        if (!ok) {  // a dividend or divisor outside the reciprocal's proven range: divide
+#pragma unroll
+          for (int e = 0; e < 8; ++e) {
+            const int64_t v_j = c + e;  // this element's column
+            term[e] = (((a0[e] - r_mean) * (a1[e] - r_mean)) / h0);
+          }
+        }
+#pragma unroll
+        for (int e = 0; e < 8; ++e) part = LoomSum{}(part, term[e]);
       }
     } else {
-      for (int64_t v_j = t; v_j < n_N; v_j += kT)
-        part = LoomSum{}(part, (((loom_ld(p_X, v_i * s_X_0 + v_j) - r_mean) * (loom_ld(p_X, v_i * s_X_0 + v_j) - r_mean)) / h0));
+      for (int64_t v_j = t; v_j < n_N; v_j += kT) {
+        float v;
+        bool ok = true;  // every quotient of the fast path proven correctly rounded
+        v = loom_div(((loom_ld(p_X, v_i * s_X_0 + v_j) - r_mean) * (loom_ld(p_X, v_i * s_X_0 + v_j) - r_mean)), d0, ok);
+        if (!ok) {  // a dividend or divisor outside the reciprocal's proven range: divide
+          v = (((loom_ld(p_X, v_i * s_X_0 + v_j) - r_mean) * (loom_ld(p_X, v_i * s_X_0 + v_j) - r_mean)) / h0);
+        }
+        part = LoomSum{}(part, v);
+      }
     }
     part = loom_row_combine<kT>(part, red, LoomSum{});
     r_var = LoomSum{}(r_var, part);

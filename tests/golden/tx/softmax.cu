@@ -12,6 +12,7 @@
 //       seq N j -> row threads, stride row threads (vectors of 8 when aligned), partials combined across the row
 //         s[0] = sum(s[0], exp(X[i, j] - mx[0]));  // line 13
 //       par N j -> row threads, stride row threads (vectors of 8 when aligned)
+//         divide through the reciprocal, prepared once per row: exp(X[i, j] - mx[0]) / s[0]
 //         Y[i, j] = exp(X[i, j] - mx[0]) / s[0];  // line 16
 //   }
 #include <atomic>
@@ -66,6 +67,20 @@ template <int V, typename T> __device__ __forceinline__ void loom_stv(T* p, cons
   *reinterpret_cast<Vec*>(p) = raw;
 }
 
+// Division by a divisor fixed for the row (src/tx/invariant_div.h has the proof and the CPU copy):
+// y = RN(1/c) once, then per element q = RN(x y) and one correction RN(q - RN(q c - x) y), the
+// correctly rounded x / c where 2^-60 <= c, |x| <= 2^60 or x = +-0; elsewhere `ok` turns false and
+// the caller divides.
+struct LoomDivisor { float c, y, hi; };
+__device__ __forceinline__ LoomDivisor loom_divisor(float c) {
+  return {c, 1.0f / c, c >= 0x1p-60f && c <= 0x1p60f ? 0x1p60f : -1.0f};
+}
+__device__ __forceinline__ float loom_div(float x, const LoomDivisor& d, bool& ok) {
+  ok = ok & (fabsf(x) <= d.hi) & ((fabsf(x) >= 0x1p-60f) | (x == 0.0f));  // no short-circuit: predicates, no branches
+  const float q = x * d.y;
+  return fmaf(-fmaf(q, d.c, -x), d.y, q);
+}
+
 struct LoomSum { __device__ float operator()(float a, float b) const { return a + b; } };
 struct LoomMax { __device__ float operator()(float a, float b) const { return fmaxf(a, b); } };
 struct LoomMin { __device__ float operator()(float a, float b) const { return fminf(a, b); } };
@@ -112,11 +127,16 @@ __global__ void __launch_bounds__(kT * kRows) softmax_rows(const __nv_bfloat16* 
     float part = -INFINITY;
     if constexpr (kVec && kCache > 0) {
 #pragma unroll
+      for (int q = 0; q < kCache; ++q) {  // load the row cache of X[i, j]: every vector in flight at once
+        const int64_t c = (static_cast<int64_t>(t) + static_cast<int64_t>(q) * kT) * 8;
+        const int64_t v_j = c;
+        if (c < n_N) loom_ldv<8>(p_X + v_i * s_X_0 + v_j, rc0[q]);
+      }
+#pragma unroll
       for (int q = 0; q < kCache; ++q) {
         const int64_t c = (static_cast<int64_t>(t) + static_cast<int64_t>(q) * kT) * 8;
         if (c < n_N) {
           const int64_t v_j = c;  // the vector's first column
-          loom_ldv<8>(p_X + v_i * s_X_0 + v_j, rc0[q]);  // into the row cache
 #pragma unroll
           for (int e = 0; e < 8; ++e) {
             const int64_t v_j = c + e;  // this element's column
@@ -178,6 +198,7 @@ __global__ void __launch_bounds__(kT * kRows) softmax_rows(const __nv_bfloat16* 
   }
   // softmax.tx:16: Y[i, j] = exp(X[i, j] - mx[0]) / s[0]
   {
+    const LoomDivisor d0 = loom_divisor(r_s);  // once per row: the reciprocal of s[0]
     if constexpr (kVec && kCache > 0) {
 #pragma unroll
       for (int q = 0; q < kCache; ++q) {
@@ -185,10 +206,18 @@ __global__ void __launch_bounds__(kT * kRows) softmax_rows(const __nv_bfloat16* 
         if (c < n_N) {
           const int64_t v_j = c;  // the vector's first column
           float out[8];
+          bool ok = true;  // every quotient of the fast path proven correctly rounded
 #pragma unroll
           for (int e = 0; e < 8; ++e) {
             const int64_t v_j = c + e;  // this element's column
-            out[e] = (expf((rc0[q][e] - r_mx)) / r_s);
+            out[e] = loom_div(expf((rc0[q][e] - r_mx)), d0, ok);
+          }
+          if (!ok) {  // a dividend or divisor outside the reciprocal's proven range: divide
+#pragma unroll
+            for (int e = 0; e < 8; ++e) {
+              const int64_t v_j = c + e;  // this element's column
+              out[e] = (expf((rc0[q][e] - r_mx)) / r_s);
+            }
           }
           loom_stv<8>(p_Y + v_i * s_Y_0 + v_j, out);
         }
@@ -199,16 +228,31 @@ __global__ void __launch_bounds__(kT * kRows) softmax_rows(const __nv_bfloat16* 
         float a0[8];
         loom_ldv<8>(p_X + v_i * s_X_0 + v_j, a0);
         float out[8];
+        bool ok = true;  // every quotient of the fast path proven correctly rounded
 #pragma unroll
         for (int e = 0; e < 8; ++e) {
           const int64_t v_j = c + e;  // this element's column
-          out[e] = (expf((a0[e] - r_mx)) / r_s);
+          out[e] = loom_div(expf((a0[e] - r_mx)), d0, ok);
+        }
+        if (!ok) {  // a dividend or divisor outside the reciprocal's proven range: divide
+#pragma unroll
+          for (int e = 0; e < 8; ++e) {
+            const int64_t v_j = c + e;  // this element's column
+            out[e] = (expf((a0[e] - r_mx)) / r_s);
+          }
         }
         loom_stv<8>(p_Y + v_i * s_Y_0 + v_j, out);
       }
     } else {
-      for (int64_t v_j = t; v_j < n_N; v_j += kT)
-        loom_st(p_Y, v_i * s_Y_0 + v_j, (expf((loom_ld(p_X, v_i * s_X_0 + v_j) - r_mx)) / r_s));
+      for (int64_t v_j = t; v_j < n_N; v_j += kT) {
+        float v;
+        bool ok = true;  // every quotient of the fast path proven correctly rounded
+        v = loom_div(expf((loom_ld(p_X, v_i * s_X_0 + v_j) - r_mx)), d0, ok);
+        if (!ok) {  // a dividend or divisor outside the reciprocal's proven range: divide
+          v = (expf((loom_ld(p_X, v_i * s_X_0 + v_j) - r_mx)) / r_s);
+        }
+        loom_st(p_Y, v_i * s_Y_0 + v_j, v);
+      }
     }
   }
 }

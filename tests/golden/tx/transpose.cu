@@ -59,6 +59,20 @@ template <int V, typename T> __device__ __forceinline__ void loom_stv(T* p, cons
   *reinterpret_cast<Vec*>(p) = raw;
 }
 
+// Division by a divisor fixed for the row (src/tx/invariant_div.h has the proof and the CPU copy):
+// y = RN(1/c) once, then per element q = RN(x y) and one correction RN(q - RN(q c - x) y), the
+// correctly rounded x / c where 2^-60 <= c, |x| <= 2^60 or x = +-0; elsewhere `ok` turns false and
+// the caller divides.
+struct LoomDivisor { float c, y, hi; };
+__device__ __forceinline__ LoomDivisor loom_divisor(float c) {
+  return {c, 1.0f / c, c >= 0x1p-60f && c <= 0x1p60f ? 0x1p60f : -1.0f};
+}
+__device__ __forceinline__ float loom_div(float x, const LoomDivisor& d, bool& ok) {
+  ok = ok & (fabsf(x) <= d.hi) & ((fabsf(x) >= 0x1p-60f) | (x == 0.0f));  // no short-circuit: predicates, no branches
+  const float q = x * d.y;
+  return fmaf(-fmaf(q, d.c, -x), d.y, q);
+}
+
 struct LoomSum { __device__ float operator()(float a, float b) const { return a + b; } };
 struct LoomMax { __device__ float operator()(float a, float b) const { return fmaxf(a, b); } };
 struct LoomMin { __device__ float operator()(float a, float b) const { return fminf(a, b); } };
