@@ -136,8 +136,10 @@ else
   fail "tests/gpu/gemm_bias_act_correctness.cu, gemm_residual_correctness.cu, add_gemm_correctness.cu, gemm_reduce_correctness.cu: nvcc with the generated kernels" "$WORK/e2e_epi.log"
 fi
 
-# 2e. Two programs of the tensor-expression lowering (src/tx/lower.h; their goldens are
-# tests/golden/tx/*.loom): a bias + GELU epilogue and a residual staged in shared memory.
+# 2e. Programs of the tensor-expression lowering (src/tx/lower.h; their goldens are
+# tests/golden/tx/*.loom): a bias + GELU epilogue and a residual staged in shared memory (read from
+# GLOBAL in its split mappings), the plain and the batched (column-major B) GEMM; each has three
+# split-K when(fastest) candidates (splitk(2), splitk(4): thread-block clusters).
 tx_one() {
   local name=$1
   if "$LOOM" compile "tests/golden/tx/$name.loom" -o "$WORK/tx_$name" >"$WORK/tx_$name.log" 2>&1 &&
@@ -151,12 +153,12 @@ tx_one() {
   fi
 }
 tx_pids=()
-for name in gemm_bias_gelu gemm_residual; do
+for name in gemm_bias_gelu gemm_residual gemm bgemm; do
   tx_one "$name" >"$WORK/tx_$name.report" &
   tx_pids+=($!)
 done
 for p in "${tx_pids[@]}"; do wait "$p"; done
-for name in gemm_bias_gelu gemm_residual; do
+for name in gemm_bias_gelu gemm_residual gemm bgemm; do
   cat "$WORK/tx_$name.report"
   [ -f "$WORK/tx_$name.failed" ] && STATUS=1
 done

@@ -28,16 +28,28 @@ std::string lower_to_loom(const ContractionKernel& k) {
     }
   o << ".\n\n";
   o << detail::emit_tasks(p) << "\n";
+  // The tile model's decisions: the default's (and why there are no split-K candidates) before the
+  // default mapping, one line before each alternative, what split-K means before the first split one.
+  auto starts = [](const std::string& line, const char* prefix) { return line.rfind(prefix, 0) == 0; };
+  std::string split_note;
   std::istringstream why(p.tiles.why);
-  for (std::string line; std::getline(why, line);)
-    if (line.rfind("alternative", 0) != 0) o << detail::comment(line + ".");
+  for (std::string line; std::getline(why, line);) {
+    if (starts(line, "split-K:")) split_note = line;
+    else if (!starts(line, "alternative")) o << detail::comment(line + ".");
+  }
   o << "mapping " << m.target << " {\n" << detail::emit_mapping(p, p.tiles.main) << "}\n";
   std::istringstream alt(p.tiles.why);
   size_t n = 0;
   for (std::string line; std::getline(alt, line);) {
-    if (line.rfind("alternative", 0) != 0) continue;
-    o << "\n" << detail::comment(line + "; only the instances that change are listed.");
-    o << "mapping " << m.target << " when(fastest) {\n" << detail::emit_specialization(p, p.tiles.alternatives.at(n++)) << "}\n";
+    if (!starts(line, "alternative")) continue;
+    const TileConfig& c = p.tiles.alternatives.at(n++);
+    o << "\n";
+    if (c.split > 1 && !split_note.empty()) {
+      o << detail::comment(split_note + ".") << "//\n";
+      split_note.clear();
+    }
+    o << detail::comment(line + "; only the instances that change are listed.");
+    o << "mapping " << m.target << " when(fastest) {\n" << detail::emit_specialization(p, c) << "}\n";
   }
   // Parse and print canonically.
   const std::string text = o.str();

@@ -4,7 +4,8 @@
 // swizzle (column-major tiles for transposed operands, which the entry instance declares
 // column-major); the accumulator lives in the consumer threads' registers; the bias is read from
 // GLOBAL by the threads, the residual TMA-staged in SHARED when the budget allows (else read from
-// GLOBAL). Test: tests/unit/tx_lower_test.cpp.
+// GLOBAL, as in every split-K mapping). A split-K candidate is the same mapping with splitk(S) on
+// the block instance. Test: tests/unit/tx_lower_test.cpp.
 #include "tx/lower_internal.h"
 
 #include <sstream>
@@ -96,7 +97,8 @@ std::vector<Instance> instances(const Plan& p, const TileConfig& c) {
     for (const Chain& ch : pros) calls.push_back(ch.task + ": " + ch.tile);
     out.push_back({block, p.variant(p.mat_task, "block"), "BLOCK", global, {p.W + "=" + std::to_string(c.w)}, calls,
                    {},
-                   "warpspecialize pipeline(" + std::to_string(c.stages) + ") smem(" +
+                   "warpspecialize pipeline(" + std::to_string(c.stages) + ")" +
+                       (c.split > 1 ? " splitk(" + std::to_string(c.split) + ")" : "") + " smem(" +
                        std::to_string(p.machine->limits.smem_per_block / 1024) + "KB)"});
   }
   const std::vector<std::string> gemm_mem = {"NONE", "SHARED", "SHARED"};

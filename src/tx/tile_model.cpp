@@ -14,6 +14,10 @@ namespace {
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Bytes a split candidate keeps free for the cluster's mbarriers and the back end's 1024-byte
+// alignment of the shared-memory base.
+constexpr int64_t kSplitReserve = 2048;
+
 // Two terms share one shared-memory ring when their operand tiles are alike (type and order); the
 // middle end then reuses the first loop's ring for the second (docs/codegen.md).
 bool terms_alike(const TxTerm& a, const TxTerm& b) {
@@ -50,7 +54,23 @@ Throughput throughput_of(const Machine& m) {
   Throughput t;  // the machine model's cost figures (loom::CostModel), which the launcher's estimate uses too
   if (m.cost.mma_fma_per_cycle) t.fma_per_clock = static_cast<double>(m.cost.mma_fma_per_cycle);
   if (m.cost.fill_bytes_per_cycle) t.l2_bytes_per_clock = static_cast<double>(m.cost.fill_bytes_per_cycle);
+  t.dsmem_bytes_per_clock = static_cast<double>(m.cost.dsmem_bytes_per_cycle);
+  t.cluster_tile_cycles = static_cast<double>(m.cost.cluster_tile_cycles);
   return t;
+}
+
+std::optional<std::string> split_k_refusal(const ContractionKernel& k, const Machine& m) {
+  if (m.limits.cluster_blocks < 2 || m.cost.dsmem_bytes_per_cycle <= 0)
+    return m.target + " has no thread-block clusters to split a tile's K loop over";
+  if (k.terms.size() > 1)
+    return "the kernel has two K loops (" + k.terms[0].k + " and " + k.terms[1].k +
+           ") into one accumulator; splitk(S) splits one loop per block, with no loop after it";
+  for (const TxTerm& t : k.terms)
+    for (const TxOperand* o : {&t.a, &t.b})
+      if (o->prologue != Pointwise::Identity)
+        return std::string("each K step also applies ") + pointwise_name(o->prologue) + " to its tile of " + o->name +
+               "; a split loop may hold only TMA loads and tensor-core products (src/codegen/splitk.cpp)";
+  return std::nullopt;
 }
 
 std::optional<std::string> fit_tile(const ContractionKernel& k, const Machine& m, TileConfig& c) {
@@ -79,8 +99,13 @@ std::optional<std::string> fit_tile(const ContractionKernel& k, const Machine& m
     if (t.b.prologue != Pointwise::Identity) fixed += int64_t(c.w) * c.v * dtype_bytes(t.b.dtype);
   }
   if (dtype_bytes(k.out.dtype) == 2) fixed += int64_t(c.u) * c.v * 2;  // staged TMA stores
+  if (c.split > 1) {
+    // The partial sums (one 64 x V fp32 buffer per warpgroup) and the cluster's barriers, with the
+    // back end's alignment slack (docs/codegen.md, "Split-K").
+    fixed += int64_t(c.u) * c.v * 4 + kSplitReserve;
+  }
   c.residual_shared = false;
-  if (k.residual && dtype_bytes(k.residual->dtype) == 2 && k.residual->name != k.out.name &&
+  if (c.split == 1 && k.residual && dtype_bytes(k.residual->dtype) == 2 && k.residual->name != k.out.name &&
       2 * stage + fixed + int64_t(c.u) * c.v * 2 <= m.limits.smem_per_block) {
     c.residual_shared = true;
     fixed += int64_t(c.u) * c.v * 2;
@@ -101,7 +126,8 @@ double estimate_cycles(const ContractionKernel& k, const Machine& m, const TileC
                        int64_t depth) {
   const Throughput tp = throughput_of(m);
   const int64_t tiles = cdiv(rows, c.u) * cdiv(cols, c.v);  // one matrix of a batch
-  const int64_t waves = cdiv(tiles, std::max(1, m.limits.sm_count));
+  // A split tile is a cluster of S blocks: floor(SMS / S) tiles at once.
+  const int64_t waves = cdiv(tiles, std::max(1, m.limits.sm_count / std::max(1, c.split)));
   // Per K step: the tensor cores or the operand loads, whichever is slower, plus a fixed cost of
   // the step's barriers and issue (favours deeper steps when the two are equal).
   double per_tile = 0;
@@ -110,7 +136,14 @@ double estimate_cycles(const ContractionKernel& k, const Machine& m, const TileC
     const double loads = double(term_stage_bytes(t, c)) / tp.l2_bytes_per_clock;
     // With S stages, S - 1 loads are in flight while a step computes: a shallow ring waits.
     const double latency = (tp.load_latency + loads) / std::max(1, c.stages - 1);
-    per_tile += double(cdiv(depth, c.w)) * (std::max({compute, loads, latency}) + 64.0);
+    per_tile += double(cdiv(cdiv(depth, c.w), c.split)) * (std::max({compute, loads, latency}) + 64.0);
+  }
+  if (c.split > 1) {
+    // The owner of a warpgroup's rows reads S - 1 peers' partial sums (64 x V floats each) for each
+    // warpgroup it owns, and every split tile pays the cluster's hand-over.
+    const double owned = double(cdiv(c.g, c.split));
+    per_tile += double(c.split - 1) * owned * 64.0 * c.v * 4 / std::max(1.0, tp.dsmem_bytes_per_clock) +
+                tp.cluster_tile_cycles;
   }
   // The epilogue: the output tile stored, the residual tile read.
   double epi_bytes = double(c.u) * c.v * dtype_bytes(k.out.dtype);
@@ -118,6 +151,80 @@ double estimate_cycles(const ContractionKernel& k, const Machine& m, const TileC
   per_tile += epi_bytes / tp.l2_bytes_per_clock;
   return double(waves) * per_tile;
 }
+
+namespace {
+
+std::string shape(int64_t r, int64_t c, int64_t d) {
+  return std::to_string(r) + " x " + std::to_string(c) + " x " + std::to_string(d);
+}
+
+// Split-K candidates: for each block tile of the default and the alternatives and S = 2, 4, the K
+// step (and the deepest pipeline that fits) with the fewest estimated cycles on a problem of one such
+// tile; kept when it has the fewest estimated cycles of every candidate, split or not, on at least
+// one probe problem: an output of 128 to 2048 rows and 64 to 1024 columns (powers of two), K =
+// kSplitProbeK. These are where a tile's K loop is long and the output's tiles leave most SMs idle.
+void add_split_candidates(const ContractionKernel& k, const Machine& m, TileChoice& out, std::ostringstream& why) {
+  if (auto no = split_k_refusal(k, m)) {
+    why << "\nno split-K candidates: " << *no;
+    return;
+  }
+  std::vector<TileConfig> unsplit = {out.main};
+  unsplit.insert(unsplit.end(), out.alternatives.begin(), out.alternatives.end());
+  auto cost = [&](const TileConfig& c, int64_t r, int64_t cl) { return estimate_cycles(k, m, c, r, cl, kSplitProbeK); };
+  std::vector<TileConfig> splits;
+  for (const TileConfig& a : unsplit)
+    for (int s : {2, 4}) {
+      if (s > m.limits.cluster_blocks) continue;
+      std::optional<TileConfig> best;
+      for (int w : {64, 128}) {
+        TileConfig c{a.u, a.v, w, a.g};
+        c.split = s;
+        if (fit_tile(k, m, c)) continue;
+        if (!best || cost(c, c.u, c.v) < cost(*best, best->u, best->v)) best = c;
+      }
+      if (best) splits.push_back(*best);
+    }
+  std::vector<TileConfig> all = unsplit;
+  all.insert(all.end(), splits.begin(), splits.end());
+  std::ostringstream lines;
+  for (const TileConfig& c : splits) {
+    std::string wins;
+    for (int64_t r = 128; r <= 2048 && wins.empty(); r *= 2)
+      for (int64_t cl = 64; cl <= 1024 && wins.empty(); cl *= 2) {
+        bool best = true;
+        for (const TileConfig& o : all)
+          if (!(o == c) && cost(o, r, cl) <= cost(c, r, cl)) best = false;
+        if (best) wins = shape(r, cl, kSplitProbeK);
+      }
+    if (wins.empty()) continue;
+    out.alternatives.push_back(c);
+    lines << "\nalternative: split-K, splitk(" << c.split << ") on tile " << c.u << " x " << c.v << ", K step " << c.w
+        << ", " << c.stages << " stages (" << c.smem_bytes / 1024 << " KB shared with the partial sums): each tile"
+        << " runs on a cluster of " << c.split << " blocks, each over a share of the K steps; offered because it"
+        << " has the fewest estimated cycles of all candidates at " << wins
+        << ", weighed per call by the launcher's cost model (when(fastest))";
+  }
+  if (lines.str().empty()) {
+    why << "\nno split-K candidates: none has the fewest estimated cycles on a probe problem (up to 2048 x 1024 x "
+        << kSplitProbeK << ")";
+    return;
+  }
+  // What splitting changes, and why the epilogue does not stand in its way.
+  std::string epi;
+  if (k.bias) epi += " + " + k.bias->name;
+  if (k.residual) epi += " + " + k.residual->name;
+  if (k.activation != Pointwise::Identity) epi = std::string(pointwise_name(k.activation)) + "(sum" + epi + ")";
+  else if (!epi.empty()) epi = "sum" + epi;
+  why << "\nsplit-K: the K loop over " << k.terms[0].k << " is a plain sum, so a cluster's blocks may each sum a share "
+      << "of it; the block that owns a warpgroup's rows adds the partial sums in rank order (fp32, the same order "
+      << "on every run)"
+      << (epi.empty() ? "" : " and then computes the epilogue, " + epi + ", once on the full sum")
+      << (k.residual ? " (split mappings read " + k.residual->name + " from GLOBAL: the peers run no DMA after the loop)"
+                     : "");
+  why << lines.str();
+}
+
+}  // namespace
 
 TileChoice choose_tiles(const ContractionKernel& k, const Machine& m) {
   TileChoice out;
@@ -146,7 +253,7 @@ TileChoice choose_tiles(const ContractionKernel& k, const Machine& m) {
                              "choose a smaller tile, or leave the tile sizes to the cost model");
     out.main = c;
     out.why = "tile " + std::to_string(c.u) + " x " + std::to_string(c.v) + ", K step " + std::to_string(c.w) +
-              ": given by the user";
+              ": given by the user (no alternatives, no split-K candidates)";
     return out;
   }
   // The candidates, larger tiles first (ties go to the first).
@@ -190,6 +297,7 @@ TileChoice choose_tiles(const ContractionKernel& k, const Machine& m) {
   for (const TileConfig& c : out.alternatives)
     why << "\nalternative: tile " << c.u << " x " << c.v << ", K step " << c.w << ", " << c.stages
         << " stages, weighed per call by the launcher's cost model (when(fastest))";
+  add_split_candidates(k, m, out, why);
   out.why = why.str();
   return out;
 }

@@ -13,8 +13,16 @@
 //     reserve for addresses): the accumulator plus the epilogue's inputs held in registers;
 // and estimates the cycles of a whole problem M x N x K as waves * per-tile cycles, with
 // waves = ceil(tiles / SMS) and per-tile cycles = cdiv(K, W) steps of max(tensor-core time, operand
-// bytes / L2 bandwidth per SM, (load latency + transfer) / (stages - 1)) plus the epilogue's stores. docs/tensor-expressions.md ("Lowering to
-// task programs") states the numbers. Test: tests/unit/tx_lower_test.cpp (TxTileModel.*).
+// bytes / L2 bandwidth per SM, (load latency + transfer) / (stages - 1)) plus the epilogue's stores.
+//
+// Split-K (docs/mapping.md, "Split-K"): when the K loop may be split (split_k_refusal below), a tile
+// may also run on a cluster of S blocks, each over a contiguous share of the K steps, the partial
+// sums added in rank order over distributed shared memory by the block that owns the rows, which
+// then runs the epilogue on the full sum. Such a candidate's budget adds the partial-sum buffers
+// (U x V floats), and its estimate has floor(SMS / S) tiles at once, cdiv(cdiv(K, W), S) K steps per
+// block, the exchange and a fixed cost per split tile (the machine model's CostModel, as the
+// launcher's estimate). docs/tensor-expressions.md ("Lowering to task programs") states the
+// numbers. Test: tests/unit/tx_lower_test.cpp (TxTileModel.*, TxSplitK.*).
 #pragma once
 
 #include "loom/machine.h"
@@ -34,7 +42,10 @@ struct TileConfig {
   bool residual_shared = false;  // the residual tile is TMA-staged in shared memory
   int64_t smem_bytes = 0;     // what the budgets above add up to
   int tile_regs = 0;          // registers per consumer thread for tile data
-  bool operator==(const TileConfig& o) const { return u == o.u && v == o.v && w == o.w && g == o.g && stages == o.stages; }
+  int split = 1;              // splitk(S): blocks of a cluster sharing each tile's K loop (1: no split)
+  bool operator==(const TileConfig& o) const {
+    return u == o.u && v == o.v && w == o.w && g == o.g && stages == o.stages && split == o.split;
+  }
 };
 
 // The throughput figures the estimate uses (per SM and clock): the FMA and L2 rates come from the
@@ -46,12 +57,26 @@ struct Throughput {
   double l2_bytes_per_clock = 48;
   double load_latency = 800;  // cycles from a TMA load's issue to its data in shared memory
   int reg_reserve = 40;  // registers a consumer thread keeps for addresses, indices, barriers
+  // Split-K (CostModel): peers' shared memory read per SM and clock, and the fixed cost of a split
+  // tile; 0 on a machine without clusters (no split candidates).
+  double dsmem_bytes_per_clock = 0;
+  double cluster_tile_cycles = 0;
 };
 Throughput throughput_of(const Machine& m);
 
 // Whether `c` fits the budgets for `k` on `m`; fills c.stages (the deepest ring up to 4 that fits),
 // c.residual_shared, c.smem_bytes and c.tile_regs. On failure returns the reason (a sentence).
+// A split candidate (c.split > 1) also holds its partial-sum buffers (U x V floats) next to the
+// output's staging tile, and reads its residual from GLOBAL (a TMA load after the split loop would
+// be DMA work, which the peers of a split tile do not run).
 std::optional<std::string> fit_tile(const ContractionKernel& k, const Machine& m, TileConfig& c);
+
+// Why the kernel's K loop cannot be split between the blocks of a cluster (a sentence), or nullopt
+// when it can: one term (one K loop, which is what splitk(S) splits), no operand prologue (the split
+// loop may hold only TMA loads and tensor-core products), a machine with clusters. The epilogue
+// never forbids it: bias, residual and activation run once per tile, on the full sum, in the block
+// that owns the rows (src/codegen/splitk.cpp).
+std::optional<std::string> split_k_refusal(const ContractionKernel& k, const Machine& m);
 
 // Estimated cycles of one problem (extents of the output's rows, columns, and each term's K).
 double estimate_cycles(const ContractionKernel& k, const Machine& m, const TileConfig& c, int64_t rows, int64_t cols,
@@ -62,13 +87,19 @@ double estimate_cycles(const ContractionKernel& k, const Machine& m, const TileC
 // program offers as `when(fastest)` candidates: the launcher weighs them per call against the default.
 struct TileChoice {
   TileConfig main;
-  std::vector<TileConfig> alternatives;
-  std::string why;  // one line per decision, for comments in the generated mapping
+  std::vector<TileConfig> alternatives;  // smaller tiles, then the split-K candidates
+  std::string why;  // one line per decision ("alternative..." once per alternative, in order)
 };
 
 // Chooses the tiles: k.u/k.v/k.w when set (each 0 means "choose"; no alternatives then), else
 // the candidates (128 x 256, 128 x 128, 128 x 64 with K steps 64 and 128) ranked by the estimate.
+// Split-K candidates (S = 2, 4 on the alternatives' block tiles) are offered when the K loop may be
+// split, each one only if it has the fewest estimated cycles of all candidates on at least one
+// small, long-K probe problem (kSplitProbeK deep; why says which).
 // Throws CompileError (at k.loc) when no candidate fits or a user tile is not one the back end runs.
 TileChoice choose_tiles(const ContractionKernel& k, const Machine& m);
+
+// The K extent of the split-K probe problems.
+constexpr int64_t kSplitProbeK = 8192;
 
 }  // namespace loom::tx

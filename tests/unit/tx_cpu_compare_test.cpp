@@ -40,9 +40,31 @@ TEST(TxCpuCompare, EveryContractionExampleMatchesItsLoweredPrograms) {
 TEST(TxCpuCompare, EveryMappingOfEveryKernelIsCompared) {
   std::string out, err;
   ASSERT_EQ(tx::run_tx_command(run_command("mlp"), out, err), 0) << err;
-  // Two kernels, each with a default and two when(fastest) alternatives: 1 + 2 + 2 chains.
+  // Two kernels, each with a default and five when(fastest) alternatives (two smaller tiles, three
+  // split-K candidates): 1 + 5 + 5 chains.
   EXPECT_NE(out.find("compared with the lowered programs mlp_H, mlp_Y"), std::string::npos) << out;
-  EXPECT_NE(out.find("match (5 mapping chains on the CPU executor)"), std::string::npos) << out;
+  EXPECT_NE(out.find("match (11 mapping chains on the CPU executor)"), std::string::npos) << out;
+}
+
+TEST(TxCpuCompare, SplitKMappingsMatchAtALongK) {
+  // K = 700 is 11 K steps of 64 (6 of 128): shares of unequal length for S = 2 and 4, a clipped last
+  // step; M and N are not tile multiples. The split candidates run like the others (the executor
+  // runs a split loop's iterations in order: docs/mapping.md, "Split-K").
+  for (const auto& [ex, sizes] : std::vector<std::pair<std::string, std::string>>{
+           {"gemm", "M=67,N=45,K=700"}, {"batched_gemm", "L=3,M=67,N=45,K=700"}, {"gemm_bias_relu", "M=67,N=45,K=700"}}) {
+    SCOPED_TRACE(ex);
+    std::string out, err;
+    EXPECT_EQ(tx::run_tx_command(run_command(ex, sizes), out, err), 0) << out << err;
+    // The default, two smaller tiles and three split-K candidates.
+    EXPECT_NE(out.find("match (6 mapping chains on the CPU executor)"), std::string::npos) << out;
+    const tx::TxCommand c = run_command(ex, sizes);
+    std::vector<std::pair<std::string, std::string>> progs;
+    std::vector<tx::SimtArtifact> simt;
+    ASSERT_EQ(tx::lower_tx_file(c.path, c.text, progs, simt, err), 0) << err;
+    ASSERT_EQ(progs.size(), 1u);
+    EXPECT_NE(progs[0].second.find("splitk(2)"), std::string::npos);
+    EXPECT_NE(progs[0].second.find("splitk(4)"), std::string::npos);
+  }
 }
 
 TEST(TxCpuCompare, SizesNotGivenGetNonTileDefaults) {

@@ -464,10 +464,14 @@ TEST(TxTileModel, PlainGemmTakesTheLargestTileAndOffersSmallerOnes) {
   EXPECT_EQ(c.main.v, 256);
   EXPECT_EQ(c.main.w, 64);
   EXPECT_EQ(c.main.stages, 3);  // 3 x 48 KB + the 64 KB output staging tile; 4 stages do not fit
-  // The launcher's cost model chooses per call among the default and one tile per smaller shape.
-  ASSERT_EQ(c.alternatives.size(), 2u);
-  for (const TileConfig& a : c.alternatives) EXPECT_LT(a.u * a.v, 128 * 256);
-  EXPECT_NE(c.alternatives[0].v, c.alternatives[1].v);
+  // The launcher's cost model chooses per call among the default, one tile per smaller shape and
+  // the split-K candidates (TxSplitK below).
+  std::vector<TileConfig> unsplit;
+  for (const TileConfig& a : c.alternatives)
+    if (a.split == 1) unsplit.push_back(a);
+  ASSERT_EQ(unsplit.size(), 2u);
+  for (const TileConfig& a : unsplit) EXPECT_LT(a.u * a.v, 128 * 256);
+  EXPECT_NE(unsplit[0].v, unsplit[1].v);
 }
 
 TEST(TxTileModel, ResidualInRegistersRulesOutTheWidestTile) {
@@ -496,6 +500,172 @@ TEST(TxTileModel, EstimateGrowsWithWavesAndDepth) {
   TileConfig shallow = c;
   shallow.stages = 2;
   EXPECT_GT(estimate_cycles(k, m, shallow, 4096, 4096, 4096), estimate_cycles(k, m, c, 4096, 4096, 4096));
+}
+
+// ---- split-K: when(fastest) candidates that split the K loop over a cluster ----------------------------
+
+// The lowered text with its comments' line breaks undone, to find a sentence.
+std::string flat(std::string text) {
+  for (size_t at; (at = text.find("\n// ")) != std::string::npos;) text.replace(at, 4, " ");
+  return text;
+}
+
+std::vector<TileConfig> splits_of(const TileChoice& c) {
+  std::vector<TileConfig> s;
+  for (const TileConfig& a : c.alternatives)
+    if (a.split > 1) s.push_back(a);
+  return s;
+}
+
+// examples/gemm's split candidates, measured on an H100 (bench/results/2026-11-25-h100-gemm-splitk.md):
+// 128 x 128 tiles, 64-deep K steps, 4 stages with S = 2 and S = 4; 128 x 64 tiles, 128-deep K steps,
+// 3 stages with S = 4. The model finds the same three (and drops 128 x 64 with S = 2, which 128 x 128
+// with S = 4 beats on every probe problem).
+void expect_examples_gemm_splits(const TileChoice& c) {
+  const std::vector<TileConfig> s = splits_of(c);
+  ASSERT_EQ(s.size(), 3u) << c.why;
+  auto is = [](const TileConfig& t, int v, int w, int stages, int split) {
+    return t.u == 128 && t.v == v && t.w == w && t.stages == stages && t.split == split && !t.residual_shared;
+  };
+  EXPECT_TRUE(is(s[0], 128, 64, 4, 2)) << c.why;
+  EXPECT_TRUE(is(s[1], 128, 64, 4, 4)) << c.why;
+  EXPECT_TRUE(is(s[2], 64, 128, 3, 4)) << c.why;
+}
+
+TEST(TxSplitK, PlainGemmGetsExamplesGemmsSplitCandidates) {
+  const TileChoice c = choose_tiles(gemm_kernel(), hopper_machine());
+  expect_examples_gemm_splits(c);
+  EXPECT_EQ(c.main.split, 1);  // the default never splits
+  const std::string text = lower_to_loom(gemm_kernel());
+  EXPECT_NE(text.find("pipeline(4) splitk(2) smem(227KB);"), std::string::npos) << text;
+  EXPECT_NE(text.find("pipeline(4) splitk(4) smem(227KB);"), std::string::npos) << text;
+  EXPECT_NE(text.find("pipeline(3) splitk(4) smem(227KB);"), std::string::npos) << text;
+  EXPECT_NE(flat(text).find("split-K: the K loop over K is a plain sum"), std::string::npos) << text;
+}
+
+TEST(TxSplitK, BatchedGemmGetsThemToo) {
+  ContractionKernel k = gemm_kernel("bgemm");
+  k.batch = {"Bt"};
+  k.terms[0].b.transposed = true;
+  expect_examples_gemm_splits(choose_tiles(k, hopper_machine()));
+}
+
+TEST(TxSplitK, SplitWinsOnlyWhereFewTilesMeetALongK) {
+  const ContractionKernel k = gemm_kernel();
+  const Machine& m = hopper_machine();
+  const TileChoice c = choose_tiles(k, m);
+  auto best = [&](int64_t r, int64_t cl, int64_t d) {
+    TileConfig b = c.main;
+    for (const TileConfig& a : c.alternatives)
+      if (estimate_cycles(k, m, a, r, cl, d) < estimate_cycles(k, m, b, r, cl, d)) b = a;
+    return b;
+  };
+  EXPECT_GT(best(128, 256, 8192).split, 1);   // 2 tiles of 128 x 128 for 132 SMs, 128 K steps each
+  EXPECT_GT(best(100, 200, 6000).split, 1);     // one matrix of a 3 x 100 x 200 x 6000 batch
+  EXPECT_EQ(best(8192, 8192, 8192).split, 1);  // many waves: the split's exchange is pure overhead
+  EXPECT_EQ(best(4096, 4096, 512).split, 1);
+  // The estimate of a split tile: floor(SMS / S) clusters at once, a share of the K steps each.
+  TileConfig s4 = splits_of(c)[1];
+  TileConfig s1 = s4;
+  s1.split = 1;
+  const double exchange = 3.0 * 1 * 64 * 128 * 4 / double(m.cost.dsmem_bytes_per_cycle) + double(m.cost.cluster_tile_cycles);
+  EXPECT_DOUBLE_EQ(estimate_cycles(k, m, s4, 128, 128, 64 * 64), estimate_cycles(k, m, s1, 128, 128, 64 * 16) + exchange);
+}
+
+TEST(TxSplitK, NonlinearEpilogueRunsOnceOnTheFullSum) {
+  // relu(A B + bias) is split: the owner of the rows adds the partial sums, then runs the epilogue.
+  ContractionKernel k = gemm_kernel("gemm_bias_relu");
+  k.bias = op("bias");
+  k.activation = Pointwise::Relu;
+  const TileChoice c = choose_tiles(k, hopper_machine());
+  EXPECT_EQ(splits_of(c).size(), 3u) << c.why;
+  const std::string text = lower_to_loom(k);
+  EXPECT_NE(flat(text).find("then computes the epilogue, relu(sum + bias), once on the full sum"), std::string::npos)
+      << text;
+  // Long K, shares of unequal length (K = 700: 11 steps of 64 over 2 or 4 blocks), not tile multiples.
+  const Outcome o = run_kernel(k, {{"M", 70}, {"N", 40}, {"K", 700}});
+  expect_cuda(o);
+}
+
+TEST(TxSplitK, ResidualIsReadFromGlobalInSplitMappings) {
+  // A TMA-staged residual would be DMA work after the split loop, which the peers do not run.
+  ContractionKernel k = gemm_kernel("gemm_residual");
+  k.out = op("D");
+  k.residual = op("C");
+  const TileChoice c = choose_tiles(k, hopper_machine());
+  EXPECT_TRUE(c.main.residual_shared);
+  ASSERT_FALSE(splits_of(c).empty()) << c.why;
+  for (const TileConfig& s : splits_of(c)) EXPECT_FALSE(s.residual_shared);
+  const Outcome o = run_kernel(k, {{"M", 70}, {"N", 40}, {"K", 700}});
+  EXPECT_NE(flat(o.text).find("the epilogue, sum + C, once on the full sum (split mappings read C from GLOBAL"),
+            std::string::npos)
+      << o.text;
+  expect_cuda(o);
+}
+
+TEST(TxSplitK, LongKBatchedGemmRunsEveryMappingOnTheCpu) {
+  ContractionKernel k = gemm_kernel("bgemm");
+  k.batch = {"Bt"};
+  k.terms[0].b.transposed = true;
+  const Outcome o = run_kernel(k, {{"Bt", 2}, {"M", 70}, {"N", 40}, {"K", 580}});
+  EXPECT_NE(o.text.find("splitk(4) smem("), std::string::npos) << o.text;
+  expect_cuda(o);
+}
+
+TEST(TxSplitK, APrologueKeepsTheLoopUnsplit) {
+  ContractionKernel k = gemm_kernel("relu_gemm");
+  k.terms[0].a.prologue = Pointwise::Relu;
+  const TileChoice c = choose_tiles(k, hopper_machine());
+  EXPECT_TRUE(splits_of(c).empty());
+  EXPECT_EQ(split_k_refusal(k, hopper_machine()),
+            "each K step also applies relu to its tile of A; a split loop may hold only TMA loads and tensor-core "
+            "products (src/codegen/splitk.cpp)");
+  const std::string text = lower_to_loom(k);
+  EXPECT_EQ(text.find(") splitk("), std::string::npos) << text;  // pipeline(N) splitk(S)
+  EXPECT_NE(flat(text).find("no split-K candidates: each K step also applies relu to its tile of A;"),
+            std::string::npos)
+      << text;
+}
+
+TEST(TxSplitK, TwoTermsKeepTheirLoopsUnsplit) {
+  ContractionKernel k = gemm_kernel("add_gemm");
+  k.out = op("E");
+  k.terms.push_back(term(op("C"), op("D"), "L"));
+  EXPECT_TRUE(splits_of(choose_tiles(k, hopper_machine())).empty());
+  const std::string text = lower_to_loom(k);
+  EXPECT_EQ(text.find(") splitk("), std::string::npos) << text;  // pipeline(N) splitk(S)
+  EXPECT_NE(flat(text).find("no split-K candidates: the kernel has two K loops (K and L) into one accumulator"),
+            std::string::npos)
+      << text;
+}
+
+TEST(TxSplitK, NoClustersNoSplit) {
+  EXPECT_EQ(split_k_refusal(gemm_kernel(), ampere_machine()),
+            "sm_80 has no thread-block clusters to split a tile's K loop over");
+}
+
+TEST(TxSplitK, UserTileHasNoSplitCandidates) {
+  ContractionKernel k = gemm_kernel("gemm_user");
+  k.u = 128;
+  k.v = 128;
+  const std::string text = lower_to_loom(k);
+  EXPECT_EQ(text.find(") splitk("), std::string::npos) << text;  // pipeline(N) splitk(S)
+  EXPECT_NE(flat(text).find("given by the user (no alternatives, no split-K candidates)"), std::string::npos) << text;
+}
+
+TEST(TxSplitK, SplitBudgetHoldsThePartialSums) {
+  const ContractionKernel k = gemm_kernel();
+  TileConfig c{128, 128, 64, 2};
+  c.split = 2;
+  ASSERT_FALSE(fit_tile(k, hopper_machine(), c));
+  // 4 stages of 32 KB, the 32 KB output staging tile, 64 KB of partial sums (2 warpgroups x 64 x 128
+  // floats) and the barriers' reserve.
+  EXPECT_EQ(c.stages, 4);
+  EXPECT_EQ(c.smem_bytes, 4 * 32768 + 32768 + 65536 + 2048);
+  TileConfig deep{128, 128, 128, 2};
+  deep.split = 2;
+  ASSERT_FALSE(fit_tile(k, hopper_machine(), deep));
+  EXPECT_EQ(deep.stages, 2);  // 64 KB stages: only two fit next to the partial sums
 }
 
 }  // namespace
