@@ -197,6 +197,11 @@ struct Instance {
   // srange loop's iterations; their partial sums are added over distributed shared memory.
   std::optional<int64_t> splitk;
   SourceLoc splitk_loc;
+  // `streamk`: a persistent block per SM, each running an equal share of all tiles' srange
+  // iterations (stream-K); a tile cut between blocks is finished by the block that ran its first
+  // iteration, adding the others' partial sums from a global workspace.
+  bool streamk = false;
+  SourceLoc streamk_loc;
   std::optional<int64_t> smem_bytes;
   std::string smem_spelling;  // as written, e.g. "227KB"
   SourceLoc smem_loc;

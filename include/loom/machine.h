@@ -94,6 +94,11 @@ struct CostModel {
   // A fixed cost per split tile (the hand-over between the blocks of its cluster: two barrier
   // round trips between SMs, the owner's wait for the slowest block; fitted); 0 without clusters.
   int64_t cluster_tile_cycles = 0;
+  // Stream-K (src/codegen/streamk.cpp): bytes per SM and cycle a block writes or reads of the
+  // global (L2-resident) partial-sum workspace, and a fixed cost per hand-over (the flag's release
+  // and acquire between SMs).
+  int64_t workspace_bytes_per_cycle = 0;
+  int64_t handover_cycles = 0;
 };
 
 struct Machine {

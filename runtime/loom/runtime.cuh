@@ -809,3 +809,4 @@ __device__ __forceinline__ void ldg_pair(const T* p, std::int64_t c, std::int64_
 // The producer atoms of the async-copy variant (cp.async into the swizzled tiles TMA would fill).
 #include "loom/async_copy.cuh"
 #include "loom/cluster.cuh"
+#include "loom/streamk.cuh"

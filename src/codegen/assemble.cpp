@@ -17,7 +17,7 @@ int64_t CudaGen::layout_barriers() {
     stage_offset_ = (end + 1023) / 1024 * 1024;
     end = stage_offset_ + compute_wgs_ * stage_bytes_;
   }
-  if (split_loop_) {  // splitk.cpp: one partial-sum buffer per compute warpgroup
+  if (split_loop_ && !stream_) {  // splitk.cpp: one partial-sum buffer per compute warpgroup
     split_offset_ = (end + 1023) / 1024 * 1024;
     end = split_offset_ + compute_wgs_ * split_wg_bytes();
   }
@@ -47,7 +47,7 @@ std::string CudaGen::assemble() {
   o << ", " << smem_bytes << " bytes of dynamic shared memory.\n"
     << "// Structure: setup (barriers) / producer (TMA issue) / consumer (wgmma, epilogue); host launcher below.\n"
     << "#include <atomic>\n#include <cstdint>\n#include <cmath>\n#include <vector>\n#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n\n"
-    << "#include \"loom/runtime.cuh\"\n#include \"loom/host.h\"\n#include \"" << entry << ".h\"\n\n"
+    << "#include \"loom/runtime.cuh\"\n#include \"loom/host.h\"\n" << (stream_ ? kStreamKInclude : "") << "#include \"" << entry << ".h\"\n\n"
     << "// Index locals the kernel does not need are left to the compiler to drop.\n"
     << "#pragma nv_diag_suppress 177\n\n"
     << "namespace {\n\n"
@@ -77,6 +77,12 @@ std::string CudaGen::assemble() {
   for (const TensorMap& t : maps_) params.push_back("const __grid_constant__ CUtensorMap " + t.name);
   for (size_t i = 0; i < grid_.size(); ++i) params.push_back("const int64_t grid_n" + std::to_string(i));
   if (uneven_) params.push_back("const int fold");
+  if (stream_) {
+    if (uneven_) cannot(split_loop_, "streamk in a kernel whose loops' trip counts differ between tiles");
+    for (const char* p : {"const int64_t sk_tiles", "const int64_t sk_iters", "const uint32_t sk_epoch", "float4* const sk_partials",
+                          "uint32_t* const sk_flags"})
+      params.push_back(p);
+  }
   for (size_t i = 0; i < params.size(); ++i) o << (i ? ",\n    " : "") << params[i];
   o << ") {\n";
   o << "  extern __shared__ __align__(1024) uint8_t loom_smem_raw[];\n"
@@ -90,7 +96,7 @@ std::string CudaGen::assemble() {
   if (stage_bytes_)
     o << "  // epilogue staging tiles, one per compute warpgroup (" << compute_wgs_ << " x " << stage_bytes_ << " bytes)\n"
       << "  uint8_t* const loom_stage = smem + " << stage_offset_ << ";\n";
-  if (split_loop_)
+  if (split_loop_ && !stream_)
     o << "  // splitk(" << split_ << "): the partial sums a peer hands to the owner of a warpgroup's rows, one buffer per compute\n"
       << "  // warpgroup (" << compute_wgs_ << " x " << split_wg_bytes() << " bytes; splitk.cpp)\n"
       << "  uint8_t* const loom_splitk = smem + " << split_offset_ << ";\n"
@@ -100,7 +106,7 @@ std::string CudaGen::assemble() {
   for (const Barrier& b : barriers_)
     o << "    for (int s = 0; s < " << b.ring << "; ++s) loom::rt::mbarrier::init(&" << b.name << "[s], " << b.count << ");\n";
   o << "    loom::rt::fence_barrier_init();\n  }\n";
-  if (split_loop_) o << "  loom::rt::cluster_sync();  // every block's barriers are initialized before a peer arrives on them\n";
+  if (split_loop_ && !stream_) o << "  loom::rt::cluster_sync();  // every block's barriers are initialized before a peer arrives on them\n";
   else o << "  __syncthreads();\n";
   // The persistent tile loop each role runs: decode the tile (grouped order on the two innermost
   // block loops), recompute the tile's index and view values, then the role's code.
@@ -112,7 +118,9 @@ std::string CudaGen::assemble() {
     const size_t G = grid_.size();
     std::string total = "grid_n0";
     for (size_t i = 1; i < G; ++i) total += " * grid_n" + std::to_string(i);
-    if (split_loop_)  // splitk: the blocks of a cluster run the same tiles
+    if (stream_)
+      stream_tile_loop_head(o, ind, total);
+    else if (split_loop_)  // splitk: the blocks of a cluster run the same tiles
       o << ind << "for (int64_t tile = loom::rt::cluster_id_x(); tile < " << total << "; tile += loom::rt::cluster_count_x()) {\n";
     else
       o << ind << "for (int64_t tile = blockIdx.x; tile < " << total << "; tile += gridDim.x) {\n";
@@ -180,7 +188,7 @@ std::string CudaGen::assemble() {
   // splitk: no block leaves while a peer may still read its shared memory or arrive on its
   // barriers (HOPPER-FACTS F7; the per-tile handshake already orders this, compute-sanitizer's
   // racecheck wants the barrier).
-  if (split_loop_) o << "  loom::rt::cluster_sync();  // splitk: the cluster's blocks leave together\n";
+  if (split_loop_ && !stream_) o << "  loom::rt::cluster_sync();  // splitk: the cluster's blocks leave together\n";
   o << "}\n\n";
   if (uneven_) o << tile_order_function();
   o << host_launcher(kname);

@@ -100,6 +100,9 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
   const std::string entry = sig.task;
   std::ostringstream o;
   std::string head = gens[0]->head();
+  for (const auto& g : gens)  // a streamk mapping's launcher needs the stream-K host header
+    if (g->uses_stream_k() && head.find(CudaGen::kStreamKInclude) == std::string::npos)
+      head.insert(head.find("#include \"loom/host.h\"\n") + std::string("#include \"loom/host.h\"\n").size(), CudaGen::kStreamKInclude);
   // The first two comment lines name the file; the kernel line describes each mapping below instead.
   size_t k = head.find("// Kernel: ");
   size_t ke = head.find('\n', k);

@@ -558,7 +558,12 @@ void CudaGen::emit_for(const Op& op) {
     }
     s->line("// " + (op.origin.empty() ? std::string("loop") : op.origin) + "  [" + source_ + ":" + std::to_string(op.loc.line) + "]" +
             (op.pipeline_depth > 1 ? "  pipelined " + std::to_string(op.pipeline_depth) + " deep" : ""));
-    if (&op == split_loop_) {
+    if (&op == split_loop_ && stream_) {
+      s->line("// streamk: this turn's iterations [unit_lo, unit_hi) of the " + n + " (streamk.cpp)");
+      s->line("const int64_t " + loop_start(&op) + " = unit_lo;");
+      s->line("const int64_t " + var(k) + "_hi = loom_min(unit_hi, " + n + ");");
+      s->line("for (int64_t " + var(k) + " = " + loop_start(&op) + "; " + var(k) + " < " + var(k) + "_hi; ++" + var(k) + ") {");
+    } else if (&op == split_loop_) {
       s->line("// splitk(" + std::to_string(split_) + "): this block's share of the " + n +
               " iterations, by its rank in the tile's cluster (none when " + n + " < " + std::to_string(split_) + ")");
       s->line("const int64_t " + loop_start(&op) + " = " + n + " * splitk_rank / " + std::to_string(split_) + ";");
@@ -613,7 +618,7 @@ void CudaGen::emit_for(const Op& op) {
     s->line(base(&op) + " += " + loop_trips(&op) + ";  // the next tile's iterations continue the rings");
     s->defined.insert(op.result);
   }
-  if (&op == split_loop_) emit_split_reduce(compute_, op);
+  if (&op == split_loop_) stream_ ? emit_stream_reduce(compute_, op) : emit_split_reduce(compute_, op);
   turn_loop_ = outer_turn;
   rotation_ = outer_rotation;
 }

@@ -179,6 +179,9 @@ class CudaGen {
   const ir::EntrySignature& entry() const { return entry_; }
 
   const std::string& head() const { return head_; }
+  // Whether the kernel is a streamk one (its file includes kStreamKInclude: the host's plan and workspace).
+  bool uses_stream_k() const { return stream_; }
+  static constexpr const char* kStreamKInclude = "#include \"loom/streamk.h\"\n";
   const std::string& body() const { return body_; }
   const std::string& kernel_line() const { return kernel_line_; }
   int64_t smem_bytes() const { return smem_bytes_; }
@@ -271,6 +274,18 @@ class CudaGen {
   void end_split_owner(Stream& s);
   void check_split_budget() const;
   int64_t split_wg_bytes() const;  // one warpgroup's partial sums in shared memory
+  std::string split_what() const { return stream_ ? "streamk" : "splitk(" + std::to_string(split_) + ")"; }
+
+  // ---- streamk.cpp: STREAM-K ------------------------------------------------------------------------
+  // A loop with stream_k (the mapping's streamk) is the split loop too (split_loop_, stream_ set):
+  // persistent blocks run turns (tile, [unit_lo, unit_hi)) — an equal share of the iterations of
+  // the first sk_tiles tiles, then whole tiles — and a turn that does not start at iteration 0
+  // hands its partial sums, through a global workspace and a flag, to the turn that does, which
+  // adds them in iteration order and runs the rest of the tile.
+  void emit_stream_reduce(Stream& s, const Op& loop);
+  void stream_tile_loop_head(std::ostream& o, const std::string& ind, const std::string& total) const;
+  std::string stream_launch(const std::string& kname, const std::vector<std::string>& args, std::set<ValueId>& have);
+  std::string stream_estimate(const std::string& fixed, const std::string& per_iter, const std::string& trips) const;
 
   // ---- rings.cpp: RING CHAINS ---------------------------------------------------------------------
   // A pipelined loop whose TMA copies write exactly the ring buffers of the block's previous
@@ -470,6 +485,7 @@ class CudaGen {
   std::map<const Op*, const Op*> tma_canon_;  // its TMA copies -> the head's copy into the same buffer
   const Op* split_loop_ = nullptr;          // splitk.cpp: the kernel's split loop, if any
   int64_t split_ = 1;                       // its split_k (the cluster's blocks)
+  bool stream_ = false;                     // its stream_k (streamk.cpp)
   std::vector<std::pair<std::string, int64_t>> split_accs_;  // its accumulators: variable, registers
   bool split_owner_open_ = false;           // emitting the owner-only rest of the tile
   int64_t split_offset_ = 0;                // the partial-sum buffers in dynamic shared memory

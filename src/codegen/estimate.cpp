@@ -18,6 +18,12 @@
 // the rows of the at most ceil(G / S) warpgroups it owns (G compute warpgroups); and the owner reads (S - 1) peers' partial sums of each warpgroup it owns
 // over distributed shared memory, at CostModel::dsmem_bytes_per_cycle, plus cluster_tile_cycles for
 // the hand-over.
+//
+// streamk (streamk.cpp): the host's plan (runtime/loom/streamk_plan.h) gives `workers` blocks and
+// the sk_tiles shared tiles; a block runs its whole tiles, its share ceil(sk_tiles x trips /
+// workers) of the shared iterations, the fixed cost of each turn it takes, and the hand-overs of
+// partial sums through the global workspace: its own written, and up to ceil(trips / share) other
+// blocks' read (CostModel::workspace_bytes_per_cycle, handover_cycles each).
 #include "codegen/cuda_gen.h"
 
 #include <algorithm>
@@ -73,7 +79,11 @@ std::string CudaGen::estimate_function() {
     const double per_iter = std::max(static_cast<double>(fma) / static_cast<double>(cm.mma_fma_per_cycle),
                                      static_cast<double>(bytes) / static_cast<double>(cm.fill_bytes_per_cycle));
     o << "  // " << (L.origin.empty() ? std::string("loop") : L.origin) << "  [" << source_ << ":" << L.loc.line << "]: " << fma << " FMA and " << bytes << " TMA bytes per iteration\n";
-    if (&L == split_loop_)
+    if (&L == split_loop_ && stream_)
+      o << "  // streamk: shared between the blocks (below)\n"
+        << "  const double sk_iter = " << per_iter << ";\n"
+        << "  const int64_t sk_trips = " << var(L.operands[0]) << ";\n";
+    else if (&L == split_loop_)
       o << "  // splitk(" << split_ << "): a block runs at most ceil(trips / " << split_ << ") of them\n"
         << "  tile += static_cast<double>(loom_cdiv(" << var(L.operands[0]) << ", " << split_ << ")) * " << per_iter << ";\n";
     else
@@ -88,10 +98,14 @@ std::string CudaGen::estimate_function() {
     for (int d = 0; d < f_.info(p).rank; ++d) n += " * static_cast<double>(" + pname(p) + ".shape[" + std::to_string(d) + "])";
     written += (written.empty() ? "" : " + ") + n;
   }
-  const int64_t owned = split_loop_ ? (compute_wgs_ + split_ - 1) / split_ : compute_wgs_;
+  const int64_t owned = split_loop_ && !stream_ ? (compute_wgs_ + split_ - 1) / split_ : compute_wgs_;
   if (!written.empty())
     o << "  tile += (" << written << ") / static_cast<double>(blocks) / " << cm.fill_bytes_per_cycle << ".0"
-      << (split_loop_ ? " * " + std::to_string(owned) + ".0 / " + std::to_string(compute_wgs_) + ".0" : "") << ";\n";
+      << (split_loop_ && !stream_ ? " * " + std::to_string(owned) + ".0 / " + std::to_string(compute_wgs_) + ".0" : "") << ";\n";
+  if (stream_) {
+    o << stream_estimate("tile", "sk_iter", "sk_trips") << "}\n\n";
+    return o.str();
+  }
   if (split_loop_) {
     if (cm.dsmem_bytes_per_cycle <= 0) cannot(split_loop_, "a cost estimate of splitk without a distributed shared memory rate");
     o << "  // splitk(" << split_ << "): the owner of a warpgroup's rows reads " << split_ - 1 << " peers' partial sums of "

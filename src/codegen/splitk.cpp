@@ -42,11 +42,13 @@ int64_t CudaGen::split_wg_bytes() const {
 void CudaGen::plan_split() {
   std::function<void(const ir::Block&, bool)> find = [&](const ir::Block& b, bool top) {
     for (const Op& op : b.ops) {
-      if (op.kind == OpKind::For && op.split_k > 1) {
-        if (!top) cannot(&op, "splitk on a loop inside another loop of the block");
-        if (split_loop_) cannot(&op, "splitk on two loops of one block");
+      if (op.kind == OpKind::For && (op.split_k > 1 || op.stream_k)) {
+        const std::string w = op.stream_k ? "streamk" : "splitk";
+        if (!top) cannot(&op, w + " on a loop inside another loop of the block");
+        if (split_loop_) cannot(&op, w + " on two loops of one block");
         split_loop_ = &op;
-        split_ = op.split_k;
+        split_ = op.stream_k ? 1 : op.split_k;
+        stream_ = op.stream_k;
       }
       for (const ir::Block& r : op.regions) find(r, false);
     }
@@ -54,8 +56,8 @@ void CudaGen::plan_split() {
   find(*kernel_, true);
   if (!split_loop_) return;
   const Op& L = *split_loop_;
-  if (L.pingpong) cannot(&L, "splitk together with pingpong");
-  if (compute_wgs_ < 1) cannot(&L, "splitk without compute warpgroups");
+  if (L.pingpong) cannot(&L, split_what() + " together with pingpong");
+  if (compute_wgs_ < 1) cannot(&L, split_what() + " without compute warpgroups");
   // The body: TMA loads and mma calls into accumulators; nothing else may carry a value out.
   std::set<ValueId> accs;
   for (const Op& o : L.regions[0].ops) {
@@ -64,16 +66,16 @@ void CudaGen::plan_split() {
     if (o.kind == OpKind::Call && o.name == "mma") {
       auto d = def_.find(o.operands[0]);
       if (d == def_.end() || d->second->kind != OpKind::Alloc || d->second->mem != MemKind::Register || f_.info(o.operands[0]).dtype != DType::F32)
-        cannot(&o, "splitk on a loop whose mma does not accumulate into an f32 register fragment");
+        cannot(&o, split_what() + " on a loop whose mma does not accumulate into an f32 register fragment");
       for (const Op* p = parent_.at(d->second); p; p = parent_.at(p))
-        if (p == &L) cannot(&o, "splitk on a loop whose accumulator is declared inside it");
+        if (p == &L) cannot(&o, split_what() + " on a loop whose accumulator is declared inside it");
       accs.insert(o.operands[0]);
       continue;
     }
-    cannot(&o, "splitk on a loop that does more than TMA loads and tensor-core mma",
+    cannot(&o, split_what() + " on a loop that does more than TMA loads and tensor-core mma",
            "only a sum can be split between blocks: the loop may only accumulate products");
   }
-  if (accs.empty()) cannot(&L, "splitk on a loop without an mma (nothing to sum)");
+  if (accs.empty()) cannot(&L, split_what() + " on a loop without an mma (nothing to sum)");
   // Every accumulator starts at 0 (each block sums only its share) and nothing after the loop runs
   // in the DMA role (the peers skip the rest of the tile).
   bool before = true;
@@ -94,18 +96,27 @@ void CudaGen::plan_split() {
       }
       continue;
     }
-    if (o.kind == OpKind::For) cannot(&o, "a loop after a splitk loop in the block");
+    if (o.kind == OpKind::For) cannot(&o, "a loop after a " + split_what() + " loop in the block");
     if (ws_ && has_role(o, ir::Role::Dma))
-      cannot(&o, "DMA work after a splitk loop", "the peers of a split tile do not run what follows the split loop");
+      cannot(&o, "DMA work after a " + split_what() + " loop", "the other blocks of a shared tile do not run what follows the shared loop");
   }
   for (ValueId a : accs)
     if (!cleared.count(a))
-      cannot(&L, "splitk on a loop whose accumulator " + names_[static_cast<size_t>(a)] + " does not start at 0",
-             "clear the accumulator before the loop (fill(Acc, 0)): every block of the cluster sums only its share");
+      cannot(&L, split_what() + " on a loop whose accumulator " + names_[static_cast<size_t>(a)] + " does not start at 0",
+             "clear the accumulator before the loop (fill(Acc, 0)): every block sums only its share");
   for (ValueId a : accs) {
     const int64_t n = register_count(*def_.at(a));
-    if (n % 4) cannot(&L, "splitk with an accumulator of " + std::to_string(n) + " registers per thread (a multiple of 4)");
+    if (n % 4) cannot(&L, split_what() + " with an accumulator of " + std::to_string(n) + " registers per thread (a multiple of 4)");
     split_accs_.emplace_back(var(a), n);
+  }
+  if (stream_) {
+    // The turns of one tile must agree on its iterations: the host shares sk_tiles x sk_iters of
+    // them, sk_iters being the loop's trip count in the first tile.
+    for (const Op* g : grid_)
+      if (depends_on(L.operands[0], g->regions[0].args[0]))
+        cannot(&L, "streamk on a loop whose trip count differs between tiles",
+               "stream-K shares equal K loops between blocks; a loop whose length depends on the tile (causal attention) cannot be shared this way");
+    return;
   }
   // One of each per compute warpgroup: `ready` completes at the owner when every peer thread has
   // arrived, `free` at a peer when every owner thread has read (emit_split_reduce).

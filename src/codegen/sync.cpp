@@ -262,7 +262,7 @@ void CudaGen::sync_others(Stream& s, const Op& x, const Op& y, bool same_iterati
       break;
     case SyncScope::Block:
       // After a split loop each warpgroup finishes its rows in its own block (splitk.cpp).
-      if (split_owner_open_)
+      if (split_owner_open_ && !stream_)
         cannot(&x, "a wait for the other compute warpgroups after a splitk loop",
                "after the split loop, each warpgroup's rows are finished in another block of the cluster");
       s.line("loom::rt::named_barrier_sync(" + std::to_string(sync_barrier0() + compute_wgs_) + ", " +

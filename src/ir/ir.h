@@ -186,6 +186,9 @@ struct Op {
                                   // iterations, each a contiguous share, and add their partial
                                   // sums (1 = not split; the loop's meaning is unchanged, only the
                                   // order of its sum: src/codegen/splitk.cpp)
+  bool stream_k = false;          // For: the mapping's streamk: the iterations of all tiles are
+                                  // shared equally by persistent blocks; a tile cut between blocks
+                                  // is summed in iteration order (src/codegen/streamk.cpp)
   int broadcast_dim = 0;          // Call of a binary leaf op whose B has rank 1 and D rank 2: the
                                   // dimension of D that B runs along — 0: one value per row
                                   // (D[i, j] = A[i, j] op B[i]), 1: one value per column (B[j]);

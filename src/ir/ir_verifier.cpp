@@ -161,8 +161,9 @@ class Verifier {
             if (op.pipeline_depth < 1) problem(where + ": pipeline depth " + std::to_string(op.pipeline_depth) + " is not at least 1");
           }
           if (op.kind != OpKind::For && (!op.distances.empty() || op.pipeline_depth != 1 || op.warp_specialize || op.pingpong ||
-                                    op.split_k != 1))
-            problem(where + ": only a for loop has carried distances, a pipeline depth, warp specialization, pingpong or split_k");
+                                    op.split_k != 1 || op.stream_k))
+            problem(where + ": only a for loop has carried distances, a pipeline depth, warp specialization, pingpong, split_k or stream_k");
+          if (op.stream_k && op.split_k != 1) problem(where + ": a loop both split (split_k) and streamed (stream_k)");
           block(body, scopes);
           if (body.yield.value != kNone) check_ref(body.yield, scopes, where + " yield");
           if (body.yield.cross) problem(where + ": a yield is not a wait and cannot cross roles");

@@ -255,6 +255,11 @@ InstanceRef& InstanceRef::splitk(int64_t blocks) {
   return *this;
 }
 
+InstanceRef& InstanceRef::streamk() {
+  decl().streamk = true;
+  return *this;
+}
+
 InstanceRef& InstanceRef::smem(const std::string& spelling) {
   const std::string c = "instance(" + decl().name.name + ").smem";
   size_t i = 0;

@@ -265,6 +265,18 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         d.hint = "splitk applies to the block variant whose srange loop walks K (gemm_block's `srange k in cdiv(K, W)`)";
       }
     }
+    if (in.streamk) {
+      block_only(in.streamk_loc, "streamk");
+      if (in.splitk && *in.splitk > 1) {
+        auto& d = r.error(in.streamk_loc, "streamk together with splitk(" + std::to_string(*in.splitk) + ") on instance '" +
+                                              in.name.name + "': a loop's iterations are shared one way or the other");
+        d.hint = "keep one: splitk(S) shares a tile's K loop within a cluster, streamk shares all tiles' K loops between all SMs";
+      } else if (*proc == ProcKind::Block && !vi.has_srange) {
+        auto& d = r.error(in.streamk_loc, "streamk on instance '" + in.name.name + "', but variant '" + v.name.name +
+                                              "' has no srange loop whose sum could be shared");
+        d.hint = "streamk applies to the block variant whose srange loop walks K (gemm_block's `srange k in cdiv(K, W)`)";
+      }
+    }
     if (in.smem_bytes) {
       block_only(in.smem_loc, "smem(...)");
       int64_t limit = machine->limits.smem_per_block;

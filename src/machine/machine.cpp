@@ -135,7 +135,10 @@ const Machine& hopper_machine() {
     // is fitted: the split kernels measured on an H100 cost about 4-6 us more per tile than the
     // model's other terms say (not yet explained: bench/results/2026-11-25-h100-gemm-splitk.md),
     // and with 8000 the model picks split-K only where it gained in those measurements.
-    h.cost = {2048, 48, 500, 32, 8000};
+    // Stream-K's workspace rate is measured: a block's 128 KB of partial sums took about 5 us to
+    // write and 4 us to read back at 1.5 GHz (ncu, bench/results/2026-11-27-h100-gemm-streamk.md),
+    // 16-20 B per SM and cycle; the fixed cost per hand-over (flag release, spin, barrier) is assumed.
+    h.cost = {2048, 48, 500, 32, 8000, 16, 2000};
     return h;
   }();
   return m;

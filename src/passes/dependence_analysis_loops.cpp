@@ -219,6 +219,7 @@ void Lowering::loop_level(const Stmt& s, size_t level, const std::vector<ValueId
     op.warp_specialize = fr_->inst->warp_specialize.value_or(false);
     op.pingpong = fr_->inst->pingpong;
     op.split_k = fr_->inst->splitk.value_or(1);
+    op.stream_k = fr_->inst->streamk;
   }
   // States after the loop.
   for (const auto& [r, t] : touched) {

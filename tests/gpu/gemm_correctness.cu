@@ -245,7 +245,13 @@ int main(int argc, char** argv) {
                                                             {300, 200, 1000},
                                                             {200, 100, 100},
                                                             {130, 70, 16},
-                                                            {2960, 1464, 3064}})
+                                                            {2960, 1464, 3064},
+                                                            // streamk mappings (iterations shared across
+                                                            // tiles): a last wave of 24 tiles; fewer tiles
+                                                            // than SMs with a long, uneven K; 7 tiles
+                                                            {4959, 800, 776},
+                                                            {600, 1248, 4736},
+                                                            {77, 1696, 1128}})
     problems.push_back(hx::gemm_problem(M, N, K));
 #endif
 #if defined(LOOM_HAVE_BATCHED_GEMM)
