@@ -202,6 +202,11 @@ struct Instance {
   // iteration, adding the others' partial sums from a global workspace.
   bool streamk = false;
   SourceLoc streamk_loc;
+  // `schedule(optimal)`: the compiler solves the srange loop's schedule (src/sched) and chooses the
+  // warp specialization, the pipeline depth and the turns of the compute warpgroups from it
+  // (src/passes/schedule_optimal.h) instead of `warpspecialize pipeline(D) pingpong` by hand.
+  bool schedule_optimal = false;
+  SourceLoc schedule_loc;
   std::optional<int64_t> smem_bytes;
   std::string smem_spelling;  // as written, e.g. "227KB"
   SourceLoc smem_loc;

@@ -152,7 +152,8 @@ class InstanceRef {
   InstanceRef& nowarpspecialize() { return warpspecialize(false); }
   InstanceRef& pipeline(int64_t depth);
   InstanceRef& splitk(int64_t blocks);
-  InstanceRef& streamk();  // streamk: persistent blocks share all tiles' K iterations equally (stream-K)  // splitk(S): a cluster of S blocks shares each tile's K loop
+  InstanceRef& streamk();
+  InstanceRef& schedule_optimal();  // schedule(optimal): the solver picks warp specialization, depth, turns  // streamk: persistent blocks share all tiles' K iterations equally (stream-K)  // splitk(S): a cluster of S blocks shares each tile's K loop
   InstanceRef& smem(const std::string& spelling);  // "227KB", "64KiB", "1024B", "232448"
   InstanceRef& smem(int64_t bytes);
   InstanceRef& layout(const std::string& arg, const std::vector<std::string>& attrs);

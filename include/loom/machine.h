@@ -99,6 +99,10 @@ struct CostModel {
   // and acquire between SMs).
   int64_t workspace_bytes_per_cycle = 0;
   int64_t handover_cycles = 0;
+  // The latency of a tile load from DRAM under load, in cycles: schedule(optimal) gives a ring of
+  // streaming loads ceil(latency / II) + 1 stages, enough to cover it at the schedule's II
+  // (src/passes/schedule_optimal.h). 0: no model (depth 2).
+  int64_t load_latency_cycles = 0;
 };
 
 struct Machine {

@@ -45,7 +45,10 @@ std::string CudaGen::assemble() {
     o << " (" << dma_wgs_ << " DMA warpgroup at " << f_.warp_roles->dma_regs << " registers, " << compute_wgs_
       << " compute warpgroups at " << f_.warp_roles->compute_regs << ")";
   o << ", " << smem_bytes << " bytes of dynamic shared memory.\n"
-    << "// Structure: setup (barriers) / producer (TMA issue) / consumer (wgmma, epilogue); host launcher below.\n"
+    << "// Structure: setup (barriers) / producer (TMA issue) / consumer (wgmma, epilogue); host launcher below.\n";
+  for (const ir::ScheduleNote& n : f_.schedule_notes)
+    o << "// schedule(optimal) of instance " << n.instance << " (line " << n.loc.line << "): " << n.realized << "\n";
+  o
     << "#include <atomic>\n#include <cstdint>\n#include <cmath>\n#include <vector>\n#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n\n"
     << "#include \"loom/runtime.cuh\"\n#include \"loom/host.h\"\n" << (stream_ ? kStreamKInclude : "") << "#include \"" << entry << ".h\"\n\n"
     << "// Index locals the kernel does not need are left to the compiler to drop.\n"

@@ -304,6 +304,17 @@ struct LaunchCondition {
   bool fastest = false;  // when(fastest): no condition; the launcher's cost model chooses (lhs/rhs empty)
 };
 
+// What schedule(optimal) did for one instance's loop (src/passes/schedule_optimal.h): the solver's
+// schedule in words and the settings the compiler derived from it. `loom compile --emit=schedule`
+// prints it; a non-empty warning is printed at the clause when the kernel is compiled.
+struct ScheduleNote {
+  std::string instance;
+  SourceLoc loc;         // the schedule(optimal) clause
+  std::string report;    // the solver's schedule: II, length, stage and warp group per op, proof, time
+  std::string realized;  // the settings applied: warp specialization, pipeline depth, turns, and why
+  std::string warning;   // the budget ran out (the rule-based settings were used), or empty
+};
+
 struct Function {
   std::string name;
   std::vector<ValueInfo> values;
@@ -323,6 +334,7 @@ struct Function {
   std::map<ValueId, TileLayout> param_layouts;
   std::optional<EntrySignature> entry;  // see THE ENTRY SIGNATURE (absent in IR built by hand)
   std::optional<LaunchCondition> when;  // see SPECIALIZED MAPPING; absent for the default mapping
+  std::vector<ScheduleNote> schedule_notes;  // schedule(optimal) instances, in mapping order
 
   ValueId add_value(ValueInfo v);
   const ValueInfo& info(ValueId v) const { return values.at(static_cast<size_t>(v)); }

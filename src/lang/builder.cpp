@@ -260,6 +260,11 @@ InstanceRef& InstanceRef::streamk() {
   return *this;
 }
 
+InstanceRef& InstanceRef::schedule_optimal() {
+  decl().schedule_optimal = true;
+  return *this;
+}
+
 InstanceRef& InstanceRef::smem(const std::string& spelling) {
   const std::string c = "instance(" + decl().name.name + ").smem";
   size_t i = 0;

@@ -265,6 +265,20 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         d.hint = "splitk applies to the block variant whose srange loop walks K (gemm_block's `srange k in cdiv(K, W)`)";
       }
     }
+    if (in.schedule_optimal) {
+      block_only(in.schedule_loc, "schedule(optimal)");
+      if (in.pipeline || in.warp_specialize) {
+        const std::string given = in.pipeline ? "pipeline(" + std::to_string(*in.pipeline) + ")"
+                                              : (*in.warp_specialize ? "warpspecialize" : "nowarpspecialize");
+        auto& d = r.error(in.schedule_loc, "schedule(optimal) on instance '" + in.name.name + "' chooses the warp specialization and the " +
+                                               "pipeline depth, but the instance also gives " + given);
+        d.hint = "remove " + given + ", or remove schedule(optimal) to keep the hand-written schedule";
+      } else if (*proc == ProcKind::Block && !vi.has_srange) {
+        auto& d = r.error(in.schedule_loc, "schedule(optimal) on instance '" + in.name.name + "', but variant '" + v.name.name +
+                                               "' has no srange loop to schedule");
+        d.hint = "schedule(optimal) applies to the block variant whose srange loop the kernel pipelines";
+      }
+    }
     if (in.streamk) {
       block_only(in.streamk_loc, "streamk");
       if (in.splitk && *in.splitk > 1) {

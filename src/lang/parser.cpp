@@ -492,7 +492,7 @@ class Parser {
     in.processor = ident("a processor level (HOST, BLOCK, WARPGROUP, WARP, THREAD)");
     while (!at(Tok::Semi)) {
       if (!at(Tok::Ident)) error_here("expected an instance clause or ';'",
-                                      "clauses are mem, tune, call, entry, warpspecialize, pipeline, pingpong, splitk, streamk, smem, layout");
+                                      "clauses are mem, tune, call, entry, warpspecialize, pipeline, pingpong, splitk, streamk, schedule, smem, layout");
       Ident c = ident("an instance clause");
       if (c.name == "mem") {
         in.mem_loc = c.loc;
@@ -533,6 +533,14 @@ class Parser {
       } else if (c.name == "pingpong") {
         in.pingpong = true;
         in.pingpong_loc = c.loc;
+      } else if (c.name == "schedule") {
+        in.schedule_loc = c.loc;
+        expect(Tok::LParen, "after 'schedule'");
+        if (!at(Tok::Ident) || cur().text != "optimal")
+          error_here("expected a scheduling policy", "schedule(optimal) asks the compiler to solve the loop's schedule");
+        take();
+        expect(Tok::RParen, "to close 'schedule'");
+        in.schedule_optimal = true;
       } else if (c.name == "streamk") {
         in.streamk = true;
         in.streamk_loc = c.loc;

@@ -138,7 +138,9 @@ const Machine& hopper_machine() {
     // Stream-K's workspace rate is measured: a block's 128 KB of partial sums took about 5 us to
     // write and 4 us to read back at 1.5 GHz (ncu, bench/results/2026-11-27-h100-gemm-streamk.md),
     // 16-20 B per SM and cycle; the fixed cost per hand-over (flag release, spin, barrier) is assumed.
-    h.cost = {2048, 48, 500, 32, 8000, 16, 2000};
+    // A DRAM tile load takes about 0.8 us under load (1500 cycles at 1.83 GHz; an estimate, not
+    // measured here): the ring depth schedule(optimal) gives streaming loads.
+    h.cost = {2048, 48, 500, 32, 8000, 16, 2000, 1500};
     return h;
   }();
   return m;

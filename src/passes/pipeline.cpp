@@ -8,6 +8,7 @@
 #include "passes/copy_elimination.h"
 #include "passes/dependence_analysis.h"
 #include "passes/resource_allocation.h"
+#include "passes/schedule_optimal.h"
 #include "passes/vectorize.h"
 #include "passes/warp_specialize.h"
 
@@ -36,6 +37,13 @@ void run_pass(const char* name, ir::Function& f, const std::function<void(ir::Fu
 }  // namespace
 
 ir::Function lower_to_event_ir(const Program& p, const TaskTree& tree, const PipelineOptions& opt) {
+  if (has_schedule_optimal(p)) {  // schedule_optimal.h: settings from the solved schedule, then the pipeline
+    std::vector<ir::ScheduleNote> notes;
+    const Program q = realize_optimal_schedules(p, tree, notes);
+    ir::Function f = lower_to_event_ir(q, tree, opt);
+    f.schedule_notes = std::move(notes);
+    return f;
+  }
   ir::Function f;
   run_pass("dependence-analysis", f, [&](ir::Function& g) { g = dependence_analysis(p, tree); }, opt);
   run_pass("vectorize", f, [](ir::Function& g) { vectorize(g); }, opt);

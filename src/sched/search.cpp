@@ -54,7 +54,8 @@ void fewer_groups(const Problem& p, const SearchOptions& opt, unsigned long long
   res.groups = groups_used(res.schedule);
   const int least = p.has_variable_latency() ? 2 : 1;
   const double deadline = std::min(opt.time_limit, elapsed() + opt.groups_time_limit);
-  const unsigned long long own = static_cast<unsigned long long>(SearchOptions::kRlimitPerSecond * opt.groups_time_limit);
+  const unsigned long long own = opt.groups_rlimit ? opt.groups_rlimit
+                                                   : static_cast<unsigned long long>(SearchOptions::kRlimitPerSecond * opt.groups_time_limit);
   const unsigned long long stop = std::min(budget, res.rlimit_used + own);
   while (res.groups > least) {
     double tleft = deadline - elapsed();

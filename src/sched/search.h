@@ -30,6 +30,8 @@ struct SearchOptions {
   int max_ii = 0;                    // 0: a bound at which one iteration fits in one stage
   bool minimize_groups = true;       // secondary objective: fewest warp groups at the (II, L) found
   double groups_time_limit = 5;      // its own budget: seconds, and kRlimitPerSecond * this of rlimit
+  unsigned long long groups_rlimit = 0;  // its Z3 resource budget instead, when not 0 (the compiler's
+                                         // schedule(optimal) makes it the binding one: deterministic)
   static constexpr unsigned long long kRlimitPerSecond = 4000000;
 };
 

@@ -46,7 +46,8 @@ constexpr const char* kUsage =
     "  fmt FILE                 print the canonical form (-i: rewrite FILE, --check: exit 1 if not canonical)\n"
     "  compile FILE             compile; --emit=tree (instantiated task tree, default) | ast | ir (event IR)\n"
     "                           | cuda (the kernel and launcher) | header (its C ABI) | torch (the PyTorch\n"
-    "                           operator) | ptx | cubin (nvcc) | schedule-graph (the pipelined loop's\n"
+    "                           operator) | ptx | cubin (nvcc) | schedule (what schedule(optimal) solved\n"
+    "                           and realized) | schedule-graph (the pipelined loop's\n"
     "                           dependence graph as `loom schedule` reads it; --loop=K picks the K-th loop)\n"
     "  compile FILE -o DIR      write the artifact DIR/<entry>.cu and DIR/<entry>.h (docs/artifact.md)\n"
     "  compile FILE --emit=torch -o DIR\n"
@@ -454,6 +455,29 @@ std::string runtime_dir() {
   return LOOM_SOURCE_DIR "/runtime";
 }
 
+// schedule(optimal) instances whose search fell back to the rule-based settings: a warning at the
+// clause (src/passes/schedule_optimal.h).
+void schedule_warnings(const Options& o, const loom::ir::Function& f) {
+  const std::string file = o.input == "-" ? "<stdin>" : o.input;
+  for (const loom::ir::ScheduleNote& n : f.schedule_notes)
+    if (!n.warning.empty()) std::cerr << file << ":" << n.loc.line << ":" << n.loc.col << ": warning: " << n.warning << "\n";
+}
+
+// --emit=schedule: what schedule(optimal) solved and realized, per mapping.
+int emit_schedule(const Options& o, const loom::Program& program, const loom::TaskTree& tree) {
+  std::string source = o.input == "-" ? "<stdin>" : std::filesystem::path(o.input).filename().string();
+  std::vector<Unit> units = mapping_units(program, tree, source);
+  std::string out;
+  for (size_t i = 0; i < units.size(); ++i) {
+    loom::ir::Function f = loom::lower_to_event_ir(units[i].program, units[i].tree);
+    schedule_warnings(o, f);
+    if (units.size() > 1) out += std::string(i ? "\n" : "") + "// mapping " + std::to_string(i) + ": " + (i ? units[i].when_text : "the default") + "\n";
+    if (f.schedule_notes.empty()) out += "no instance of this mapping says schedule(optimal): its schedule is the mapping's\n";
+    for (const loom::ir::ScheduleNote& n : f.schedule_notes) out += n.report + "  realized: " + n.realized + "\n";
+  }
+  return write_output(o, out);
+}
+
 // --emit=cuda|header|torch|ptx|cubin, or the artifact directory (-o DIR without --emit; with
 // --emit=torch, the artifact and the PyTorch operator's source DIR/<entry>_torch.cpp).
 int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTree& tree) {
@@ -465,7 +489,10 @@ int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTr
   // One kernel per mapping; the launcher picks one per call (docs/mapping.md, "Specialized mappings").
   std::vector<Unit> units = mapping_units(program, tree, source);
   std::vector<loom::ir::Function> lowered;
-  for (const Unit& u : units) lowered.push_back(loom::lower_to_event_ir(u.program, u.tree, po));
+  for (const Unit& u : units) {
+    lowered.push_back(loom::lower_to_event_ir(u.program, u.tree, po));
+    schedule_warnings(o, lowered.back());
+  }
   std::vector<loom::codegen::MappingKernel> kernels;
   for (size_t i = 0; i < units.size(); ++i) kernels.push_back({&lowered[i], units[i].when_text});
   loom::codegen::CudaArtifact a = loom::codegen::generate_cuda(kernels, source);
@@ -552,12 +579,13 @@ int run_middle_end(const Options& o, const loom::Program& program, const loom::T
                                  (!o.emit_given && !o.output.empty())))
     return emit_cuda(o, program, *tree);
   if (o.emit == "schedule-graph") return emit_schedule_graph(o, program, *tree);
+  if (o.emit == "schedule") return emit_schedule(o, program, *tree);
   if (o.emit == "tree") {
     std::string out = "// checked program\n" + loom::format_program(program) + "\n// instantiated task tree (" +
                       tree->machine->target + ")\n" + loom::format_task_tree(*tree);
     return write_output(o, out);
   }
-  return usage_error("unknown --emit kind '" + o.emit + "' (tree, ast, ir, cuda, header, torch, ptx, cubin or schedule-graph)");
+  return usage_error("unknown --emit kind '" + o.emit + "' (tree, ast, ir, cuda, header, torch, ptx, cubin, schedule-graph or schedule)");
 }
 
 }  // namespace

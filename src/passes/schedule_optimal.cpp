@@ -1,0 +1,212 @@
+// schedule(optimal): the compiler solves an instance's loop schedule and derives the instance's
+// warp specialization, pipeline depth and turns from it. See schedule_optimal.h.
+#include "passes/schedule_optimal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "passes/pipeline.h"
+#include "passes/schedule_graph.h"
+#include "sched/bounds.h"
+#include "sched/diagnostic.h"
+#include "sched/graph.h"
+#include "sched/machine.h"
+#include "sched/problem.h"
+#include "sched/search.h"
+
+namespace loom {
+namespace {
+
+// The search budget: a Z3 resource limit (deterministic: the same answer on every machine) and a
+// wall-clock backstop that only a very slow machine reaches. 80 M units is about 20 s of Z3 work.
+constexpr unsigned long long kRlimit = 80'000'000ULL;
+constexpr unsigned long long kGroupsRlimit = 2'000'000ULL;  // the fewest-groups objective's share (about 3 s here)
+constexpr double kWallSeconds = 120;
+constexpr int64_t kMaxDepth = 8;
+
+Instance* find_instance(Program& p, const std::string& name) {
+  for (Instance& in : p.mapping->instances)
+    if (in.name.name == name) return &in;
+  return nullptr;
+}
+
+// Every schedule(optimal) instance of `p` given the provisional settings (warpspecialize, 2 deep,
+// clause cleared), so that lowering `p` does not come back here.
+void provisional(Program& p) {
+  for (Instance& in : p.mapping->instances)
+    if (in.schedule_optimal) {
+      in.schedule_optimal = false;
+      in.warp_specialize = true;
+      in.pipeline = 2;
+    }
+}
+
+[[noreturn]] void fail(const Instance& in, const std::string& message, const std::string& hint = "") {
+  Diagnostic d;
+  d.loc = in.schedule_loc;
+  d.message = "schedule(optimal) on instance '" + in.name.name + "': " + message;
+  d.hint = hint;
+  throw CompileError(d);
+}
+
+// What the settings are read from: the solved schedule, or the bounds alone when no schedule was
+// found (the fallback).
+struct Derived {
+  bool solved = false;
+  bool warp_specialize = true;
+  int compute_groups = 1;
+  double ii_cycles = 0;  // raw machine cycles
+};
+
+// Raw cycles per normalized cycle (the normalization keeps ratios: costnorm.h).
+double cycles_per_unit(const sched::Problem& p) {
+  double scale = 1;
+  for (const auto& [raw, scaled] : p.norm.scaled)
+    if (scaled > 0) scale = static_cast<double>(raw) / static_cast<double>(scaled);  // the largest cost: the most exact ratio
+  return scale;
+}
+
+}  // namespace
+
+bool has_schedule_optimal(const Program& p) {
+  if (!p.mapping) return false;
+  for (const Instance& in : p.mapping->instances)
+    if (in.schedule_optimal) return true;
+  return false;
+}
+
+Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::vector<ir::ScheduleNote>& notes) {
+  Program out = p;
+  if (!out.mapping) return out;
+  std::vector<std::string> names;
+  for (const Instance& in : out.mapping->instances)
+    if (in.schedule_optimal) names.push_back(in.name.name);
+  for (const std::string& name : names) {
+    Instance& in = *find_instance(out, name);
+    ir::ScheduleNote note;
+    note.instance = name;
+    note.loc = in.schedule_loc;
+    // 1. Provisional lowering (every other schedule(optimal) instance provisional too).
+    Program prov = out;
+    provisional(prov);
+    ir::Function f0 = lower_to_event_ir(prov, tree);
+    const ir::Op* loop = nullptr;
+    for (const ir::Op* L : pipelined_loops(f0))
+      if (L->origin.rfind(name + ":", 0) == 0) {
+        loop = L;
+        break;
+      }
+    if (!loop) fail(in, "the kernel has no pipelined loop of this instance to schedule",
+                    "schedule(optimal) applies to the block variant whose srange loop the kernel pipelines");
+    // 2. The graph and the search.
+    std::ostringstream report;
+    Derived d;
+    sched::SearchResult r;
+    std::vector<std::string> node_names, node_ops;
+    double scale = 1;
+    std::string why_not;
+    try {
+      const nlohmann::ordered_json g = schedule_graph(f0, *loop, *tree.machine);
+      const sched::Graph graph = sched::parse_graph(g.dump());
+      const sched::Machine sm = sched::builtin_machine(g.value("machine", std::string("hopper")));
+      const sched::Problem prob = sched::build_problem(graph, sm, sched::BuildOptions{});
+      scale = cycles_per_unit(prob);
+      for (const sched::GraphNode& n : graph.nodes) {
+        node_names.push_back(n.name);
+        node_ops.push_back(n.op);
+      }
+      sched::SearchOptions so;
+      so.time_limit = kWallSeconds;
+      so.rlimit = kRlimit;
+      so.groups_time_limit = kWallSeconds;
+      so.groups_rlimit = kGroupsRlimit;
+      r = sched::search_schedule(prob, so);
+      d.ii_cycles = static_cast<double>(r.found ? r.schedule.ii : r.bounds.mii()) * scale;
+      if (r.found && r.schedule.has_warps()) {
+        d.solved = true;
+        std::set<int> load_warps, compute_warps;
+        for (size_t i = 0; i < node_ops.size(); ++i)
+          (node_ops[i] == "tma_load" ? load_warps : compute_warps).insert(r.schedule.warp[i]);
+        d.warp_specialize = !load_warps.empty();
+        for (int w : load_warps)
+          if (compute_warps.count(w)) d.warp_specialize = false;
+        d.compute_groups = std::max<int>(1, static_cast<int>(compute_warps.size()));
+      } else {
+        why_not = r.budget_exhausted ? "the search ran out of its budget before it found a schedule"
+                                     : "the search found no schedule (" + r.infeasible + ")";
+      }
+    } catch (const sched::UserError& e) {
+      why_not = std::string("the scheduler cannot model the loop: ") + e.what();
+    }
+    // 3. The settings.
+    const int64_t latency = tree.machine->cost.load_latency_cycles;
+    int64_t depth = 2;
+    if (latency > 0 && d.ii_cycles > 0)
+      depth = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<double>(latency) / d.ii_cycles)) + 1, 2, kMaxDepth);
+    const bool written_pingpong = in.pingpong;
+    const bool pingpong = written_pingpong || (d.solved && d.compute_groups >= 2);
+    report << "schedule(optimal) of instance '" << name << "': the loop `" << loop->origin << "` (line " << loop->loc.line << ")\n";
+    if (d.solved) {
+      report << "  II = " << r.schedule.ii << " (" << std::llround(d.ii_cycles) << " cycles), length " << r.schedule.length << ", "
+             << r.schedule.stages() << " stage(s), " << r.groups << " warp group(s)" << (r.groups_minimal ? " (the fewest)" : "") << "\n"
+             << "  optimal: " << (r.optimal ? "yes" : "not proven") << " - " << r.proof << "\n"
+             << "  solve: " << std::fixed << std::setprecision(2) << r.seconds << " s (" << r.smt_calls << " SMT, " << r.ilp_calls
+             << " ILP call(s), resource units " << r.rlimit_used << " of " << kRlimit << ")\n";
+      report << "  " << std::left << std::setw(22) << "node" << std::right << std::setw(7) << "cycle" << std::setw(7) << "stage" << std::setw(6)
+             << "warp" << "\n";
+      for (size_t i = 0; i < node_names.size(); ++i)
+        report << "  " << std::left << std::setw(22) << node_names[i] << std::right << std::setw(7) << r.schedule.time[i] << std::setw(7)
+               << r.schedule.time[i] / std::max(1, r.schedule.ii) << std::setw(6) << r.schedule.warp[i]
+               << (node_ops[i] == "tma_load" ? "  (streaming load: its depth is the ring's)" : "") << "\n";
+    } else {
+      report << "  no schedule: " << why_not << "\n";
+      note.warning = "schedule(optimal) on instance '" + name + "': " + why_not + "; using the rule-based settings (warpspecialize, pipeline(" +
+                     std::to_string(depth) + ")" + (written_pingpong ? ", pingpong" : "") + ")";
+    }
+    // Lower with the settings, one stage less while the stages do not fit the shared-memory budget.
+    std::optional<CompileError> last;
+    int64_t chosen = 0;
+    for (int64_t dd = depth; dd >= 1 && !chosen; --dd) {
+      in.schedule_optimal = false;
+      in.warp_specialize = d.warp_specialize;
+      in.pipeline = dd;
+      in.pingpong = pingpong;
+      Program trial = out;
+      provisional(trial);
+      try {
+        (void)lower_to_event_ir(trial, tree);
+        chosen = dd;
+      } catch (const CompileError& e) {
+        if (e.diagnostic.message.rfind("shared memory of ", 0) != 0) throw;
+        last = e;
+      }
+    }
+    if (!chosen) throw *last;
+    std::ostringstream realized;
+    realized << (d.warp_specialize ? "warpspecialize (the loads on a warp group of their own)" : "nowarpspecialize (loads and compute share a group)")
+             << ", pipeline(" << chosen << ") (";
+    if (latency > 0 && d.ii_cycles > 0)
+      realized << "ceil(" << latency << " cycles of load latency / " << std::llround(d.ii_cycles) << " per iteration) + 1 = " << depth;
+    else
+      realized << "no load latency model: 2";
+    if (chosen < depth) realized << ", " << chosen << " fit the shared-memory budget";
+    realized << ")";
+    if (pingpong)
+      realized << ", pingpong (" << (written_pingpong && !(d.solved && d.compute_groups >= 2) ? "written on the instance"
+                                                                                          : std::to_string(d.compute_groups) +
+                                                                                                " compute warp groups take turns")
+               << ")";
+    else
+      realized << ", no pingpong (" << d.compute_groups << " compute warp group)";
+    note.realized = realized.str();
+    note.report = report.str();
+    notes.push_back(std::move(note));
+  }
+  return out;
+}
+
+}  // namespace loom

@@ -1,0 +1,50 @@
+// schedule(optimal) (issue 12, part 2; docs/schedule.md, "In the compiler"): a BLOCK instance that
+// says `schedule(optimal)` gets its warp specialization, pipeline depth and consumer turns from the
+// optimal schedule of its srange loop instead of from `warpspecialize pipeline(D) pingpong` written
+// by hand. Before the pass pipeline runs on such a program (pipeline.cpp), for each such instance:
+//
+//   1. the program is lowered with the instance warp-specialized and pipelined 2 deep (provisional
+//      settings: the loop must be pipelined to have ring slots to schedule);
+//   2. the loop's scheduling graph (schedule_graph.h, the JSON `loom schedule` reads) is solved by
+//      src/sched (search_schedule: optimal II, then length, then fewest warp groups) under a
+//      deterministic budget (a Z3 resource limit; the wall-clock limit is only a backstop);
+//   3. the settings are read off the schedule, and the program is lowered with them:
+//      - warpspecialize: the solver put the loop's TMA loads on warp groups of their own (the DMA
+//        role) — nowarpspecialize when it shares a group between loads and compute;
+//      - pipeline(D): TMA loads are streaming operations (variable latency, no cost in the schedule,
+//        their depth a tunable: the scheduling document's section 5.3), so the ring is made deep
+//        enough to cover the machine's load latency at the schedule's II, D = ceil(latency / II) + 1
+//        (CostModel::load_latency_cycles; at least 2, at most 8), and lowered one step at a time
+//        while the stages do not fit the shared-memory budget;
+//      - pingpong: the solver gives the loop's compute ops two or more warp groups — the back end
+//        realizes them as consumer warpgroups taking turns on the tensor cores, with the loop
+//        rotated where it can (the body's last mma issued one iteration late, after the next
+//        iteration's first: FlashAttention-3's structure; pingpong.cpp). `pingpong` written on the
+//        instance is kept.
+//   A search that ends without a schedule (budget, or a loop the scheduler cannot model) falls back
+//   to the rule-based settings — warpspecialize, the same depth rule at the resource-bound II, the
+//   instance's own pingpong — with a warning that says so; a schedule is called optimal only when
+//   the search proved it.
+//
+// What is not realized yet: per-op stages other than the loads' ring and the rotated last mma, and a
+// warp assignment other than one DMA group plus the mapping's compute warpgroups (the number of
+// compute warpgroups is the mapping's prange, not the solver's). The note says which parts of the
+// schedule the settings carry. Tests: tests/unit/schedule_optimal_test.cpp.
+#pragma once
+
+#include <vector>
+
+#include "ir/ir.h"
+#include "loom/ast.h"
+#include "loom/check.h"
+
+namespace loom {
+
+// Whether some instance of the program's mapping says schedule(optimal).
+bool has_schedule_optimal(const Program& p);
+
+// The program with each schedule(optimal) instance's settings chosen as above (and the clause
+// cleared), and one note per such instance. Throws CompileError for what no setting can lower.
+Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::vector<ir::ScheduleNote>& notes);
+
+}  // namespace loom
