@@ -9,26 +9,14 @@
 
 #include <string>
 
-#include "passes/pipeline.h"
-#include "test_util.h"
+#include "codegen_util.h"
 
 namespace loom {
 namespace {
 
 using test::check_text;
-using test::read_file;
-using test::source_dir;
-
-std::string example_text(const std::string& name) {
-  return read_file(source_dir() + "/examples/" + name + "/" + name + ".loom");
-}
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
+using test::example_text;
+using test::replaced;
 
 // The default mapping only (no specializations).
 std::string default_only(const std::string& text, const std::string& cut) { return text.substr(0, text.find(cut)); }

@@ -12,54 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "codegen/cuda.h"
-#include "passes/pipeline.h"
-#include "test_util.h"
+#include "codegen_util.h"
 
 namespace loom {
 namespace {
 
 using test::check_text;
-using test::read_file;
-using test::source_dir;
-
-std::string example_text(const std::string& name) {
-  return read_file(source_dir() + "/examples/" + name + "/" + name + ".loom");
-}
-
-struct Result {
-  std::optional<codegen::CudaArtifact> artifact;
-  std::optional<Diagnostic> error;
-  std::string ir;  // the IR of the last mapping
-};
-
-// Every mapping of the program through the middle end and the back end, as `loom compile` does.
-Result compile(const std::string& text, const std::string& name) {
-  Result out;
-  auto r = check_text(text, name + ".loom");
-  EXPECT_TRUE(r.ok && r.tree.has_value()) << r.diagnostics;
-  if (!r.ok || !r.tree) return out;
-  try {
-    std::vector<MappingUnit> units = mapping_units(r.program, *r.tree);
-    std::vector<ir::Function> fs;
-    for (const MappingUnit& u : units) fs.push_back(lower_to_event_ir(u.program, u.tree));
-    out.ir = ir::print(fs.back());
-    std::vector<codegen::MappingKernel> kernels;
-    for (size_t i = 0; i < units.size(); ++i)
-      kernels.push_back({&fs[i], units[i].when ? format_condition(*units[i].when) : ""});
-    out.artifact = codegen::generate_cuda(kernels, name + ".loom");
-  } catch (const CompileError& e) {
-    out.error = e.diagnostic;
-  }
-  return out;
-}
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
+using test::compile_mappings;
+using test::count_of;
+using test::example_text;
+using test::replaced;
 
 // The default mapping of examples/gemm made a split-K one (128 x 128 tiles, 4 stages, S blocks).
 std::string split_gemm(int S, int pipeline = 4, int V = 128) {
@@ -71,19 +33,13 @@ std::string split_gemm(int S, int pipeline = 4, int V = 128) {
                                                         std::to_string(S) + ")");
 }
 
-int count(const std::string& text, const std::string& needle) {
-  int n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
 TEST(SplitK, ParsesPrintsAndReachesTheLoop) {
   const std::string text = split_gemm(4);
   auto r = check_text(text, "gemm.loom");
   ASSERT_TRUE(r.ok) << r.diagnostics;
   EXPECT_NE(format_program(r.program).find("warpspecialize pipeline(4)\n      splitk(4) smem(227KB);"), std::string::npos)
       << format_program(r.program);
-  Result c = compile(text, "gemm");
+  test::CompiledMappings c = compile_mappings(text, "gemm");
   ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
   EXPECT_NE(c.ir.find("pipeline(4) warpspecialize splitk(4)"), std::string::npos) << c.ir;
 }
@@ -99,21 +55,21 @@ TEST(SplitK, NeedsClusters) {
 }
 
 TEST(SplitK, ClusterKernel) {
-  Result c = compile(split_gemm(2), "gemm");
+  test::CompiledMappings c = compile_mappings(split_gemm(2), "gemm");
   ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
   const std::string& cu = c.artifact->cu;
   // The cluster: rank, tiles by cluster, barriers initialized cluster-wide, leaving together.
   EXPECT_NE(cu.find("const uint32_t splitk_rank = loom::rt::cluster_rank();"), std::string::npos);
   EXPECT_NE(cu.find("for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {"),
             std::string::npos);
-  EXPECT_EQ(count(cu, "loom::rt::cluster_sync();"), 4);  // setup and exit, TMA kernel and async-copy variant
+  EXPECT_EQ(count_of(cu, "loom::rt::cluster_sync();"), 4);  // setup and exit, TMA kernel and async-copy variant
   EXPECT_EQ(cu.find("__syncthreads();"), std::string::npos);
   // Each block's share of the K loop, in both roles; ring positions count from the share's start.
-  EXPECT_EQ(count(cu, "const int64_t v_k_lo = v_6 * splitk_rank / 2;"), 4);
-  EXPECT_EQ(count(cu, "for (int64_t v_k = v_k_lo; v_k < v_k_hi; ++v_k) {"), 4);
+  EXPECT_EQ(count_of(cu, "const int64_t v_k_lo = v_6 * splitk_rank / 2;"), 4);
+  EXPECT_EQ(count_of(cu, "for (int64_t v_k = v_k_lo; v_k < v_k_hi; ++v_k) {"), 4);
   EXPECT_NE(cu.find("const int64_t v_slot = (v_e_1_base + v_k - v_k_lo) % v_c4;  // ring slot"), std::string::npos);
   EXPECT_NE(cu.find("if (v_k > v_k_lo) {"), std::string::npos);
-  EXPECT_EQ(count(cu, "v_e_1_base += (v_k_hi - v_k_lo);"), 4);
+  EXPECT_EQ(count_of(cu, "v_e_1_base += (v_k_hi - v_k_lo);"), 4);
   // The hand-over: barriers per warpgroup, peers store and arrive remotely, the owner adds in
   // rank order, then frees the peers' buffers; the rest of the tile is the owner's.
   EXPECT_NE(cu.find("loom::rt::mbarrier::init(&bar_splitk_ready[s], 128);"), std::string::npos);
@@ -127,14 +83,14 @@ TEST(SplitK, ClusterKernel) {
   // The launch: a cluster of 2 per tile, as many clusters as fit.
   EXPECT_NE(cu.find("cudaOccupancyMaxActiveClusters(&fit, gemm_kernel, &occ)"), std::string::npos);
   EXPECT_NE(cu.find("const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 2;"), std::string::npos);
-  EXPECT_EQ(count(cu, "attr[0].val.clusterDim.x = 2;"), 4);
+  EXPECT_EQ(count_of(cu, "attr[0].val.clusterDim.x = 2;"), 4);
   EXPECT_NE(cu.find("if (cudaLaunchKernelEx(&cfg, gemm_kernel, C, A, B, tm_A_0, tm_B_1, tm_C_2, grid_n0, grid_n1) != cudaSuccess) {"),
             std::string::npos);
 }
 
 TEST(SplitK, CostEstimateCountsTheSplit) {
   std::string text = example_text("gemm");
-  Result c = compile(text, "gemm");
+  test::CompiledMappings c = compile_mappings(text, "gemm");
   ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
   const std::string& cu = c.artifact->cu;
   // Mapping 3 (128 x 128, splitk(2)): half the K steps per block, the owner reads one peer's 64 x 128
@@ -155,7 +111,7 @@ TEST(SplitK, OnlyASumCanBeSplit) {
   // flash attention's K/V loop rescales its running max and sums: not a sum of products.
   std::string t = example_text("flash_attention_2");
   t = replaced(t, "warpspecialize pipeline(2) pingpong smem(227KB);", "warpspecialize pipeline(2) smem(227KB) splitk(2);");
-  Result c = compile(t, "flash_attention_2");
+  test::CompiledMappings c = compile_mappings(t, "flash_attention_2");
   ASSERT_TRUE(c.error) << "compiled";
   EXPECT_TRUE(c.error->loc.valid());
   EXPECT_NE(c.error->message.find("the CUDA back end cannot lower splitk(2) on a loop that does more than TMA loads and tensor-core mma yet"),
@@ -166,7 +122,7 @@ TEST(SplitK, OnlyASumCanBeSplit) {
 
 TEST(SplitK, PartialSumBuffersMustFitTheBudget) {
   // 128 x 256 tiles: 128 KB of partial sums next to three 48 KB stages.
-  Result c = compile(split_gemm(2, 3, 256), "gemm");
+  test::CompiledMappings c = compile_mappings(split_gemm(2, 3, 256), "gemm");
   ASSERT_TRUE(c.error) << "compiled";
   EXPECT_TRUE(c.error->loc.valid());
   EXPECT_EQ(c.error->message.find("splitk(2) needs "), 0u) << c.error->message;

@@ -15,54 +15,16 @@
 #include <vector>
 
 #include "../../runtime/loom/streamk_plan.h"
-#include "codegen/cuda.h"
-#include "passes/pipeline.h"
-#include "test_util.h"
+#include "codegen_util.h"
 
 namespace loom {
 namespace {
 
 using test::check_text;
-using test::read_file;
-using test::source_dir;
-
-std::string example_text(const std::string& name) {
-  return read_file(source_dir() + "/examples/" + name + "/" + name + ".loom");
-}
-
-struct Result {
-  std::optional<codegen::CudaArtifact> artifact;
-  std::optional<Diagnostic> error;
-  std::string ir;  // the IR of the last mapping
-};
-
-// Every mapping of the program through the middle end and the back end, as `loom compile` does.
-Result compile(const std::string& text, const std::string& name) {
-  Result out;
-  auto r = check_text(text, name + ".loom");
-  EXPECT_TRUE(r.ok && r.tree.has_value()) << r.diagnostics;
-  if (!r.ok || !r.tree) return out;
-  try {
-    std::vector<MappingUnit> units = mapping_units(r.program, *r.tree);
-    std::vector<ir::Function> fs;
-    for (const MappingUnit& u : units) fs.push_back(lower_to_event_ir(u.program, u.tree));
-    out.ir = ir::print(fs.back());
-    std::vector<codegen::MappingKernel> kernels;
-    for (size_t i = 0; i < units.size(); ++i)
-      kernels.push_back({&fs[i], units[i].when ? format_condition(*units[i].when) : ""});
-    out.artifact = codegen::generate_cuda(kernels, name + ".loom");
-  } catch (const CompileError& e) {
-    out.error = e.diagnostic;
-  }
-  return out;
-}
-
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
+using test::compile_mappings;
+using test::count_of;
+using test::example_text;
+using test::replaced;
 
 // The default mapping of examples/gemm alone, made stream-K (128 x 256 tiles, 3 stages).
 std::string stream_gemm() {
@@ -71,51 +33,45 @@ std::string stream_gemm() {
   return replaced(t, "warpspecialize pipeline(3)", "warpspecialize pipeline(3) streamk");
 }
 
-int count(const std::string& text, const std::string& needle) {
-  int n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
 TEST(StreamK, ParsesPrintsAndReachesTheLoop) {
   const std::string text = stream_gemm();
   auto r = check_text(text, "gemm.loom");
   ASSERT_TRUE(r.ok) << r.diagnostics;
   EXPECT_NE(format_program(r.program).find("warpspecialize pipeline(3) streamk\n      smem(227KB);"), std::string::npos)
       << format_program(r.program);
-  Result c = compile(text, "gemm");
+  test::CompiledMappings c = compile_mappings(text, "gemm");
   ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
   EXPECT_NE(c.ir.find("pipeline(3) warpspecialize streamk"), std::string::npos) << c.ir;
 }
 
 TEST(StreamK, PersistentTurnsAndHandOver) {
-  Result c = compile(stream_gemm(), "gemm");
+  test::CompiledMappings c = compile_mappings(stream_gemm(), "gemm");
   ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
   const std::string& cu = c.artifact->cu;
   // The host header of the plan and the workspace, only in files with a streamk kernel.
-  EXPECT_EQ(count(cu, "#include \"loom/streamk.h\"\n"), 1);
-  Result plain = compile(example_text("gemm"), "gemm");
+  EXPECT_EQ(count_of(cu, "#include \"loom/streamk.h\"\n"), 1);
+  test::CompiledMappings plain = compile_mappings(example_text("gemm"), "gemm");
   ASSERT_TRUE(plain.artifact);
   EXPECT_EQ(plain.artifact->cu.find("loom/streamk.h"), std::string::npos);
   // No cluster: plain blocks, a block-wide barrier after setup.
   EXPECT_EQ(cu.find("cluster_sync"), std::string::npos);
   EXPECT_EQ(cu.find("splitk_rank"), std::string::npos);
   // The kernel's extra arguments and the loop of turns in both roles (TMA kernel and async-copy variant).
-  EXPECT_EQ(count(cu, "const int64_t sk_tiles,\n    const int64_t sk_iters,\n    const uint32_t sk_epoch,\n    float4* const sk_partials,\n"
+  EXPECT_EQ(count_of(cu, "const int64_t sk_tiles,\n    const int64_t sk_iters,\n    const uint32_t sk_epoch,\n    float4* const sk_partials,\n"
                       "    uint32_t* const sk_flags) {"),
             2);
-  EXPECT_EQ(count(cu, "const int64_t sk_base = grid_n0 * grid_n1 - sk_tiles;  // the first shared tile"), 4);
-  EXPECT_EQ(count(cu, "int64_t sk_next = static_cast<int64_t>(blockIdx.x) * sk_total / gridDim.x;"), 4);
+  EXPECT_EQ(count_of(cu, "const int64_t sk_base = grid_n0 * grid_n1 - sk_tiles;  // the first shared tile"), 4);
+  EXPECT_EQ(count_of(cu, "int64_t sk_next = static_cast<int64_t>(blockIdx.x) * sk_total / gridDim.x;"), 4);
   // Whole tiles first (waves in step), then the shared ones.
-  EXPECT_EQ(count(cu, "if (dp_next < sk_base) {"), 4);
-  EXPECT_EQ(count(cu, "} else if (sk_next < sk_end) {"), 4);
-  EXPECT_EQ(count(cu, "tile = sk_base + sk_next / sk_iters;"), 4);
+  EXPECT_EQ(count_of(cu, "if (dp_next < sk_base) {"), 4);
+  EXPECT_EQ(count_of(cu, "} else if (sk_next < sk_end) {"), 4);
+  EXPECT_EQ(count_of(cu, "tile = sk_base + sk_next / sk_iters;"), 4);
   EXPECT_LT(cu.find("if (dp_next < sk_base) {"), cu.find("} else if (sk_next < sk_end) {"));
   // Each turn's share of the K loop; ring positions count from the share's start.
-  EXPECT_EQ(count(cu, "const int64_t v_k_lo = unit_lo;"), 4);
-  EXPECT_EQ(count(cu, "const int64_t v_k_hi = loom_min(unit_hi, v_6);"), 4);
-  EXPECT_EQ(count(cu, "for (int64_t v_k = v_k_lo; v_k < v_k_hi; ++v_k) {"), 4);
-  EXPECT_EQ(count(cu, "v_e_1_base += (v_k_hi - v_k_lo);"), 4);
+  EXPECT_EQ(count_of(cu, "const int64_t v_k_lo = unit_lo;"), 4);
+  EXPECT_EQ(count_of(cu, "const int64_t v_k_hi = loom_min(unit_hi, v_6);"), 4);
+  EXPECT_EQ(count_of(cu, "for (int64_t v_k = v_k_lo; v_k < v_k_hi; ++v_k) {"), 4);
+  EXPECT_EQ(count_of(cu, "v_e_1_base += (v_k_hi - v_k_lo);"), 4);
   // The hand-over: a later turn stores and releases; the first waits, adds in block order, and runs
   // the rest of the tile (the epilogue's TMA store) alone.
   EXPECT_NE(cu.find("const bool sk_first = v_k_lo == 0;"), std::string::npos);
@@ -147,13 +103,13 @@ mapping sm_90a when(fastest) {
 )";
 
 TEST(StreamK, CostEstimateCountsTheHandOvers) {
-  Result c = compile(example_text("gemm") + kStreamCandidate, "gemm");
+  test::CompiledMappings c = compile_mappings(example_text("gemm") + kStreamCandidate, "gemm");
   ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
   const std::string& cu = c.artifact->cu;
   // The candidate after examples/gemm's six mappings (128 x 256, streamk): the plan, a share of the
   // shared iterations, the block's 2 x 65536 bytes of partial sums written and up to ceil(trips /
   // share) other blocks' read.
-  EXPECT_EQ(count(cu, "#include \"loom/streamk.h\"\n"), 1);  // a later mapping's needs reach the file head
+  EXPECT_EQ(count_of(cu, "#include \"loom/streamk.h\"\n"), 1);  // a later mapping's needs reach the file head
   const size_t m6 = cu.find("namespace mapping6 {");
   ASSERT_NE(m6, std::string::npos);
   const std::string e6 = cu.substr(cu.find("double estimate_cycles(", m6));
@@ -166,7 +122,7 @@ TEST(StreamK, CostEstimateCountsTheHandOvers) {
 TEST(StreamK, OnlyASumCanBeShared) {
   std::string t = example_text("flash_attention_2");
   t = replaced(t, "warpspecialize pipeline(2) pingpong smem(227KB);", "warpspecialize pipeline(2) smem(227KB) streamk;");
-  Result c = compile(t, "flash_attention_2");
+  test::CompiledMappings c = compile_mappings(t, "flash_attention_2");
   ASSERT_TRUE(c.error) << "compiled";
   EXPECT_TRUE(c.error->loc.valid());
   EXPECT_NE(c.error->message.find("the CUDA back end cannot lower streamk on a loop that does more than TMA loads and tensor-core mma yet"),

@@ -1,0 +1,65 @@
+// Helpers shared by the back-end option tests (splitk_test.cpp, streamk_test.cpp,
+// schedule_optimal_test.cpp): an example's text, a checked text edit, counting occurrences, and every
+// mapping of a program through the middle end and the CUDA back end, as `loom compile` does.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "codegen/cuda.h"
+#include "passes/pipeline.h"
+#include "test_util.h"
+
+namespace loom::test {
+
+// examples/<name>/<name>.loom, every mapping included.
+inline std::string example_text(const std::string& name) {
+  return read_file(source_dir() + "/examples/" + name + "/" + name + ".loom");
+}
+
+// `text` with the first `from` replaced by `to`; a test failure when `from` does not occur.
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// How often `needle` occurs in `text` (overlapping occurrences counted).
+inline int count_of(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+struct CompiledMappings {
+  std::optional<codegen::CudaArtifact> artifact;
+  std::optional<Diagnostic> error;  // a CompileError from the middle end or the back end
+  std::string ir;                   // the IR of the last mapping
+};
+
+// Every mapping of the program through the middle end and the back end, as `loom compile` does.
+inline CompiledMappings compile_mappings(const std::string& text, const std::string& name) {
+  CompiledMappings out;
+  auto r = check_text(text, name + ".loom");
+  EXPECT_TRUE(r.ok && r.tree.has_value()) << r.diagnostics;
+  if (!r.ok || !r.tree) return out;
+  try {
+    std::vector<MappingUnit> units = mapping_units(r.program, *r.tree);
+    std::vector<ir::Function> fs;
+    for (const MappingUnit& u : units) fs.push_back(lower_to_event_ir(u.program, u.tree));
+    out.ir = ir::print(fs.back());
+    std::vector<codegen::MappingKernel> kernels;
+    for (size_t i = 0; i < units.size(); ++i)
+      kernels.push_back({&fs[i], units[i].when ? format_condition(*units[i].when) : ""});
+    out.artifact = codegen::generate_cuda(kernels, name + ".loom");
+  } catch (const CompileError& e) {
+    out.error = e.diagnostic;
+  }
+  return out;
+}
+
+}  // namespace loom::test
