@@ -3,10 +3,13 @@
 // and lowers it with the settings read off the schedule; on the examples those are the settings
 // their hand mappings give (GEMM: warpspecialize pipeline(3) at 128 x 256 tiles, pipeline(4) at
 // 128 x 128; FlashAttention-2: warpspecialize pipeline(2) pingpong, FA3's structure), and the
-// lowered IR is the hand mapping's, op for op; the note records the schedule and the settings. The
+// lowered IR is the hand mapping's, op for op; the note records the schedule and the settings; the
+// scheduled program runs on the CPU executor against the reference (the CLI, as a user runs it). The
 // checker's errors are tests/errors/schedule_*.loom.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "codegen_util.h"
@@ -85,6 +88,22 @@ TEST(ScheduleOptimal, FlashAttentionGetsTheFa3Structure) {
   EXPECT_NE(n.realized.find("warpspecialize"), std::string::npos) << n.realized;
   EXPECT_NE(n.realized.find("pipeline(2)"), std::string::npos) << n.realized;
   EXPECT_NE(n.realized.find("pingpong (2 compute warp groups take turns)"), std::string::npos) << n.report << n.realized;
+}
+
+TEST(ScheduleOptimal, RunsOnTheCpuAndShowsItsSchedule) {
+  // The CLI as a user runs it: the scheduled program runs on the CPU executor against the
+  // reference at a non-tile shape, and --emit=schedule shows the schedule and the settings.
+  const std::string file = testing::TempDir() + "schedule_optimal_gemm.loom";
+  std::ofstream(file) << replaced(default_only(example_text("gemm"), "// Other tile shapes"), "warpspecialize pipeline(3)", "schedule(optimal)");
+  test::Cli run = test::run_loom("run --cpu " + file + " --size M=200,N=300,K=130 --seed 5", "");
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("match"), std::string::npos) << run.out;
+  test::Cli show = test::run_loom("compile " + file + " --emit=schedule", "");
+  EXPECT_EQ(show.status, 0) << show.err;
+  EXPECT_NE(show.out.find("schedule(optimal) of instance 'gemm_block'"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("  realized: warpspecialize"), std::string::npos) << show.out;
+  EXPECT_TRUE(show.err.empty()) << show.err;  // no fallback warning
+  std::filesystem::remove(file);
 }
 
 }  // namespace
