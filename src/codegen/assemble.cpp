@@ -17,7 +17,7 @@ int64_t CudaGen::layout_barriers() {
     stage_offset_ = (end + 1023) / 1024 * 1024;
     end = stage_offset_ + compute_wgs_ * stage_bytes_;
   }
-  if (split_loop_ && !stream_) {  // splitk.cpp: one partial-sum buffer per compute warpgroup
+  if (cluster_split()) {  // splitk.cpp: one partial-sum buffer per compute warpgroup
     split_offset_ = (end + 1023) / 1024 * 1024;
     end = split_offset_ + compute_wgs_ * split_wg_bytes();
   }
@@ -99,7 +99,7 @@ std::string CudaGen::assemble() {
   if (stage_bytes_)
     o << "  // epilogue staging tiles, one per compute warpgroup (" << compute_wgs_ << " x " << stage_bytes_ << " bytes)\n"
       << "  uint8_t* const loom_stage = smem + " << stage_offset_ << ";\n";
-  if (split_loop_ && !stream_)
+  if (cluster_split())
     o << "  // splitk(" << split_ << "): the partial sums a peer hands to the owner of a warpgroup's rows, one buffer per compute\n"
       << "  // warpgroup (" << compute_wgs_ << " x " << split_wg_bytes() << " bytes; splitk.cpp)\n"
       << "  uint8_t* const loom_splitk = smem + " << split_offset_ << ";\n"
@@ -109,7 +109,7 @@ std::string CudaGen::assemble() {
   for (const Barrier& b : barriers_)
     o << "    for (int s = 0; s < " << b.ring << "; ++s) loom::rt::mbarrier::init(&" << b.name << "[s], " << b.count << ");\n";
   o << "    loom::rt::fence_barrier_init();\n  }\n";
-  if (split_loop_ && !stream_) o << "  loom::rt::cluster_sync();  // every block's barriers are initialized before a peer arrives on them\n";
+  if (cluster_split()) o << "  loom::rt::cluster_sync();  // every block's barriers are initialized before a peer arrives on them\n";
   else o << "  __syncthreads();\n";
   // The persistent tile loop each role runs: decode the tile (grouped order on the two innermost
   // block loops), recompute the tile's index and view values, then the role's code.
@@ -191,7 +191,7 @@ std::string CudaGen::assemble() {
   // splitk: no block leaves while a peer may still read its shared memory or arrive on its
   // barriers (HOPPER-FACTS F7; the per-tile handshake already orders this, compute-sanitizer's
   // racecheck wants the barrier).
-  if (split_loop_ && !stream_) o << "  loom::rt::cluster_sync();  // splitk: the cluster's blocks leave together\n";
+  if (cluster_split()) o << "  loom::rt::cluster_sync();  // splitk: the cluster's blocks leave together\n";
   o << "}\n\n";
   if (uneven_) o << tile_order_function();
   o << host_launcher(kname);

@@ -275,11 +275,14 @@ class CudaGen {
   void check_split_budget() const;
   int64_t split_wg_bytes() const;  // one warpgroup's partial sums in shared memory
   std::string split_what() const { return stream_ ? "streamk" : "splitk(" + std::to_string(split_) + ")"; }
+  // The split loop is shared within a thread-block cluster (splitk(S): cluster launch, partial-sum
+  // buffers in shared memory, cluster barriers), not between persistent blocks (streamk).
+  bool cluster_split() const { return split_loop_ && !stream_; }
 
   // ---- streamk.cpp: STREAM-K ------------------------------------------------------------------------
   // A loop with stream_k (the mapping's streamk) is the split loop too (split_loop_, stream_ set):
-  // persistent blocks run turns (tile, [unit_lo, unit_hi)) — an equal share of the iterations of
-  // the first sk_tiles tiles, then whole tiles — and a turn that does not start at iteration 0
+  // persistent blocks run turns (tile, [unit_lo, unit_hi)) — whole tiles, then an equal share of
+  // the iterations of the last sk_tiles tiles — and a turn that does not start at iteration 0
   // hands its partial sums, through a global workspace and a flag, to the turn that does, which
   // adds them in iteration order and runs the rest of the tile.
   void emit_stream_reduce(Stream& s, const Op& loop);

@@ -98,10 +98,10 @@ std::string CudaGen::estimate_function() {
     for (int d = 0; d < f_.info(p).rank; ++d) n += " * static_cast<double>(" + pname(p) + ".shape[" + std::to_string(d) + "])";
     written += (written.empty() ? "" : " + ") + n;
   }
-  const int64_t owned = split_loop_ && !stream_ ? (compute_wgs_ + split_ - 1) / split_ : compute_wgs_;
+  const int64_t owned = cluster_split() ? (compute_wgs_ + split_ - 1) / split_ : compute_wgs_;
   if (!written.empty())
     o << "  tile += (" << written << ") / static_cast<double>(blocks) / " << cm.fill_bytes_per_cycle << ".0"
-      << (split_loop_ && !stream_ ? " * " + std::to_string(owned) + ".0 / " + std::to_string(compute_wgs_) + ".0" : "") << ";\n";
+      << (cluster_split() ? " * " + std::to_string(owned) + ".0 / " + std::to_string(compute_wgs_) + ".0" : "") << ";\n";
   if (stream_) {
     o << stream_estimate("tile", "sk_iter", "sk_trips") << "}\n\n";
     return o.str();

@@ -128,7 +128,7 @@ void CudaGen::arrive(Stream& s, const Signal& sig, const std::string& slot) {
   // arrival the DMA role waits for would not be met.
   if (split_owner_open_ && &s == &compute_)
     cannot(split_loop_, "a signal to the DMA role after a " + split_what() + " loop (" + b.comment + ")",
-           "splitk needs a block whose producer has nothing left to load after the split loop");
+           split_what() + " needs a block whose producer has nothing left to load after the shared loop");
   s.line("__syncwarp();");
   s.line("if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[" + slot + "]);  // " + b.comment);
 }

@@ -101,7 +101,7 @@ std::string CudaGen::host_launcher(const std::string& kname) {
     << "  // per device: 0 unknown, 1 ready, 2 unusable; and its SM count (set before `checked`)\n"
     << "  static std::atomic<int> checked[64];\n"
     << "  static std::atomic<int> sms[64];\n"
-    << (split_loop_ && !stream_ ? "  static std::atomic<int> clusters[64];  // splitk: the clusters that fit on the device at once\n" : "")
+    << (cluster_split() ? "  static std::atomic<int> clusters[64];  // splitk: the clusters that fit on the device at once\n" : "")
     << "  if (device < 0 || device >= 64) return LOOM_ERR_DEVICE;\n"
     << "  if (checked[device] == 0) {\n"
     << "    int major = 0, minor = 0, optin = 0;\n"
@@ -115,7 +115,7 @@ std::string CudaGen::host_launcher(const std::string& kname) {
     << "    int count = 0;\n"
     << "    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);\n"
     << "    sms[device] = count;\n";
-  if (split_loop_ && !stream_)
+  if (cluster_split())
     o << "    {  // splitk(" << split_ << "): clusters of " << split_ << " blocks; how many run at once\n"
       << "      cudaLaunchConfig_t occ = {};\n"
       << "      occ.gridDim = dim3(" << split_ << ");\n"

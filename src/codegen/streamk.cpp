@@ -6,9 +6,9 @@
 // Block b first runs the other tiles, whole, one per turn (waves that all blocks start together, so
 // they stay in step and share their operands in L2 as an unshared kernel's do), then iterations
 // [b T / workers, (b + 1) T / workers) of the shared T = sk_tiles x sk_iters, cut at tile
-// boundaries into turns (tile, [unit_lo, unit_hi)). A turn that does not start at iteration 0 (at most one per block: its first) stores its
-// partial sums into the block's slot of a global workspace and sets the block's flag to the
-// launch's epoch; the turn that starts at 0 (the tile's first block, which reaches the tile last)
+// boundaries into turns (tile, [unit_lo, unit_hi)). A turn that does not start at iteration 0 (at
+// most one per block: its first shared turn) stores its partial sums into the block's slot of a
+// global workspace and sets the block's flag to the launch's epoch; the turn that starts at 0 (the tile's first block, which reaches the tile last)
 // waits for the flags of the blocks after it that share the tile, adds their partial sums in
 // iteration order (its own, then block b + 1's, ...: the same order on every run with the same
 // number of blocks), and runs the rest of the tile. A block only waits for blocks with a higher
