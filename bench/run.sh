@@ -159,9 +159,10 @@ generate() {  # loom compile each example into $gen/<entry>, timing it
   sed -f tests/gpu/e2e/colmajor_b.sed examples/gemm/gemm.loom >"$gen/gemm_colmajor_b/gemm_colmajor_b.loom"
   step "loom compile gemm (column-major B)" 300 "$build/loom" compile "$gen/gemm_colmajor_b/gemm_colmajor_b.loom" \
     -o "$gen/gemm_colmajor_b"
-  # Attention (tests/gpu/e2e/attention.sh, bench/attention.sh): the FA2 program and its causal twin.
+  # Attention (tests/gpu/e2e/attention.sh, bench/attention.sh): the FA2 program, the hand-pipelined
+  # FA3 and the causal one.
   local a
-  for a in flash_attention_2 flash_attention_3_causal; do
+  for a in flash_attention_2 flash_attention_3 flash_attention_3_causal; do
     rm -rf "${gen:?}/$a"
     step "loom compile $a" 300 "$build/loom" compile "examples/$a/$a.loom" -o "$gen/$a"
   done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compile-only check of the CUDA that loom generates, for CI (no GPU needed). Run by CTest as
 # `codegen_nvcc_compile`. For examples/gemm, batched_gemm, dual_gemm, gemm_bias_act, gemm_residual, add_gemm, gemm_reduce and relu_gemm (and
-# flash_attention_2 and flash_attention_3_causal in step 2c; the fused epilogues' GPU harnesses in step 2d; two lowered tensor-expression
+# flash_attention_2, flash_attention_3 and flash_attention_3_causal in step 2c; the fused epilogues' GPU harnesses in step 2d; two lowered tensor-expression
 # kernels, tests/golden/tx/, in step 2e) it
 #   1. runs `loom compile FILE -o DIR` (the artifact: DIR/<entry>.cu and DIR/<entry>.h),
 #   2. compiles each .cu with nvcc for sm_90a, exactly as docs/artifact.md tells users to
@@ -105,6 +105,14 @@ if "$LOOM" compile examples/flash_attention_2/flash_attention_2.loom -o "$WORK/f
   echo "ok   flash_attention_2 (mha): loom compile + nvcc -c (sm_90a)"
 else
   fail "flash_attention_2 (mha): loom compile + nvcc -c" "$WORK/fa2.log"
+fi
+# The hand-pipelined FlashAttention-3 (its scores carried across iterations, clipped views).
+if "$LOOM" compile examples/flash_attention_3/flash_attention_3.loom -o "$WORK/fa3" >"$WORK/fa3.log" 2>&1 &&
+    "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/fa3" -c "$WORK/fa3/mha.cu" -o "$WORK/fa3/mha.o" >>"$WORK/fa3.log" 2>&1 &&
+    ! grep -Eq "warning|C75[0-9][0-9]" "$WORK/fa3.log"; then
+  echo "ok   flash_attention_3 (mha): loom compile + nvcc -c (sm_90a)"
+else
+  fail "flash_attention_3 (mha): loom compile + nvcc -c" "$WORK/fa3.log"
 fi
 # The causal one: its launcher also chooses the tile order (fold_tiles).
 if "$LOOM" compile examples/flash_attention_3_causal/flash_attention_3_causal.loom -o "$WORK/fa3c" >"$WORK/fa3c.log" 2>&1 &&

@@ -12,7 +12,8 @@ namespace loom::codegen::detail {
 // compute warpgroup, 1024-byte aligned for the 128-byte swizzle), then the mbarriers. Returns the end.
 int64_t CudaGen::layout_barriers() {
   int64_t end = 0;
-  for (auto& [v, s] : f_.smem_slots) end = std::max(end, s.offset + s.bytes);
+  for (auto& [v, s] : f_.smem_slots)
+    if (!row_regs_.count(v) && !forwarded_.count(v)) end = std::max(end, s.offset + s.bytes);  // slots kept in registers are unused
   if (stage_bytes_) {
     stage_offset_ = (end + 1023) / 1024 * 1024;
     end = stage_offset_ + compute_wgs_ * stage_bytes_;
@@ -34,6 +35,20 @@ std::string CudaGen::assemble() {
   const int64_t smem_end = layout_barriers();
   const int64_t smem_bytes = smem_end + 1024;  // + alignment slack of the dynamic smem base
   smem_bytes_ = smem_bytes;
+  // Resource allocation kept the tensors within the budget; the staging tiles, the mbarriers and
+  // the alignment slack come on top, and the whole must fit the machine. (A kernel with staging
+  // tiles over the budget is generated again without them: cuda.cpp, staging_over_budget; splitk's
+  // partial-sum buffers have their own check: splitk.cpp.)
+  if (const int64_t max = f_.smem.machine_max; max > 0 && smem_bytes > max && stage_bytes_ == 0 && !cluster_split()) {
+    Diagnostic d;
+    d.loc = f_.smem.loc;
+    d.message = "the kernel of instance '" + f_.smem.instance + "' needs " + std::to_string(smem_bytes) +
+                " bytes of shared memory (tensors, staging tiles and mbarriers up to byte " + std::to_string(smem_end) +
+                ", and 1024 bytes to align the base), more than the " + std::to_string(max) + " a block can have";
+    d.hint = "lower the instance's smem(...) budget by " + std::to_string(smem_bytes - max) +
+             " bytes or more, so that resource allocation leaves room for them, or use fewer pipeline stages";
+    throw CompileError(d);
+  }
   const int64_t threads = (dma_wgs_ + compute_wgs_) * 128;
   const std::string entry = entry_.task;
   const std::string kname = entry + "_kernel";

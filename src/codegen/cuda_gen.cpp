@@ -417,6 +417,11 @@ std::vector<std::string> CudaGen::immediate_lines(const Op& op) {
       view(op.result);
       std::vector<std::string> out = pending_decls_;
       pending_decls_.clear();
+      // A clipped view of a register tile (blocks at index 0: a narrower last tile's scores) names
+      // the same registers; its extents above say how many columns hold values.
+      if (ValueId r = register_origin(op.result); r != kNone && r != op.result)
+        out.push_back("auto& " + var(op.result) + " = " + var(r) + ";  // the first " + view(op.result).ext.back() +
+                      " columns of " + names_[static_cast<size_t>(r)]);
       return out;
     }
     default: break;

@@ -311,6 +311,7 @@ class CudaGen {
   int64_t sync_barrier0() const;
   void sync_others(Stream& s, const Op& x, const Op& y, bool same_iteration, const EventRef& r);
   bool dma_conflicts(const Op& x, const EventRef& r);
+  bool same_memory(ValueId a, ValueId b) const;
 
   // ---- dma.cpp: TMA copies --------------------------------------------------------------------------
   bool is_tma_copy(const Op& op);
@@ -328,6 +329,9 @@ class CudaGen {
   // ---- wgmma.cpp: tensor-core mma -------------------------------------------------------------------
   bool is_wgmma(const Op& op);
   std::optional<Frag> register_frag(ValueId reg);
+  // The REGISTER alloc that v is an origin view of (v itself, or blocks pieces of it at index 0 in
+  // every dimension: the same registers with clipped run-time extents); kNone otherwise.
+  ValueId register_origin(ValueId v) const;
   int64_t register_count(const Op& op);
   void check_acc_tile(const Frag& fr, const Op* at);
   void emit_wgmma(Stream& s, const Op& op);

@@ -279,8 +279,10 @@ bool CudaGen::yield_is_wgmma(const Op& loop) {
 }
 
 // A shared buffer that a TMA copy outside every loop fills once per tile (attention's Q tile) is
-// read by the compute role until its last op that touches it; the next tile's copy must wait for
-// that (the kernel is persistent: the IR's tiles are independent, the buffer is not). One barrier
+// read by the compute role until its last op that touches it, or touches another tensor sharing its
+// bytes (resource allocation may overlap slots: FlashAttention-3's prologue K tile and the V ring);
+// the next tile's copy must wait for that (the kernel is persistent: the IR's tiles are
+// independent, the buffer is not). One barrier
 // per such copy: the compute warps arrive after that op (its wgmmas drained), the DMA role waits
 // for the previous tile's phase before reloading.
 void CudaGen::plan_releases() {
@@ -288,7 +290,7 @@ void CudaGen::plan_releases() {
   auto touches_root = [&](const Op& op, ValueId root, auto&& self) -> bool {
     if (op.role == ir::Role::Dma) return false;
     for (ValueId o : op.operands)
-      if (f_.info(o).type == ir::Type::Tensor && root_of(o) == root) return true;
+      if (f_.info(o).type == ir::Type::Tensor && mem_of(o) == MemKind::Shared && same_memory(o, root)) return true;
     for (const ir::Block& r : op.regions)
       for (const Op& i : r.ops)
         if (self(i, root, self)) return true;

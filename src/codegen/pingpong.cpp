@@ -82,6 +82,22 @@ std::optional<CudaGen::Rotation> CudaGen::plan_rotation(const Op& loop) {
       break;
     }
   if (r.first == r.deferred) return std::nullopt;
+  // A hand-pipelined loop (examples/flash_attention_3) carries Q's accumulator into the next
+  // iteration, whose first ops read it before Q overwrites it. Turns with the rotation miscompute
+  // that on the H100 (2026-11-27: wrong and run-to-run different outputs, the same program without
+  // pingpong is correct and sanitizer-clean), and the cause is not found yet: refuse it.
+  if (ValueId acc = register_origin(r.first->operands[0]); acc != kNone) {
+    bool carried = true;
+    for (const Op& o : body.ops)
+      if (o.result == acc) carried = false;
+    for (const Op* o : compute) {
+      if (o == r.first || !carried) break;
+      if (touches(*o, acc))
+        cannot(&loop, "`pingpong` on a loop whose first wgmma (" + r.first->origin +
+                          ") overwrites an accumulator that the iteration reads before it (a hand-pipelined loop's scores)",
+               "leave `pingpong` off: the loop's own pipelining already overlaps the element-wise work with the next wgmma");
+    }
+  }
   const Op& W = *r.deferred;
   // W's operand roots: defined outside the body, TMA ring tiles, or register arrays of the body
   // (hoisted; a forwarded A tile stands for its register array).

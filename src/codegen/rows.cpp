@@ -247,8 +247,9 @@ void CudaGen::emit_row_reduce(Stream& s, const Op& op) {
 void CudaGen::emit_by_columns(Stream& s, ValueId tile, int64_t width, const std::string& full_comment,
                               const std::string& clipped_comment, const std::function<void(const std::string&, bool)>& body) {
   if (static_full(tile, 1, width)) {
-    s.line("// " + full_comment);
-    body("", false);
+    s.line("{  // " + full_comment);  // a scope of its own, like the clipped form's (body may declare locals)
+    body("  ", false);
+    s.line("}");
     return;
   }
   s.line("{  // " + clipped_comment);

@@ -73,6 +73,18 @@ void CudaGen::memory_accesses(const Op& op, ir::Role role, std::vector<std::pair
     add(op.operands[i], !lo || i >= lo->args.size() || lo->args[i].access != Access::Read);
 }
 
+// Whether views a and b may touch the same bytes: the same root, or two shared roots whose slots
+// overlap (resource allocation lets tensors whose accesses it ordered share bytes: FlashAttention-3's
+// prologue K tile and the V ring. The order is an event of the IR, often a loop's precondition
+// that the DMA role, running ahead, would not otherwise wait for.)
+bool CudaGen::same_memory(ValueId a, ValueId b) const {
+  const ValueId ra = root_of(a), rb = root_of(b);
+  if (ra == rb) return true;
+  auto sa = f_.smem_slots.find(ra), sb = f_.smem_slots.find(rb);
+  if (sa == f_.smem_slots.end() || sb == f_.smem_slots.end()) return false;
+  return sa->second.offset < sb->second.offset + sb->second.bytes && sb->second.offset < sa->second.offset + sa->second.bytes;
+}
+
 // The piece ops from the root down to view v (root first).
 std::vector<const Op*> CudaGen::piece_chain(ValueId v) const {
   std::vector<const Op*> chain;
@@ -122,7 +134,10 @@ CudaGen::SyncScope CudaGen::sync_scope(const Op& x, const Op& y, const EventRef&
   for (auto& [xv, xw] : xs)
     for (auto& [yv, yw] : ys) {
       if (!xw && !yw) continue;
-      if (root_of(xv) != root_of(yv)) continue;
+      if (root_of(xv) != root_of(yv)) {
+        if (same_memory(xv, yv)) scope = SyncScope::Block;  // other tensors in the same bytes: no common pieces
+        continue;
+      }
       scope = std::max(scope, scope_of(separated_levels(xv, yv) | pointwise));
     }
   return scope;
@@ -183,7 +198,7 @@ bool CudaGen::dma_conflicts(const Op& x, const EventRef& r) {
     memory_accesses(*y, ir::Role::Compute, ya);
     for (auto& [xv, xw] : xs)
       for (auto& [yv, yw] : ya)
-        if ((xw || yw) && root_of(xv) == root_of(yv)) return true;
+        if ((xw || yw) && same_memory(xv, yv)) return true;
   }
   return false;
 }

@@ -12,7 +12,42 @@ bool CudaGen::is_wgmma(const Op& op) {
 }
 
 // The fragment a REGISTER alloc holds: its extents are the dims of a thread's mma fragment.
+ValueId CudaGen::register_origin(ValueId v) const {
+  for (;;) {
+    auto d = def_.find(v);
+    if (d == def_.end()) return kNone;
+    const Op& op = *d->second;
+    if (op.kind == OpKind::Alloc) return op.mem == MemKind::Register ? v : kNone;
+    if (op.kind != OpKind::Piece || op.part.kind != PartitionSpec::Kind::Blocks || op.operands.size() != op.part.block.size() + 1)
+      return kNone;
+    for (size_t i = 1; i < op.operands.size(); ++i) {
+      auto c = def_.find(op.operands[i]);
+      if (c == def_.end() || c->second->kind != OpKind::Const || c->second->ival != 0) return kNone;
+    }
+    v = op.operands[0];
+  }
+}
+
 std::optional<Frag> CudaGen::register_frag(ValueId reg) {
+  // A clipped view of a register tile (blocks at index 0 sized by the dims of a thread's fragment of
+  // a narrower tile): that fragment, whose tile's run-time extents mask the columns past it.
+  if (ValueId r = register_origin(reg); r != kNone && r != reg) {
+    const Op& piece = *def_.at(reg);
+    ValueId src = kNone;
+    bool dims = true;
+    for (size_t i = 0; i < piece.part.block.size(); ++i) {
+      auto e = def_.find(piece.part.block[i]);
+      if (e == def_.end() || e->second->kind != OpKind::Dim || e->second->ival != static_cast<int64_t>(i) ||
+          (src != kNone && src != e->second->operands[0])) {
+        dims = false;
+        break;
+      }
+      src = e->second->operands[0];
+    }
+    if (dims && src != kNone)
+      if (const View& v = view(src); v.frag && v.frag->level == 2 && !v.rows) return v.frag;
+    reg = r;  // otherwise: the alloc's own fragment
+  }
   auto d = def_.find(reg);
   if (d == def_.end() || d->second->kind != OpKind::Alloc || d->second->mem != MemKind::Register) return std::nullopt;
   std::optional<Frag> fr;

@@ -462,6 +462,14 @@ class Executor {
             std::vector<int64_t> block, color;
             for (ValueId b : p.block) block.push_back(b == ir::kNone ? 0 : index_of(b, fr));
             for (size_t i = 1; i < op.operands.size(); ++i) color.push_back(index_of(op.operands[i], fr));
+            // blocks_of reads a block size of 0 as `*` (the whole dimension); a size that is 0 at
+            // run time (a thread's columns of a tile clipped before them) is an empty piece: the
+            // block of size 1 just past the end.
+            for (size_t d = 0; d < block.size() && d < color.size(); ++d)
+              if (p.block[d] != ir::kNone && block[d] == 0) {
+                block[d] = 1;
+                color[d] = src.extents().at(d);
+              }
             return blocks_of(src, block, color);
           }
           case ir::PartitionSpec::Kind::Slices: {

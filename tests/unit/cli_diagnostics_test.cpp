@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen_util.h"
 #include "test_util.h"
 
 namespace loom {
@@ -95,12 +96,13 @@ TEST(CliDiagnostics, ProgramErrorFromStdinAndFromTheBackEnd) {
   EXPECT_GT(d[0]["line"].get<int>(), 0);
   EXPECT_GT(d[0]["column"].get<int>(), 0);
   // A program the CUDA back end cannot lower: a located error from a pass, on every emit kind.
+  const std::string bad = test::unsupported_program_file();
   for (const char* emit : {"--emit=cuda", "--emit=header", "--emit=torch"}) {
-    test::Cli c = run_loom("compile " + example("flash_attention_3") + " " + emit + " --diagnostics=json", "");
+    test::Cli c = run_loom("compile " + bad + " " + emit + " --diagnostics=json", "");
     EXPECT_EQ(c.status, 1) << emit;
     auto e = json_lines(c.err);
     ASSERT_EQ(e.size(), 1u) << emit << ": " << c.err;
-    EXPECT_EQ(e[0]["file"], example("flash_attention_3"));
+    EXPECT_EQ(e[0]["file"], bad);
     EXPECT_GT(e[0]["line"].get<int>(), 0);
     EXPECT_NE(e[0]["message"].get<std::string>().find("the CUDA back end cannot lower"), std::string::npos);
   }

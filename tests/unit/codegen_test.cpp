@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "passes/pipeline.h"
+#include "codegen_util.h"
 #include "test_util.h"
 
 namespace loom {
@@ -191,7 +192,7 @@ std::vector<std::string> tma_barriers(const std::string& cu) {
 
 TEST(Codegen, Golden) {
   for (const char* name :
-       {"gemm", "batched_gemm", "dual_gemm", "flash_attention_2", "flash_attention_3_causal", "gemm_bias_act", "gemm_residual",
+       {"gemm", "batched_gemm", "dual_gemm", "flash_attention_2", "flash_attention_3", "flash_attention_3_causal", "gemm_bias_act", "gemm_residual",
         "add_gemm", "gemm_reduce", "gemm_reduce_shared", "relu_gemm"}) {
     SCOPED_TRACE(name);
     codegen::CudaArtifact a = artifact_of(name);
@@ -209,7 +210,7 @@ TEST(Codegen, Golden) {
 // ring's wait that way once; the H100 failed with an illegal mbarrier transaction count).
 TEST(Codegen, EveryReleaseBarrierIsWaitedFor) {
   for (const char* name :
-       {"gemm", "batched_gemm", "dual_gemm", "flash_attention_2", "flash_attention_3_causal", "gemm_bias_act", "gemm_residual",
+       {"gemm", "batched_gemm", "dual_gemm", "flash_attention_2", "flash_attention_3", "flash_attention_3_causal", "gemm_bias_act", "gemm_residual",
         "add_gemm", "gemm_reduce", "gemm_reduce_shared", "relu_gemm"}) {
     SCOPED_TRACE(name);
     const std::string cu = artifact_of(name).cu;
@@ -687,20 +688,16 @@ TEST(Codegen, ResidualReadFromSharedWithLdmatrix) {
             "(from `res_warp: residual(Dp[t], Xp[t], Cp[t], Rp[t], alpha)`)");
 }
 
-// Every example outside the goldens must fail with a located CompileError (the back end's
-// "cannot lower ... yet", or the middle end's own user error), never an internal error. When one of
-// them starts to lower, move it to the goldens above.
-TEST(Codegen, UnsupportedExamplesAreUserErrors) {
-  for (const char* name : {"flash_attention_3"}) {
-    SCOPED_TRACE(name);
-    Generated g = generate(name);
-    ASSERT_TRUE(g.checked) << g.diagnostics;
-    EXPECT_TRUE(g.internal.empty()) << g.internal;
-    EXPECT_FALSE(g.artifact) << name << " now lowers: add it to Codegen.Golden and the nvcc check";
-    ASSERT_TRUE(g.error.has_value());
-    EXPECT_TRUE(g.error->loc.valid()) << g.error->message;
-    EXPECT_FALSE(g.error->message.empty());
-  }
+// `pingpong` on the hand-pipelined FlashAttention-3 loop (its scores carried into the next
+// iteration) is a located user error (pingpong.cpp), never an internal error or a kernel.
+TEST(Codegen, PingpongOnAHandPipelinedLoopIsRefused) {
+  Generated g = generate("flash_attention_3", test::unsupported_program_text());
+  ASSERT_TRUE(g.checked) << g.diagnostics;
+  EXPECT_TRUE(g.internal.empty()) << g.internal;
+  EXPECT_FALSE(g.artifact);
+  ASSERT_TRUE(g.error.has_value());
+  EXPECT_TRUE(g.error->loc.valid()) << g.error->message;
+  EXPECT_NE(g.error->message.find("`pingpong` on a loop whose first wgmma"), std::string::npos) << g.error->message;
 }
 
 // FA2's `pingpong` (pingpong.cpp): the two compute warpgroups take turns; pv of key tile j - 1 is
@@ -933,15 +930,16 @@ TEST(CodegenCli, UnsupportedProgramExitsOneAndWritesNothing) {
   const std::filesystem::path dir = fresh_dir("unsupported");
   std::filesystem::create_directories(dir);
   const std::string err = (dir / "stderr.txt").string();
-  Cli r = run_loom("compile " + example_path("flash_attention_3") + " -o " + (dir / "out").string(), err);
+  const std::string bad = test::unsupported_program_file();
+  Cli r = run_loom("compile " + bad + " -o " + (dir / "out").string(), err);
   EXPECT_EQ(r.status, 1);
   EXPECT_FALSE(std::filesystem::exists(dir / "out" / "mha.cu"));
   const std::string text = read_file(err);
-  EXPECT_NE(text.find("flash_attention_3.loom:"), std::string::npos) << text;
+  EXPECT_NE(text.find("fa3_pingpong.loom:"), std::string::npos) << text;
   EXPECT_NE(text.find(": error: the CUDA back end cannot lower "), std::string::npos) << text;
   EXPECT_EQ(text.find("internal"), std::string::npos) << text;
   // The same as JSON.
-  Cli j = run_loom("compile " + example_path("flash_attention_3") + " --emit=cuda --diagnostics=json", err);
+  Cli j = run_loom("compile " + bad + " --emit=cuda --diagnostics=json", err);
   EXPECT_EQ(j.status, 1);
   EXPECT_NE(read_file(err).find("\"message\""), std::string::npos);
   std::filesystem::remove_all(dir);

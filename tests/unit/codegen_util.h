@@ -3,8 +3,11 @@
 // mapping of a program through the middle end and the CUDA back end, as `loom compile` does.
 #pragma once
 
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -33,6 +36,23 @@ inline int count_of(const std::string& text, const std::string& needle) {
   int n = 0;
   for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
   return n;
+}
+
+// examples/flash_attention_3 with `pingpong`: a program the CUDA back end refuses with a located
+// error (pingpong.cpp: turns on a loop that carries its scores), for the CLI's failure paths.
+inline std::string unsupported_program_text() {
+  return replaced(example_text("flash_attention_3"), "warpspecialize pipeline(2) smem(227KB);",
+                  "warpspecialize pipeline(2) pingpong smem(227KB);");
+}
+
+// That program in a file of its own (one per test process), named fa3_pingpong.loom.
+inline std::string unsupported_program_file() {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("loom_unsupported_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path path = dir / "fa3_pingpong.loom";
+  std::ofstream(path) << unsupported_program_text();
+  return path.string();
 }
 
 struct CompiledMappings {

@@ -507,9 +507,12 @@ TEST(CopyElimination, FlashAttention3ClippedScoresStayInOneRegisterAllocation) {
       score_roots.insert(root(op.operands[0]));
       ++qk;
     }
-    if (op.kind == OpKind::Call && op.name == "scale" && op.origin.find("scale_scores_thread") != std::string::npos) {
+    // The softmax scales its scores in exp_scores; only the last one (after the loop) works on S
+    // itself (the loop's works on the copy Sc).
+    if (op.kind == OpKind::Call && op.name == "scale" && op.origin.find("exp_scores_thread") != std::string::npos) {
       ir::ValueId r = root(op.operands[0]);
-      if (def.count(r) && def[r]->origin.find("register conduit") != std::string::npos) {
+      if (def.count(r) && def[r]->origin.find("register conduit") != std::string::npos &&
+          def[r]->origin.find("attn_block: S = tensor") != std::string::npos) {
         score_roots.insert(r);
         ++last_softmax;
       }

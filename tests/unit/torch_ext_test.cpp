@@ -22,6 +22,7 @@
 
 #include "codegen/cuda.h"
 #include "passes/pipeline.h"
+#include "codegen_util.h"
 #include "test_util.h"
 
 namespace loom {
@@ -225,10 +226,10 @@ TEST(TorchExtCli, EmitTorchWritesTheOperatorBesideTheArtifact) {
   EXPECT_EQ(s.status, 0);
   EXPECT_EQ(s.out, torch);
   // A program the back end cannot lower writes nothing.
-  test::Cli f = test::run_loom("compile " + example_path("flash_attention_3") + " --emit=torch -o " + (dir / "b").string(), "");
+  test::Cli f = test::run_loom("compile " + test::unsupported_program_file() + " --emit=torch -o " + (dir / "b").string(), "");
   EXPECT_EQ(f.status, 1);
   EXPECT_FALSE(fs::exists(dir / "b" / "mha_torch.cpp"));
-  EXPECT_NE(f.err.find("flash_attention_3.loom:"), std::string::npos) << f.err;
+  EXPECT_NE(f.err.find("fa3_pingpong.loom:"), std::string::npos) << f.err;
   fs::remove_all(dir);
 }
 

@@ -28,7 +28,7 @@ __host__ __device__ __forceinline__ int64_t loom_clip(int64_t extent, int64_t st
 }
 
 // ==== mapping 0: the default
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 201808 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 197712 bytes of dynamic shared memory.
 namespace mapping0 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -36,7 +36,7 @@ namespace mapping0 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 201808;
+constexpr int kSmemBytes = 164944;
 
 __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor Q,
@@ -49,12 +49,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 200704);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
-  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 200720);  // [1] compute warps done with %A for this tile
-  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 200728);  // [1] async copy %Qp -> %A landed
-  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 200736);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
-  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 200752);  // [2] async copy %Kp.1 -> %B landed
-  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 200768);  // [2] async copy %Vp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 163840);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
+  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 163856);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 163864);  // [1] async copy %Qp -> %A landed
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 163872);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 163888);  // [2] async copy %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 163904);  // [2] async copy %Vp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_5[s], 8);
@@ -754,7 +754,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 201808;
+constexpr int kSmemBytes = 197712;
 
 __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor Q,
@@ -764,22 +764,26 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const __grid_constant__ CUtensorMap tm_Q_0,
     const __grid_constant__ CUtensorMap tm_Kt_1,
     const __grid_constant__ CUtensorMap tm_V_2,
+    const __grid_constant__ CUtensorMap tm_O_3,
     const int64_t grid_n0,
     const int64_t grid_n1) {
   extern __shared__ __align__(1024) uint8_t loom_smem_raw[];
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 200704);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
-  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 200720);  // [1] compute warps done with %A for this tile
-  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 200728);  // [1] TMA %Qp -> %A landed
-  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 200736);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
-  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 200752);  // [2] TMA %Kp.1 -> %B landed
-  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 200768);  // [2] TMA %Vp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
+  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 196624);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 196632);  // [1] TMA %Qp -> %A landed
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 196640);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 196656);  // [2] TMA %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 196672);  // [2] TMA %Vp.1 -> %B.1 landed
+  // epilogue staging tiles, one per compute warpgroup (2 x 16384 bytes)
+  uint8_t* const loom_stage = smem + 163840;
   if (threadIdx.x == 0) {
     loom::rt::prefetch_tensormap(&tm_Q_0);
     loom::rt::prefetch_tensormap(&tm_Kt_1);
     loom::rt::prefetch_tensormap(&tm_V_2);
+    loom::rt::prefetch_tensormap(&tm_O_3);
     for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_5[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_5[s], 1);
@@ -1325,33 +1329,56 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // scale_rows_thread: mul(Y, O, inv)  [flash_attention_2.loom:321]
       {  // the warpgroup's 64 x 128 accumulator tile -> O, clipped to v_Yp_e0 x v_Op_e1
         const int tid = loom::rt::thread_in_warpgroup();
-        __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(O.data) + ((0 + v_b)) * O.stride[0] + (v_Yp_o0) * O.stride[1] + (v_Op_o1) * O.stride[2];
-        const int quad_lane = tid & 3;
-        const int64_t row0 = loom::rt::acc_row(tid, 0);
-        #pragma unroll
-        for (int jj = 0; jj < 4; ++jj) {
+        // staged when the box is clipped only by O's edges (TMA skips what lies past them)
+        const bool staged = v_Yp_e0 > 0 && v_Op_e1 > 0 && (v_Yp_e0 == 64 || v_Yp_o0 + v_Yp_e0 == O.shape[1]) && (v_Op_e1 == 128 || (v_Op_o1 + v_Op_e1 == O.shape[2] && (O.shape[2] * 2) % 16 == 0));
+        if (staged) {  // through this warpgroup's staging tile: 2 slices of 64 rows x 128 bytes, 128-byte swizzle
+          uint8_t* const stage = loom_stage + consumer_wg * 16384;
+          if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile
+          loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free
+          const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
           #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+          for (int c = 0; c < 16; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1
+            const int cg = c + (lane >> 4);
+            uint8_t* const row = stage + (cg / 8) * 8192 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);
+            loom::rt::stmatrix_x4(row, loom::rt::pack2<__nv_bfloat16>((v_C[4 * c] * v_inv_2[((4 * c) >> 1) & 1]), (v_C[4 * c + 1] * v_inv_2[((4 * c + 1) >> 1) & 1])), loom::rt::pack2<__nv_bfloat16>((v_C[4 * c + 2] * v_inv_2[((4 * c + 2) >> 1) & 1]), (v_C[4 * c + 3] * v_inv_2[((4 * c + 3) >> 1) & 1])),
+                                  loom::rt::pack2<__nv_bfloat16>((v_C[4 * c + 4] * v_inv_2[((4 * c + 4) >> 1) & 1]), (v_C[4 * c + 5] * v_inv_2[((4 * c + 5) >> 1) & 1])), loom::rt::pack2<__nv_bfloat16>((v_C[4 * c + 6] * v_inv_2[((4 * c + 6) >> 1) & 1]), (v_C[4 * c + 7] * v_inv_2[((4 * c + 7) >> 1) & 1])));
+          }
+          loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them
+          loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written
+          if (tid == 0) {
+            loom::rt::tma_store_3d(&tm_O_3, stage, static_cast<int32_t>(v_Op_o1), static_cast<int32_t>(v_Yp_o0), static_cast<int32_t>((0 + v_b)));
+            loom::rt::tma_store_3d(&tm_O_3, stage + 8192, static_cast<int32_t>((v_Op_o1 + 64)), static_cast<int32_t>(v_Yp_o0), static_cast<int32_t>((0 + v_b)));
+            loom::rt::tma_store_commit();
+          }
+        } else {  // straight from registers
+          __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(O.data) + ((0 + v_b)) * O.stride[0] + (v_Yp_o0) * O.stride[1] + (v_Op_o1) * O.stride[2];
+          const int quad_lane = tid & 3;
+          const int64_t row0 = loom::rt::acc_row(tid, 0);
+          #pragma unroll
+          for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
-            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>((v_C[(4 * jj + t) * 4 + 2 * h] * v_inv_2[(((4 * jj + t) * 4 + 2 * h) >> 1) & 1]), (v_C[(4 * jj + t) * 4 + 2 * h + 1] * v_inv_2[(((4 * jj + t) * 4 + 2 * h + 1) >> 1) & 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
+            for (int h = 0; h < 2; ++h) {
+              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
-            const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
-            if (row >= v_Yp_e0) continue;
-            __nv_bfloat16* const p = out + row * O.stride[1] + col;
-            if (col + 8 <= v_Op_e1) {
-              *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
-            } else {
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>((v_C[(4 * jj + t) * 4 + 2 * h] * v_inv_2[(((4 * jj + t) * 4 + 2 * h) >> 1) & 1]), (v_C[(4 * jj + t) * 4 + 2 * h + 1] * v_inv_2[(((4 * jj + t) * 4 + 2 * h + 1) >> 1) & 1]));
               #pragma unroll
-              for (int e = 0; e < 8; ++e)
-                if (col + e < v_Op_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
+                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
+                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
+                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
+                #pragma unroll
+                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
+              }
+              const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
+              if (row >= v_Yp_e0) continue;
+              __nv_bfloat16* const p = out + row * O.stride[1] + col;
+              if (col + 8 <= v_Op_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Op_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }
@@ -1359,6 +1386,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       ++tile_iter;
     }
     if (consumer_wg == 0) loom::rt::named_barrier_sync(3, 256);  // pingpong: the last hand-over
+    if (loom::rt::thread_in_warpgroup() == 0) loom::rt::tma_store_wait<0>();  // the last stores have read the staging tile
   }
 }
 
@@ -1512,18 +1540,37 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
     if (st == loom::host::kTensorMapMisalignedAddress || st == loom::host::kTensorMapStrideNotMultipleOf16) return LOOM_ERR_ALIGN;
     if (st != loom::host::kTensorMapOk) return LOOM_ERR_TENSOR_MAP;
   }
+  alignas(64) CUtensorMap tm_O_3;
+  {
+    loom::host::TensorMapSpec s;
+    s.dtype = loom::host::TmaDtype::BF16;
+    s.rank = 3;
+    s.global_address = O.data;
+    s.global_dims[0] = static_cast<uint64_t>(O.shape[2] > 0 ? O.shape[2] : 1);
+    s.box_dims[0] = 64;
+    s.global_dims[1] = static_cast<uint64_t>(O.shape[1] > 0 ? O.shape[1] : 1);
+    s.global_strides[0] = static_cast<uint64_t>(O.stride[1]) * 2;
+    s.box_dims[1] = 64;
+    s.global_dims[2] = static_cast<uint64_t>(O.shape[0] > 0 ? O.shape[0] : 1);
+    s.global_strides[1] = static_cast<uint64_t>(O.stride[0]) * 2;
+    s.box_dims[2] = 1;
+    s.swizzle = loom::Swizzle::B128;
+    const int st = loom::host::encode_tensor_map(&tm_O_3, s);
+    if (st == loom::host::kTensorMapMisalignedAddress || st == loom::host::kTensorMapStrideNotMultipleOf16) return LOOM_ERR_ALIGN;
+    if (st != loom::host::kTensorMapOk) return LOOM_ERR_TENSOR_MAP;
+  }
   // persistent: one block per SM at most, each runs tile after tile
   const int64_t sm_count = sms[device].load();
   const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;
-  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, tm_Q_0, tm_Kt_1, tm_V_2, grid_n0, grid_n1);
+  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, tm_Q_0, tm_Kt_1, tm_V_2, tm_O_3, grid_n0, grid_n1);
   if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
   return LOOM_OK;
 }
 
 }  // namespace mapping0
 
-// ==== mapping 1: when(D <= 64) [flash_attention_2.loom:390]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 169072 bytes of dynamic shared memory.
+// ==== mapping 1: when(D <= 64) [flash_attention_2.loom:392]
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 132176 bytes of dynamic shared memory.
 namespace mapping1 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -1531,7 +1578,7 @@ namespace mapping1 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 152688;
+constexpr int kSmemBytes = 115792;
 
 __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor Q,
@@ -1544,19 +1591,19 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 151552);  // [3] compute warps done with iteration k of the loop at line 76 (%w, distance 3)
-  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 151576);  // [1] compute warps done with %A for this tile
-  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 151584);  // [1] async copy %Qp -> %A landed
-  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 151592);  // [3] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
-  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 151616);  // [3] async copy %Kp.1 -> %B landed
-  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 151640);  // [3] async copy %Vp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 114688);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
+  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 114704);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 114712);  // [1] async copy %Qp -> %A landed
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 114720);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 114736);  // [2] async copy %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 114752);  // [2] async copy %Vp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_5[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_5[s], 128);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w_late[s], 8);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_8[s], 128);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_36[s], 128);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w_late[s], 8);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_e_8[s], 128);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_e_36[s], 128);
     loom::rt::fence_barrier_init();
   }
   __syncthreads();
@@ -1611,7 +1658,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_6 = loom_cdiv(v_N, v_BR);
       const float v_7 = -INFINITY;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
       // attn_block: qk: gemm(S, Q, Kp[0, j]) [hoisted before the loop]  [flash_attention_2.loom:81]
       if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_5[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
       {  // %Qp -> %A: every producer thread copies its chunks, then arrives when they have landed
@@ -1621,14 +1668,14 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A + (0) * 8192, first, Q.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
         loom::rt::async_copy_arrive(&bar_v_e_5[0], chunk);
       }
-      const int64_t v_c3 = 3;
+      const int64_t v_c2 = 2;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 49152) col_major swizzle128
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 49152);  // @smem[49152, 98304) row_major swizzle128
-      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 3 deep
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
+      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_6; ++v_j) {
-        const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+        const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
         const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
         const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
         const int64_t v_8 = v_Kp_1_e1;
@@ -1638,14 +1685,14 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_e0 = loom_clip(v_HD, (v_c0 * v_K), v_K);
         const int64_t v_B_o1 = 0 + (v_c0 * v_8);
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0 * v_8), v_8);
-        if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 76 (%w, distance 3)
+        if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with iteration k of the loop at line 76 (%w, distance 2)
         // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_2.loom:81]
         {  // %Kp.1 -> %B: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = ((0 + v_b)) < Kt.shape[0] ? Kt.shape[2] - (v_Kp_1_o1) : 0;
           const int64_t cols_in = Kt.shape[1] - (v_Kp_o0);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(Kt.data) + ((0 + v_b)) * Kt.stride[0] + (v_Kp_o0) * Kt.stride[1] + (v_Kp_1_o1) * Kt.stride[2] : reinterpret_cast<const __nv_bfloat16*>(Kt.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192, first, Kt.stride[2], rows_in, cols_in, static_cast<int>(threadIdx.x));
-          loom::rt::async_copy_arrive(&bar_v_e_8[(v_e_6_base + v_j) % 3], chunk);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192, first, Kt.stride[2], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_8[(v_e_6_base + v_j) % 2], chunk);
         }
         const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
         const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
@@ -1655,14 +1702,14 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
         const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
         const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0 * v_N_3), v_N_3);
-        if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+        if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
         // attn_block: pv: gemm(Acc, P, Vp[j, 0])  [flash_attention_2.loom:83]
         {  // %Vp.1 -> %B.1: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = ((0 + v_b)) < V.shape[0] ? V.shape[1] - (v_Vp_1_o0) : 0;
           const int64_t cols_in = V.shape[2] - (v_Vp_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(V.data) + ((0 + v_b)) * V.stride[0] + (v_Vp_1_o0) * V.stride[1] + (v_Vp_o1) * V.stride[2] : reinterpret_cast<const __nv_bfloat16*>(V.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192, first, V.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
-          loom::rt::async_copy_arrive(&bar_v_e_36[(v_e_6_base + v_j) % 3], chunk);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192, first, V.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_36[(v_e_6_base + v_j) % 2], chunk);
         }
       }
       v_e_6_base += v_6;  // the next tile's iterations continue the rings
@@ -1781,21 +1828,21 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_M_12 = 2;
       const int64_t v_M_13 = 2;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
       const int64_t v_Ap_o0 = 0 + (v_g * v_3);
       const int64_t v_Ap_e0 = loom_clip(v_M_2, (v_g * v_3), v_3);
-      const int64_t v_c3 = 3;
+      const int64_t v_c2 = 2;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 49152) col_major swizzle128
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 49152);  // @smem[49152, 98304) row_major swizzle128
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
       loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: async copy landed
       loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
       // %A.1: declared before the loop, the deferred mma reads it in the next iteration
       uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
-      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 3 deep
+      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_6; ++v_j) {
-        const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+        const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
         const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
         const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
         const int64_t v_8 = v_Kp_1_e1;
@@ -1816,7 +1863,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0 * v_8), v_8);
         loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.8: async copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         // qk_thread: mma(C, A, B)  [flash_attention_2.loom:109]
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
@@ -1824,14 +1871,14 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
           const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
         if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:109]
           const int64_t v_j_deferred = v_j - 1;
           {
             const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
-            const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
             const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
             const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
             const int64_t v_8 = v_Kp_1_e1;
@@ -1845,19 +1892,19 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
             const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
             const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0 * v_N_3), v_N_3);
-            loom::rt::mbarrier::wait(&bar_v_e_36[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.36: async copy landed
+            loom::rt::mbarrier::wait(&bar_v_e_36[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.36: async copy landed
             loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
             loom::rt::wgmma_fence_operand(v_A_1);
             loom::rt::wgmma_fence_operand(v_C);
             loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
             loom::rt::wgmma_commit();
           }
         } else {
@@ -1884,9 +1931,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         for (int r = 0; r < 2; ++r) v_m_4[r] = v_7;
         loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
         loom::rt::wgmma_fence_operand(v_Cp_6);
-        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 76 (%w, distance 3))
+        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 76 (%w, distance 2))
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 3]);  // compute warps done with iteration k of the loop at line 76 (%w, distance 3)
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 76 (%w, distance 2)
         // row_max_thread: rowmax(m, S)  [flash_attention_2.loom:240]
         {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_8 columns
           const int tid = loom::rt::thread_in_warpgroup();
@@ -2013,7 +2060,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         loom::rt::wgmma_fence_operand(v_Cp_6);
         if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma))
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 3]);  // compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
         }
         // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_2.loom:225]
         {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_8 are zeros
@@ -2045,7 +2092,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_j_deferred = v_6 - 1;
           {
             const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
-            const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
             const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
             const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
             const int64_t v_8 = v_Kp_1_e1;
@@ -2059,19 +2106,19 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
             const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
             const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0 * v_N_3), v_N_3);
-            loom::rt::mbarrier::wait(&bar_v_e_36[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.36: async copy landed
+            loom::rt::mbarrier::wait(&bar_v_e_36[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.36: async copy landed
             loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
             loom::rt::wgmma_fence_operand(v_A_1);
             loom::rt::wgmma_fence_operand(v_C);
             loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
             loom::rt::wgmma_commit();
           }
         }
@@ -2081,7 +2128,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       loom::rt::wgmma_fence_operand(v_C);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[(v_e_6_base + v_6 - 1) % 3]);
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[(v_e_6_base + v_6 - 1) % 2]);
       }
       v_e_6_base += v_6;  // the next tile's iterations continue the rings
       __syncwarp();
@@ -2250,7 +2297,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 169072;
+constexpr int kSmemBytes = 132176;
 
 __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor Q,
@@ -2267,25 +2314,25 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 167936);  // [3] compute warps done with iteration k of the loop at line 76 (%w, distance 3)
-  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 167960);  // [1] compute warps done with %A for this tile
-  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 167968);  // [1] TMA %Qp -> %A landed
-  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 167976);  // [3] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
-  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 168000);  // [3] TMA %Kp.1 -> %B landed
-  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 168024);  // [3] TMA %Vp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 131072);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
+  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 131088);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 131096);  // [1] TMA %Qp -> %A landed
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 131104);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 131120);  // [2] TMA %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 131136);  // [2] TMA %Vp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 8192 bytes)
-  uint8_t* const loom_stage = smem + 151552;
+  uint8_t* const loom_stage = smem + 114688;
   if (threadIdx.x == 0) {
     loom::rt::prefetch_tensormap(&tm_Q_0);
     loom::rt::prefetch_tensormap(&tm_Kt_1);
     loom::rt::prefetch_tensormap(&tm_V_2);
     loom::rt::prefetch_tensormap(&tm_O_3);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_5[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_5[s], 1);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w_late[s], 8);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_8[s], 1);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_36[s], 1);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w_late[s], 8);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_e_8[s], 1);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_e_36[s], 1);
     loom::rt::fence_barrier_init();
   }
   __syncthreads();
@@ -2341,19 +2388,19 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_6 = loom_cdiv(v_N, v_BR);
         const float v_7 = -INFINITY;
         // attn_block: qk: gemm(S, Q, Kp[0, j])
-        __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+        __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
         // attn_block: qk: gemm(S, Q, Kp[0, j]) [hoisted before the loop]  [flash_attention_2.loom:81]
         if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_5[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
         loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_5[0], 16384);
         loom::rt::tma_load_3d(v_A + (0) * 8192, &tm_Q_0, &bar_v_e_5[0], static_cast<int32_t>(v_Qp_o1), static_cast<int32_t>(v_Qp_o0), static_cast<int32_t>((0 + v_b)));
-        const int64_t v_c3 = 3;
+        const int64_t v_c2 = 2;
         // attn_block: qk: gemm(S, Q, Kp[0, j])
-        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 49152) col_major swizzle128
+        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
         // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-        __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 49152);  // @smem[49152, 98304) row_major swizzle128
-        // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 3 deep
+        __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
+        // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 2 deep
         for (int64_t v_j = 0; v_j < v_6; ++v_j) {
-          const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+          const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
           const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
           const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
           const int64_t v_8 = v_Kp_1_e1;
@@ -2363,10 +2410,10 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_B_e0 = loom_clip(v_HD, (v_c0 * v_K), v_K);
           const int64_t v_B_o1 = 0 + (v_c0 * v_8);
           const int64_t v_B_e1 = loom_clip(v_BR, (v_c0 * v_8), v_8);
-          if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 76 (%w, distance 3)
+          if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with iteration k of the loop at line 76 (%w, distance 2)
           // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_2.loom:81]
-          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_8[(v_e_6_base + v_j) % 3], 16384);
-          loom::rt::tma_load_3d(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192, &tm_Kt_1, &bar_v_e_8[(v_e_6_base + v_j) % 3], static_cast<int32_t>(v_Kp_o0), static_cast<int32_t>(v_Kp_1_o1), static_cast<int32_t>((0 + v_b)));
+          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_8[(v_e_6_base + v_j) % 2], 16384);
+          loom::rt::tma_load_3d(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192, &tm_Kt_1, &bar_v_e_8[(v_e_6_base + v_j) % 2], static_cast<int32_t>(v_Kp_o0), static_cast<int32_t>(v_Kp_1_o1), static_cast<int32_t>((0 + v_b)));
           const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
           const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
           const int64_t v_K_1 = v_Vp_1_e0;
@@ -2375,10 +2422,10 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
           const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
           const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0 * v_N_3), v_N_3);
-          if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+          if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
           // attn_block: pv: gemm(Acc, P, Vp[j, 0])  [flash_attention_2.loom:83]
-          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_36[(v_e_6_base + v_j) % 3], 16384);
-          loom::rt::tma_load_3d(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192, &tm_V_2, &bar_v_e_36[(v_e_6_base + v_j) % 3], static_cast<int32_t>(v_Vp_o1), static_cast<int32_t>(v_Vp_1_o0), static_cast<int32_t>((0 + v_b)));
+          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_36[(v_e_6_base + v_j) % 2], 16384);
+          loom::rt::tma_load_3d(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192, &tm_V_2, &bar_v_e_36[(v_e_6_base + v_j) % 2], static_cast<int32_t>(v_Vp_o1), static_cast<int32_t>(v_Vp_1_o0), static_cast<int32_t>((0 + v_b)));
         }
         v_e_6_base += v_6;  // the next tile's iterations continue the rings
         const float v_11 = 1.0f;
@@ -2497,20 +2544,20 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_M_12 = 2;
       const int64_t v_M_13 = 2;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
       const int64_t v_Ap_o0 = 0 + (v_g * v_3);
       const int64_t v_Ap_e0 = loom_clip(v_M_2, (v_g * v_3), v_3);
-      const int64_t v_c3 = 3;
+      const int64_t v_c2 = 2;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 49152) col_major swizzle128
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 49152);  // @smem[49152, 98304) row_major swizzle128
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
       loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
       // %A.1: declared before the loop, the deferred mma reads it in the next iteration
       uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
-      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 3 deep
+      // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_6; ++v_j) {
-        const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+        const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
         const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
         const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
         const int64_t v_8 = v_Kp_1_e1;
@@ -2530,21 +2577,21 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_o1 = 0 + (v_c0 * v_8);
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0 * v_8), v_8);
         loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
-        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.8: TMA copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: TMA copy landed
         // qk_thread: mma(C, A, B)  [flash_attention_2.loom:109]
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
         loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
           const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
         if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_2.loom:109]
           const int64_t v_j_deferred = v_j - 1;
           {
             const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
-            const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
             const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
             const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
             const int64_t v_8 = v_Kp_1_e1;
@@ -2558,18 +2605,18 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
             const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
             const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0 * v_N_3), v_N_3);
-            loom::rt::mbarrier::wait(&bar_v_e_36[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.36: TMA copy landed
+            loom::rt::mbarrier::wait(&bar_v_e_36[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.36: TMA copy landed
             loom::rt::wgmma_fence_operand(v_A_1);
             loom::rt::wgmma_fence_operand(v_C);
             loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
             loom::rt::wgmma_commit();
           }
         } else {
@@ -2596,9 +2643,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         for (int r = 0; r < 2; ++r) v_m_4[r] = v_7;
         loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
         loom::rt::wgmma_fence_operand(v_Cp_6);
-        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 76 (%w, distance 3))
+        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 76 (%w, distance 2))
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 3]);  // compute warps done with iteration k of the loop at line 76 (%w, distance 3)
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 76 (%w, distance 2)
         // row_max_thread: rowmax(m, S)  [flash_attention_2.loom:240]
         {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_8 columns
           const int tid = loom::rt::thread_in_warpgroup();
@@ -2725,7 +2772,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         loom::rt::wgmma_fence_operand(v_Cp_6);
         if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma))
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 3]);  // compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
         }
         // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_2.loom:225]
         {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_8 are zeros
@@ -2757,7 +2804,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_j_deferred = v_6 - 1;
           {
             const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
-            const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
             const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
             const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
             const int64_t v_8 = v_Kp_1_e1;
@@ -2771,18 +2818,18 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0 * v_K_1), v_K_1);
             const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
             const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0 * v_N_3), v_N_3);
-            loom::rt::mbarrier::wait(&bar_v_e_36[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.36: TMA copy landed
+            loom::rt::mbarrier::wait(&bar_v_e_36[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.36: TMA copy landed
             loom::rt::wgmma_fence_operand(v_A_1);
             loom::rt::wgmma_fence_operand(v_C);
             loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
             loom::rt::wgmma_commit();
           }
         }
@@ -2792,7 +2839,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       loom::rt::wgmma_fence_operand(v_C);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[(v_e_6_base + v_6 - 1) % 3]);
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[(v_e_6_base + v_6 - 1) % 2]);
       }
       v_e_6_base += v_6;  // the next tile's iterations continue the rings
       __syncwarp();
@@ -3066,7 +3113,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 // when(...) holds, else the default. Each mapping's launcher checks the arguments itself.
 int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
   const int64_t v_D = O.shape[2];
-  if (v_D <= 64) return mapping1::launch_mha(O, Q, Kt, V, v_scale, stream);  // when(D <= 64) [flash_attention_2.loom:390]
+  if (v_D <= 64) return mapping1::launch_mha(O, Q, Kt, V, v_scale, stream);  // when(D <= 64) [flash_attention_2.loom:392]
   return mapping0::launch_mha(O, Q, Kt, V, v_scale, stream);
 }
 
@@ -3084,6 +3131,6 @@ extern "C" const loom_kernel_info* loom_mha_info(void) {
       {"V", LOOM_ARG_TENSOR, LOOM_BF16, 3, {"BH", "N", "D", nullptr, nullptr}, 2, LOOM_PRIV_R},
       {"scale", LOOM_ARG_SCALAR, LOOM_F32, 0, {nullptr}, 0, LOOM_PRIV_NONE},
   };
-  static const loom_kernel_info info = {"mha", 5, args, 201808, 384};
+  static const loom_kernel_info info = {"mha", 5, args, 197712, 384};
   return &info;
 }
