@@ -7,7 +7,8 @@
 # For every generated directory ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_{2,3}*/ holding mha.cu,
 # it compiles mha.cu (timed) into a shared library that exports only loom_* (nvcc -shared -Xcompiler
 # -fPIC ... -lcuda), and passes it to bench/attention_bench.py as --lib fa2=... / fa3=...; a
-# directory whose name contains "causal" (flash_attention_2_causal, say) serves the causal rows.
+# directory whose name contains "causal" (flash_attention_2_causal, say) serves the causal rows, and
+# one with another suffix gets a column of its own (flash_attention_2_opt: column "loom fa2_opt").
 # Directories that are missing or fail to compile leave their columns "n/a": the peers are measured
 # regardless. Options after the script name go to attention_bench.py (--reps N, --tokens T, --only-d D,
 # --only-s S, --no-causal, --seed S).
@@ -37,7 +38,9 @@ libs=() secs=()
 for dir in "$gen"/flash_attention_2* "$gen"/flash_attention_3*; do
   [ -f "$dir/mha.cu" ] || continue
   name=$(basename "$dir")
-  case $name in flash_attention_2*) col=fa2 ;; *) col=fa3 ;; esac
+  # flash_attention_2 -> fa2, flash_attention_3_causal -> fa3:causal, flash_attention_2_opt -> fa2_opt
+  col=${name#flash_attention_}
+  col=fa${col/_causal/}
   case $name in *causal*) col=$col:causal ;; esac
   so=$work/lib/lib$name.so
   t0=$(date +%s.%N)

@@ -11,7 +11,8 @@ timed region.
 
 loom is loaded from shared libraries (bench/attention.sh builds them from the generated mha.cu) with
 ctypes: --lib fa2=PATH.so, --lib fa3=PATH.so; --lib fa2:causal=PATH.so for a causal artifact (loom
-columns of causal rows are "n/a" without one). Several libraries may serve one column (one per head
+columns of causal rows are "n/a" without one). Any column name works (fa2_opt, say: one more column
+"loom fa2_opt"); columns appear in the order of their first --lib. Several libraries may serve one column (one per head
 dimension, say): the first that accepts the problem (return code 0) is used. A missing or refused
 library gives "n/a" and the peers are still measured.
 
@@ -160,9 +161,14 @@ def triton_attention(q, k, v, o, softmax_scale, causal):
 
 # ------------------------------------------------------------------------------------------------
 
+def label_of(column):
+    """The table label of a loom column: fa2 -> "loom FA2", fa3 -> "loom FA3", others "loom NAME"."""
+    return {"fa2": "loom FA2", "fa3": "loom FA3"}.get(column, "loom " + column)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--lib", action="append", default=[], help="NAME[:causal]=PATH.so, NAME fa2 or fa3")
+    ap.add_argument("--lib", action="append", default=[], help="NAME[:causal]=PATH.so, NAME fa2, fa3 or another column name")
     ap.add_argument("--nvcc-seconds", action="append", default=[], help="NAME=SECONDS (for the table header)")
     ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."), "attention.md"))
     ap.add_argument("--reps", type=int, default=30, help="timed launches per round (two rounds)")
@@ -180,8 +186,9 @@ def main():
     for spec in args.lib:
         key, _, path = spec.partition("=")
         column, _, flag = key.partition(":")
-        if column not in libs or flag not in ("", "causal"):
-            sys.exit("--lib %s: want fa2|fa3[:causal]=PATH" % spec)
+        if not column.replace("_", "").isalnum() or not path or flag not in ("", "causal"):
+            sys.exit("--lib %s: want NAME[:causal]=PATH (NAME fa2, fa3, fa2_opt, ...)" % spec)
+        libs.setdefault(column, {False: [], True: []})
         try:
             lib = MhaLib(column, flag == "causal", path)
             libs[column][flag == "causal"].append(lib)
@@ -199,7 +206,8 @@ def main():
 
     rows = []
     failed = False
-    cols = ["loom FA2", "loom FA3", "cuDNN", "FA2 (torch)", "Triton"]
+    loom_cols = [(c, label_of(c)) for c in libs]
+    cols = [label for _, label in loom_cols] + ["cuDNN", "FA2 (torch)", "Triton"]
     for causal in ((False,) if args.no_causal else (False, True)):
         for D in HEAD_DIMS:
             if args.only_d and D != args.only_d:
@@ -230,7 +238,7 @@ def main():
                 o_tri = torch.empty_like(q)
                 methods["Triton"] = lambda o_tri=o_tri: triton_attention(q, k, v, o_tri, scale, causal)
                 outs["Triton"] = o_tri
-                for column, label in (("fa2", "loom FA2"), ("fa3", "loom FA3")):
+                for column, label in loom_cols:
                     cands = libs[column][causal]
                     if not cands:
                         status[label] = "no causal artifact" if causal else "no library"
@@ -315,14 +323,14 @@ def main():
                  "reference on batch-head 0); loom or Triton >= %.0e is marked FAIL" % TOLERANCE)
     lines.append("")
     lines.append("| D | causal | S | B×H | " + " | ".join(c + " TFLOP/s" for c in cols) +
-                 " | FA2/cuDNN | FA3/cuDNN | max spread | errors |")
-    lines.append("|---" * (4 + len(cols) + 4) + "|")
+                 " | " + " | ".join(label[5:] + "/cuDNN" for _, label in loom_cols) + " | max spread | errors |")
+    lines.append("|---" * (4 + len(cols) + len(loom_cols) + 2) + "|")
     for r in rows:
         tf = r["tf"]
         cells = [str(r["D"]), "yes" if r["causal"] else "no", str(r["S"]), "%d×%d" % (r["B"], r["H"])]
         for c in cols:
             cells.append(fmt(tf.get(c)) if c in tf else "n/a" + (" (%s)" % r["status"][c] if c in r["status"] else ""))
-        for c in ("loom FA2", "loom FA3"):
+        for c in (label for _, label in loom_cols):
             cells.append("%.2f" % (tf[c] / tf["cuDNN"]) if c in tf and "cuDNN" in tf else "n/a")
         spreads = [r["times"][n][1] / r["times"][n][0] for n in r["times"]]
         cells.append("%.1f%%" % (100 * max(spreads)) if spreads else "n/a")
@@ -331,6 +339,17 @@ def main():
             errs += " **FAIL: %s**" % ", ".join(r["bad"])
         cells.append(errs)
         lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    # The acceptance's summary: geometric mean of loom / cuDNN over S >= 1024, per column, D and causal.
+    for _, label in loom_cols:
+        for causal in (False, True):
+            for D in HEAD_DIMS:
+                rs = [r["tf"][label] / r["tf"]["cuDNN"] for r in rows
+                      if r["D"] == D and r["causal"] == causal and r["S"] >= 1024 and label in r["tf"] and "cuDNN" in r["tf"]]
+                if rs:
+                    lines.append("- %s / cuDNN, D = %d, %s: geomean over S >= 1k %.3f, min %.2f (%d points)" % (
+                        label, D, "causal" if causal else "non-causal",
+                        math.exp(sum(math.log(x) for x in rs) / len(rs)), min(rs), len(rs)))
     lines.append("")
     lines.append("loom vs cuDNN: %s" % ("FAIL (a loom output disagrees with cuDNN)" if failed else
                                          "every loom output measured agrees with cuDNN"))
