@@ -1768,7 +1768,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 }  // namespace mapping0
 
 // ==== mapping 1: when(D <= 64) [flash_attention_3_causal.loom:416]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 164976 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 132176 bytes of dynamic shared memory.
 namespace mapping1 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -1776,7 +1776,7 @@ namespace mapping1 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 148592;
+constexpr int kSmemBytes = 115792;
 
 __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor Q,
@@ -1790,19 +1790,19 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 147456);  // [3] compute warps done with iteration k of the loop at line 91 (%w, distance 3)
-  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 147480);  // [1] compute warps done with %A for this tile
-  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 147488);  // [1] async copy %Qp -> %A landed
-  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 147496);  // [3] compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
-  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 147520);  // [3] async copy %Kp.1 -> %B landed
-  uint64_t* const bar_v_e_37 = reinterpret_cast<uint64_t*>(smem + 147544);  // [3] async copy %Vp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 114688);  // [2] compute warps done with iteration k of the loop at line 91 (%w, distance 2)
+  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 114704);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 114712);  // [1] async copy %Qp -> %A landed
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 114720);  // [2] compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 114736);  // [2] async copy %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_37 = reinterpret_cast<uint64_t*>(smem + 114752);  // [2] async copy %Vp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_5[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_5[s], 128);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w_late[s], 8);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_8[s], 128);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_37[s], 128);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w_late[s], 8);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_e_8[s], 128);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_e_37[s], 128);
     loom::rt::fence_barrier_init();
   }
   __syncthreads();
@@ -1863,7 +1863,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_10 = loom_cdiv(v_9, v_BR);
       const float v_11 = -INFINITY;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
       // attn_block: qk: gemm(S, Q, Kp[0, j]) [hoisted before the loop]  [flash_attention_3_causal.loom:96]
       if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_5[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
       {  // %Qp -> %A: every producer thread copies its chunks, then arrives when they have landed
@@ -1873,15 +1873,15 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A + (0) * 8192, first, Q.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
         loom::rt::async_copy_arrive(&bar_v_e_5[0], chunk);
       }
-      const int64_t v_c3 = 3;
+      const int64_t v_c2 = 2;
       const int64_t v_c0_1 = 0;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 49152) col_major swizzle128
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 49152);  // @smem[49152, 98304) row_major swizzle128
-      // attn_block: srange j in cdiv(min(N, q0 + M), BC)  [flash_attention_3_causal.loom:91]  pipelined 3 deep
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
+      // attn_block: srange j in cdiv(min(N, q0 + M), BC)  [flash_attention_3_causal.loom:91]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_10; ++v_j) {
-        const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+        const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
         const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
         const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
         const int64_t v_12 = v_Kp_1_e1;
@@ -1891,14 +1891,14 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_e0 = loom_clip(v_HD, (v_c0_1 * v_K), v_K);
         const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
-        if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 91 (%w, distance 3)
+        if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with iteration k of the loop at line 91 (%w, distance 2)
         // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_3_causal.loom:96]
         {  // %Kp.1 -> %B: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = ((0 + v_b)) < Kt.shape[0] ? Kt.shape[2] - (v_Kp_1_o1) : 0;
           const int64_t cols_in = Kt.shape[1] - (v_Kp_o0);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(Kt.data) + ((0 + v_b)) * Kt.stride[0] + (v_Kp_o0) * Kt.stride[1] + (v_Kp_1_o1) * Kt.stride[2] : reinterpret_cast<const __nv_bfloat16*>(Kt.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192, first, Kt.stride[2], rows_in, cols_in, static_cast<int>(threadIdx.x));
-          loom::rt::async_copy_arrive(&bar_v_e_8[(v_e_6_base + v_j) % 3], chunk);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192, first, Kt.stride[2], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_8[(v_e_6_base + v_j) % 2], chunk);
         }
         const int64_t v_15 = v_j * v_BR;
         const int64_t v_16 = v_2 - v_15;
@@ -1910,14 +1910,14 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
         const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
         const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
-        if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+        if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
         // attn_block: pv: gemm(Acc, P, Vp[j, 0])  [flash_attention_3_causal.loom:98]
         {  // %Vp.1 -> %B.1: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = ((0 + v_b)) < V.shape[0] ? V.shape[1] - (v_Vp_1_o0) : 0;
           const int64_t cols_in = V.shape[2] - (v_Vp_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(V.data) + ((0 + v_b)) * V.stride[0] + (v_Vp_1_o0) * V.stride[1] + (v_Vp_o1) * V.stride[2] : reinterpret_cast<const __nv_bfloat16*>(V.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192, first, V.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
-          loom::rt::async_copy_arrive(&bar_v_e_37[(v_e_6_base + v_j) % 3], chunk);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192, first, V.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_37[(v_e_6_base + v_j) % 2], chunk);
         }
       }
       v_e_6_base += v_10;  // the next tile's iterations continue the rings
@@ -2042,22 +2042,22 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_M_12 = 2;
       const int64_t v_M_13 = 2;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
       const int64_t v_Ap_o0 = 0 + (v_g * v_5);
       const int64_t v_Ap_e0 = loom_clip(v_M_2, (v_g * v_5), v_5);
-      const int64_t v_c3 = 3;
+      const int64_t v_c2 = 2;
       const int64_t v_c0_1 = 0;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 49152) col_major swizzle128
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 49152);  // @smem[49152, 98304) row_major swizzle128
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
       loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: async copy landed
       loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
       // %A.1: declared before the loop, the deferred mma reads it in the next iteration
       uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
-      // attn_block: srange j in cdiv(min(N, q0 + M), BC)  [flash_attention_3_causal.loom:91]  pipelined 3 deep
+      // attn_block: srange j in cdiv(min(N, q0 + M), BC)  [flash_attention_3_causal.loom:91]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_10; ++v_j) {
-        const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+        const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
         const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
         const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
         const int64_t v_12 = v_Kp_1_e1;
@@ -2078,7 +2078,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
         loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.8: async copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
@@ -2086,14 +2086,14 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
           const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
         if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
           const int64_t v_j_deferred = v_j - 1;
           {
             const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
-            const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
             const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
             const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
             const int64_t v_12 = v_Kp_1_e1;
@@ -2107,19 +2107,19 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
             const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
             const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
-            loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.37: async copy landed
+            loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: async copy landed
             loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
             loom::rt::wgmma_fence_operand(v_A_1);
             loom::rt::wgmma_fence_operand(v_C);
             loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
             loom::rt::wgmma_commit();
           }
         } else {
@@ -2133,9 +2133,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
         loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
         loom::rt::wgmma_fence_operand(v_Cp_6);
-        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 3))
+        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 3]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 3)
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
         // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
         {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
           const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
@@ -2286,7 +2286,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         loom::rt::wgmma_fence_operand(v_Cp_6);
         if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 3]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
         }
         // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
         {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
@@ -2318,7 +2318,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_j_deferred = v_10 - 1;
           {
             const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
-            const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
             const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
             const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
             const int64_t v_12 = v_Kp_1_e1;
@@ -2332,19 +2332,19 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
             const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
             const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
-            loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.37: async copy landed
+            loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: async copy landed
             loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
             loom::rt::wgmma_fence_operand(v_A_1);
             loom::rt::wgmma_fence_operand(v_C);
             loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
             loom::rt::wgmma_commit();
           }
         }
@@ -2354,7 +2354,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       loom::rt::wgmma_fence_operand(v_C);
       if (v_10 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[(v_e_6_base + v_10 - 1) % 3]);
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[(v_e_6_base + v_10 - 1) % 2]);
       }
       v_e_6_base += v_10;  // the next tile's iterations continue the rings
       __syncwarp();
@@ -2595,7 +2595,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 164976;
+constexpr int kSmemBytes = 132176;
 
 __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor Q,
@@ -2613,25 +2613,25 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 163840);  // [3] compute warps done with iteration k of the loop at line 91 (%w, distance 3)
-  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 163864);  // [1] compute warps done with %A for this tile
-  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 163872);  // [1] TMA %Qp -> %A landed
-  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 163880);  // [3] compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
-  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 163904);  // [3] TMA %Kp.1 -> %B landed
-  uint64_t* const bar_v_e_37 = reinterpret_cast<uint64_t*>(smem + 163928);  // [3] TMA %Vp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 131072);  // [2] compute warps done with iteration k of the loop at line 91 (%w, distance 2)
+  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 131088);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 131096);  // [1] TMA %Qp -> %A landed
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 131104);  // [2] compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 131120);  // [2] TMA %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_37 = reinterpret_cast<uint64_t*>(smem + 131136);  // [2] TMA %Vp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 8192 bytes)
-  uint8_t* const loom_stage = smem + 147456;
+  uint8_t* const loom_stage = smem + 114688;
   if (threadIdx.x == 0) {
     loom::rt::prefetch_tensormap(&tm_Q_0);
     loom::rt::prefetch_tensormap(&tm_Kt_1);
     loom::rt::prefetch_tensormap(&tm_V_2);
     loom::rt::prefetch_tensormap(&tm_O_3);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_5[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_5[s], 1);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w_late[s], 8);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_8[s], 1);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_37[s], 1);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w_late[s], 8);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_e_8[s], 1);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_e_37[s], 1);
     loom::rt::fence_barrier_init();
   }
   __syncthreads();
@@ -2693,20 +2693,20 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_10 = loom_cdiv(v_9, v_BR);
         const float v_11 = -INFINITY;
         // attn_block: qk: gemm(S, Q, Kp[0, j])
-        __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+        __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
         // attn_block: qk: gemm(S, Q, Kp[0, j]) [hoisted before the loop]  [flash_attention_3_causal.loom:96]
         if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_5[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
         loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_5[0], 16384);
         loom::rt::tma_load_3d(v_A + (0) * 8192, &tm_Q_0, &bar_v_e_5[0], static_cast<int32_t>(v_Qp_o1), static_cast<int32_t>(v_Qp_o0), static_cast<int32_t>((0 + v_b)));
-        const int64_t v_c3 = 3;
+        const int64_t v_c2 = 2;
         const int64_t v_c0_1 = 0;
         // attn_block: qk: gemm(S, Q, Kp[0, j])
-        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 49152) col_major swizzle128
+        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
         // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-        __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 49152);  // @smem[49152, 98304) row_major swizzle128
-        // attn_block: srange j in cdiv(min(N, q0 + M), BC)  [flash_attention_3_causal.loom:91]  pipelined 3 deep
+        __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
+        // attn_block: srange j in cdiv(min(N, q0 + M), BC)  [flash_attention_3_causal.loom:91]  pipelined 2 deep
         for (int64_t v_j = 0; v_j < v_10; ++v_j) {
-          const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+          const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
           const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
           const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
           const int64_t v_12 = v_Kp_1_e1;
@@ -2716,10 +2716,10 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_B_e0 = loom_clip(v_HD, (v_c0_1 * v_K), v_K);
           const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
           const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
-          if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 91 (%w, distance 3)
+          if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with iteration k of the loop at line 91 (%w, distance 2)
           // attn_block: qk: gemm(S, Q, Kp[0, j])  [flash_attention_3_causal.loom:96]
-          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_8[(v_e_6_base + v_j) % 3], 16384);
-          loom::rt::tma_load_3d(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192, &tm_Kt_1, &bar_v_e_8[(v_e_6_base + v_j) % 3], static_cast<int32_t>(v_Kp_o0), static_cast<int32_t>(v_Kp_1_o1), static_cast<int32_t>((0 + v_b)));
+          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_8[(v_e_6_base + v_j) % 2], 16384);
+          loom::rt::tma_load_3d(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192, &tm_Kt_1, &bar_v_e_8[(v_e_6_base + v_j) % 2], static_cast<int32_t>(v_Kp_o0), static_cast<int32_t>(v_Kp_1_o1), static_cast<int32_t>((0 + v_b)));
           const int64_t v_15 = v_j * v_BR;
           const int64_t v_16 = v_2 - v_15;
           const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
@@ -2730,10 +2730,10 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
           const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
           const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
-          if ((v_e_6_base + v_j) >= 3) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 3) % 3], (((v_e_6_base + v_j) - 3) / 3) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+          if ((v_e_6_base + v_j) >= 2) loom::rt::mbarrier::wait(&bar_v_w_late[((v_e_6_base + v_j) - 2) % 2], (((v_e_6_base + v_j) - 2) / 2) & 1);  // %w: compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
           // attn_block: pv: gemm(Acc, P, Vp[j, 0])  [flash_attention_3_causal.loom:98]
-          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_37[(v_e_6_base + v_j) % 3], 16384);
-          loom::rt::tma_load_3d(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192, &tm_V_2, &bar_v_e_37[(v_e_6_base + v_j) % 3], static_cast<int32_t>(v_Vp_o1), static_cast<int32_t>(v_Vp_1_o0), static_cast<int32_t>((0 + v_b)));
+          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_37[(v_e_6_base + v_j) % 2], 16384);
+          loom::rt::tma_load_3d(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192, &tm_V_2, &bar_v_e_37[(v_e_6_base + v_j) % 2], static_cast<int32_t>(v_Vp_o1), static_cast<int32_t>(v_Vp_1_o0), static_cast<int32_t>((0 + v_b)));
         }
         v_e_6_base += v_10;  // the next tile's iterations continue the rings
         const float v_17 = 1.0f;
@@ -2858,21 +2858,21 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_M_12 = 2;
       const int64_t v_M_13 = 2;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
       const int64_t v_Ap_o0 = 0 + (v_g * v_5);
       const int64_t v_Ap_e0 = loom_clip(v_M_2, (v_g * v_5), v_5);
-      const int64_t v_c3 = 3;
+      const int64_t v_c2 = 2;
       const int64_t v_c0_1 = 0;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 49152) col_major swizzle128
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 49152);  // @smem[49152, 98304) row_major swizzle128
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
       loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
       // %A.1: declared before the loop, the deferred mma reads it in the next iteration
       uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
-      // attn_block: srange j in cdiv(min(N, q0 + M), BC)  [flash_attention_3_causal.loom:91]  pipelined 3 deep
+      // attn_block: srange j in cdiv(min(N, q0 + M), BC)  [flash_attention_3_causal.loom:91]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_10; ++v_j) {
-        const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+        const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
         const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
         const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
         const int64_t v_12 = v_Kp_1_e1;
@@ -2892,21 +2892,21 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
         loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
-        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.8: TMA copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: TMA copy landed
         // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
         loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
           const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
         if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
           const int64_t v_j_deferred = v_j - 1;
           {
             const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
-            const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
             const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
             const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
             const int64_t v_12 = v_Kp_1_e1;
@@ -2920,18 +2920,18 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
             const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
             const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
-            loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.37: TMA copy landed
+            loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: TMA copy landed
             loom::rt::wgmma_fence_operand(v_A_1);
             loom::rt::wgmma_fence_operand(v_C);
             loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
             loom::rt::wgmma_commit();
           }
         } else {
@@ -2945,9 +2945,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
         loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
         loom::rt::wgmma_fence_operand(v_Cp_6);
-        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 3))
+        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 3]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 3)
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
         // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
         {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
           const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
@@ -3098,7 +3098,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         loom::rt::wgmma_fence_operand(v_Cp_6);
         if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 3]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
         }
         // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
         {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
@@ -3130,7 +3130,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
           const int64_t v_j_deferred = v_10 - 1;
           {
             const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
-            const int64_t v_slot = (v_e_6_base + v_j) % v_c3;  // ring slot
+            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
             const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
             const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
             const int64_t v_12 = v_Kp_1_e1;
@@ -3144,18 +3144,18 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
             const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
             const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
             const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
-            loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 3], ((v_e_6_base + v_j) / 3) & 1);  // %e.37: TMA copy landed
+            loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: TMA copy landed
             loom::rt::wgmma_fence_operand(v_A_1);
             loom::rt::wgmma_fence_operand(v_C);
             loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 3 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
             loom::rt::wgmma_commit();
           }
         }
@@ -3165,7 +3165,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       loom::rt::wgmma_fence_operand(v_C);
       if (v_10 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[(v_e_6_base + v_10 - 1) % 3]);
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[(v_e_6_base + v_10 - 1) % 2]);
       }
       v_e_6_base += v_10;  // the next tile's iterations continue the rings
       __syncwarp();
