@@ -313,6 +313,7 @@ struct ScheduleNote {
   std::string report;    // the solver's schedule: II, length, stage and warp group per op, proof, time
   std::string realized;  // the settings applied: warp specialization, pipeline depth, turns, and why
   std::string warning;   // the budget ran out (the rule-based settings were used), or empty
+  std::string svg;       // the solved schedule drawn as `loom schedule --svg` draws it; empty without one
 };
 
 struct Function {

@@ -17,6 +17,7 @@
 #include "sched/machine.h"
 #include "sched/problem.h"
 #include "sched/search.h"
+#include "sched/svg.h"
 
 namespace loom {
 namespace {
@@ -125,6 +126,8 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       so.groups_time_limit = kWallSeconds;
       so.groups_rlimit = kGroupsRlimit;
       r = sched::search_schedule(prob, so);
+      if (r.found && r.schedule.has_warps())
+        note.svg = sched::schedule_svg(prob, r.schedule, "schedule(optimal) of instance '" + name + "': " + loop->origin);
       d.ii_cycles = static_cast<double>(r.found ? r.schedule.ii : r.bounds.mii()) * scale;
       if (r.found && r.schedule.has_warps()) {
         d.solved = true;

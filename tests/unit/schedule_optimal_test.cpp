@@ -103,6 +103,21 @@ TEST(ScheduleOptimal, RunsOnTheCpuAndShowsItsSchedule) {
   EXPECT_NE(show.out.find("schedule(optimal) of instance 'gemm_block'"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("  realized: warpspecialize"), std::string::npos) << show.out;
   EXPECT_TRUE(show.err.empty()) << show.err;  // no fallback warning
+  // --svg draws the solved schedule (one instance, one mapping: the file itself).
+  const std::string svg = testing::TempDir() + "schedule_optimal_gemm.svg";
+  std::filesystem::remove(svg);
+  test::Cli draw = test::run_loom("compile " + file + " --emit=schedule --svg " + svg, "");
+  EXPECT_EQ(draw.status, 0) << draw.err;
+  EXPECT_NE(draw.out.find("// wrote " + svg), std::string::npos) << draw.out;
+  const std::string picture = test::read_file(svg);
+  EXPECT_EQ(picture.rfind("<?xml", 0), 0u) << picture.substr(0, 80);
+  EXPECT_NE(picture.find("<svg"), std::string::npos);
+  EXPECT_NE(picture.find("gemm_block"), std::string::npos);
+  // Only with --emit=schedule: elsewhere it is a usage error.
+  test::Cli wrong = test::run_loom("compile " + file + " --svg " + svg, "");
+  EXPECT_NE(wrong.status, 0);
+  EXPECT_NE(wrong.err.find("--svg draws what schedule(optimal) solved"), std::string::npos) << wrong.err;
+  std::filesystem::remove(svg);
   std::filesystem::remove(file);
 }
 

@@ -47,7 +47,7 @@ constexpr const char* kUsage =
     "  compile FILE             compile; --emit=tree (instantiated task tree, default) | ast | ir (event IR)\n"
     "                           | cuda (the kernel and launcher) | header (its C ABI) | torch (the PyTorch\n"
     "                           operator) | ptx | cubin (nvcc) | schedule (what schedule(optimal) solved\n"
-    "                           and realized) | schedule-graph (the pipelined loop's\n"
+    "                           and realized; --svg FILE draws it) | schedule-graph (the pipelined loop's\n"
     "                           dependence graph as `loom schedule` reads it; --loop=K picks the K-th loop)\n"
     "  compile FILE -o DIR      write the artifact DIR/<entry>.cu and DIR/<entry>.h (docs/artifact.md)\n"
     "  compile FILE --emit=torch -o DIR\n"
@@ -96,6 +96,7 @@ struct Options {
   bool race_check = true;  // run --cpu: fail on a data race (ExecOptions::detect_races)
   bool interpret_only = false;  // run --cpu x.tx: the interpreter alone
   int loop = 0;  // --emit=schedule-graph: which pipelined loop (--loop=K)
+  std::string svg;  // --emit=schedule --svg FILE: the solved schedules drawn
 };
 
 // --diagnostics=json: every diagnostic, including the ones below that have no place in a program
@@ -468,12 +469,30 @@ int emit_schedule(const Options& o, const loom::Program& program, const loom::Ta
   std::string source = o.input == "-" ? "<stdin>" : std::filesystem::path(o.input).filename().string();
   std::vector<Unit> units = mapping_units(program, tree, source);
   std::string out;
+  std::vector<std::pair<std::string, std::string>> svgs;  // (what, picture)
   for (size_t i = 0; i < units.size(); ++i) {
     loom::ir::Function f = loom::lower_to_event_ir(units[i].program, units[i].tree);
     schedule_warnings(o, f);
     if (units.size() > 1) out += std::string(i ? "\n" : "") + "// mapping " + std::to_string(i) + ": " + (i ? units[i].when_text : "the default") + "\n";
     if (f.schedule_notes.empty()) out += "no instance of this mapping says schedule(optimal): its schedule is the mapping's\n";
-    for (const loom::ir::ScheduleNote& n : f.schedule_notes) out += n.report + "  realized: " + n.realized + "\n";
+    for (const loom::ir::ScheduleNote& n : f.schedule_notes) {
+      out += n.report + "  realized: " + n.realized + "\n";
+      if (!n.svg.empty()) svgs.push_back({"mapping" + std::to_string(i) + "-" + n.instance, n.svg});
+    }
+  }
+  if (!o.svg.empty()) {
+    // One picture: FILE itself; several (mappings, instances): FILE's stem + "-mappingK-INSTANCE".
+    if (svgs.empty())
+      return fail(o.input, "--svg: no schedule(optimal) instance of this program has a solved schedule to draw",
+                  "the search found none (see the warning) or no instance says schedule(optimal)");
+    const std::filesystem::path base(o.svg);
+    for (const auto& [what, picture] : svgs) {
+      std::filesystem::path p = base;
+      if (svgs.size() > 1) p = base.parent_path() / (base.stem().string() + "-" + what + base.extension().string());
+      std::ofstream f(p);
+      if (!(f << picture)) return fail(p.string(), "cannot write the schedule's SVG");
+      out += "// wrote " + p.string() + "\n";
+    }
   }
   return write_output(o, out);
 }
@@ -651,6 +670,10 @@ int main(int argc, char** argv) {
         o.loop = static_cast<int>(n);
       }
       else if (a == "--time-passes") o.time_passes = true;
+      else if (a == "--svg") {
+        if (i + 1 >= args.size()) return usage_error("--svg needs a file name");
+        o.svg = args[++i];
+      }
       else if (a == "--cpu") o.cpu = true;
       else if (a == "--no-race-check") o.race_check = false;
       else if (a == "--interpret-only") o.interpret_only = true;
@@ -689,6 +712,8 @@ int main(int argc, char** argv) {
       }
     }
     if (o.input.empty()) return usage_error("no input file (use - for stdin)");
+    if (!o.svg.empty() && (o.command != "compile" || o.emit != "schedule"))
+      return usage_error("--svg draws what schedule(optimal) solved: use it with compile --emit=schedule");
     return run(o);
   } catch (const loom::InternalError& e) {
     return internal(e.what());
