@@ -314,6 +314,11 @@ struct ScheduleNote {
   std::string realized;  // the settings applied: warp specialization, pipeline depth, turns, and why
   std::string warning;   // the budget ran out (the rule-based settings were used), or empty
   std::string svg;       // the solved schedule drawn as `loom schedule --svg` draws it; empty without one
+  // The solved schedule's facts the settings are read from (for tests and tools; empty/0 without one):
+  std::vector<std::string> node_ops;  // per graph node: its op ("tma_load", "mma", "exp2", ...)
+  std::vector<int> node_warp;         // per graph node: its warp group in the schedule
+  double ii_cycles = 0;               // the initiation interval in machine cycles (also the fallback's bound)
+  int64_t depth_wanted = 0;           // ceil(load latency / II) + 1, clipped to [2, 8]
 };
 
 struct Function {

@@ -150,6 +150,12 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     int64_t depth = 2;
     if (latency > 0 && d.ii_cycles > 0)
       depth = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<double>(latency) / d.ii_cycles)) + 1, 2, kMaxDepth);
+    note.ii_cycles = d.ii_cycles;
+    note.depth_wanted = depth;
+    if (d.solved) {
+      note.node_ops = node_ops;
+      note.node_warp.assign(r.schedule.warp.begin(), r.schedule.warp.end());
+    }
     const bool written_pingpong = in.pingpong;
     const bool pingpong = written_pingpong || (d.solved && d.compute_groups >= 2);
     report << "schedule(optimal) of instance '" << name << "': the loop `" << loop->origin << "` (line " << loop->loc.line << ")\n";

@@ -8,11 +8,18 @@
 // checker's errors are tests/errors/schedule_*.loom.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <set>
 #include <string>
 
 #include "codegen_util.h"
+#include "passes/schedule_graph.h"
 
 namespace loom {
 namespace {
@@ -119,6 +126,92 @@ TEST(ScheduleOptimal, RunsOnTheCpuAndShowsItsSchedule) {
   EXPECT_NE(wrong.err.find("--svg draws what schedule(optimal) solved"), std::string::npos) << wrong.err;
   std::filesystem::remove(svg);
   std::filesystem::remove(file);
+}
+
+}  // namespace
+}  // namespace loom
+
+namespace loom {
+namespace {
+
+// Property (issue 12, "Done when"): for random small loops — the K loops of the GEMM-family examples
+// (plain, batched, two GEMMs into two accumulators, a prologue, bias and activation, a residual,
+// row sums in registers or in shared memory), every mapping's `warpspecialize pipeline(D)
+// [pingpong]` replaced by `schedule(optimal)`, at a random non-tile shape — the scheduled IR runs
+// correctly on the CPU executor (the CLI's seeded random order with the race check, against the
+// sequential reference), and the realized loop is the solver's: warp specialization exactly when
+// the schedule puts the loads on warp groups of their own, the ring depth ceil(latency / II) + 1
+// (clipped to [2, 8], lower only when the stages do not fit), turns when the compute ops take two
+// or more groups. The seed is printed; rerun one case with LOOM_SCHED_PROPERTY_SEED=S.
+TEST(ScheduleOptimalProperty, RandomLoopsRunOnTheCpuAndRealizeTheSolversSchedule) {
+  struct Example {
+    const char* name;
+    std::vector<const char*> dims;  // the entry's extents, in --size order
+  };
+  const std::vector<Example> examples = {
+      {"gemm", {"M", "N", "K"}},          {"batched_gemm", {"Bt", "M", "N", "K"}}, {"dual_gemm", {"M", "N", "K"}},
+      {"relu_gemm", {"M", "N", "K"}},     {"gemm_bias_act", {"M", "N", "K"}},      {"gemm_residual", {"M", "N", "K"}},
+      {"gemm_reduce", {"M", "N", "K"}},   {"gemm_reduce_shared", {"M", "N", "K"}},
+  };
+  std::vector<uint64_t> case_seeds;
+  if (const char* s = std::getenv("LOOM_SCHED_PROPERTY_SEED")) {
+    case_seeds.push_back(std::strtoull(s, nullptr, 10));
+  } else {
+    std::mt19937_64 rng(20261127);
+    for (int c = 0; c < 8; ++c) case_seeds.push_back(rng());
+  }
+  for (const uint64_t case_seed : case_seeds) {
+    std::mt19937_64 r(case_seed);
+    const Example& ex = examples[r() % examples.size()];
+    std::string text = example_text(ex.name);
+    int clauses = 0;
+    for (const char* hand : {"warpspecialize pipeline(2) pingpong", "warpspecialize pipeline(3) pingpong", "warpspecialize pipeline(2)",
+                             "warpspecialize pipeline(3)", "warpspecialize pipeline(4)", "warpspecialize pipeline(5)"})
+      for (size_t at = text.find(hand); at != std::string::npos; at = text.find(hand, at)) {
+        text.replace(at, std::string(hand).size(), "schedule(optimal)");
+        ++clauses;
+      }
+    std::string size;
+    for (const char* d : ex.dims) {
+      const int64_t v = std::string(d) == "Bt" ? 1 + static_cast<int64_t>(r() % 3) : 1 + static_cast<int64_t>(r() % 300);
+      size += std::string(size.empty() ? "" : ",") + d + "=" + std::to_string(v);
+    }
+    const uint64_t run_seed = r() % 1000;
+    SCOPED_TRACE("LOOM_SCHED_PROPERTY_SEED=" + std::to_string(case_seed) + " reruns this case: " + ex.name + " --size " + size +
+                 " --seed " + std::to_string(run_seed));
+    ASSERT_GT(clauses, 0) << ex.name;
+    // The realized loop against the solver's schedule (the default mapping).
+    ir::Function f = lower(text, ex.name);
+    ASSERT_FALSE(f.schedule_notes.empty());
+    const ir::ScheduleNote& note = f.schedule_notes.front();
+    EXPECT_TRUE(note.warning.empty()) << note.warning;
+    ASSERT_FALSE(note.node_ops.empty()) << note.report;
+    ASSERT_EQ(note.node_ops.size(), note.node_warp.size());
+    std::set<int> load_groups, compute_groups;
+    for (size_t i = 0; i < note.node_ops.size(); ++i) (note.node_ops[i] == "tma_load" ? load_groups : compute_groups).insert(note.node_warp[i]);
+    bool ws = !load_groups.empty();
+    for (int g : load_groups) ws = ws && !compute_groups.count(g);
+    const int64_t want = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(1500.0 / note.ii_cycles)) + 1, 2, 8);
+    EXPECT_EQ(note.depth_wanted, want) << note.report;
+    std::vector<const ir::Op*> loops = pipelined_loops(f);
+    ASSERT_FALSE(loops.empty());
+    const ir::Op& loop = *loops.front();
+    EXPECT_EQ(loop.warp_specialize, ws) << note.report << note.realized;
+    EXPECT_LE(loop.pipeline_depth, want) << note.realized;
+    if (loop.pipeline_depth < want) EXPECT_NE(note.realized.find("fit the shared-memory budget"), std::string::npos) << note.realized;
+    else EXPECT_EQ(loop.pipeline_depth, want);
+    EXPECT_EQ(loop.pingpong, compute_groups.size() >= 2) << note.report << note.realized;
+    std::printf("  %s --size %s --seed %llu: II %.0f cycles, %s, pipeline(%lld)%s\n", ex.name, size.c_str(),
+                static_cast<unsigned long long>(run_seed), note.ii_cycles, ws ? "warpspecialize" : "nowarpspecialize",
+                static_cast<long long>(loop.pipeline_depth), loop.pingpong ? " pingpong" : "");
+    // Every mapping, scheduled, on the CPU executor against the reference.
+    const std::string file = testing::TempDir() + "schedule_property_" + ex.name + ".loom";
+    std::ofstream(file) << text;
+    test::Cli run = test::run_loom("run --cpu " + file + " --size " + size + " --seed " + std::to_string(run_seed), "");
+    EXPECT_EQ(run.status, 0) << run.out << run.err;
+    EXPECT_NE(run.out.find("match"), std::string::npos) << run.out << run.err;
+    std::filesystem::remove(file);
+  }
 }
 
 }  // namespace
