@@ -106,11 +106,15 @@ if "$LOOM" compile examples/flash_attention_2/flash_attention_2.loom -o "$WORK/f
 else
   fail "flash_attention_2 (mha): loom compile + nvcc -c" "$WORK/fa2.log"
 fi
-# The hand-pipelined FlashAttention-3 (its scores carried across iterations, clipped views).
+# The hand-pipelined FlashAttention-3 (its scores carried across iterations, clipped views). Its
+# D = 128 kernels (mapping0) hold S, its copy Sc, the accumulator and P at once, and ptxas
+# serializes their wgmmas for lack of registers (advisory C7512): a known performance limit
+# (bench/results/2026-11-27-h100-attention-fa3.md), allowed for those kernels only; any other
+# warning or advisory fails.
 if "$LOOM" compile examples/flash_attention_3/flash_attention_3.loom -o "$WORK/fa3" >"$WORK/fa3.log" 2>&1 &&
     "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/fa3" -c "$WORK/fa3/mha.cu" -o "$WORK/fa3/mha.o" >>"$WORK/fa3.log" 2>&1 &&
-    ! grep -Eq "warning|C75[0-9][0-9]" "$WORK/fa3.log"; then
-  echo "ok   flash_attention_3 (mha): loom compile + nvcc -c (sm_90a)"
+    ! grep -E "warning|C75[0-9][0-9]" "$WORK/fa3.log" | grep -Evq "C7512.*_mha_cu_loom_mha8mapping0"; then
+  echo "ok   flash_attention_3 (mha): loom compile + nvcc -c (sm_90a)$(grep -q C7512 "$WORK/fa3.log" && echo "; ptxas C7512 (wgmma serialized) on its D = 128 kernels, known")"
 else
   fail "flash_attention_3 (mha): loom compile + nvcc -c" "$WORK/fa3.log"
 fi

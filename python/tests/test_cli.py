@@ -46,12 +46,18 @@ def test_diagnostics_match_the_cli_json_form(tmp_path, loom_bin):
     assert [(d.line, d.column) for d in info.value.diagnostics] == [(r["line"], r["column"]) for r in raw]
 
 
-def test_back_end_refusal_is_located(examples, loom_bin):
+def test_back_end_refusal_is_located(tmp_path, examples, loom_bin):
+    # flash_attention_3 with `pingpong`: the back end refuses turns on its hand-pipelined loop.
+    text = (examples / "flash_attention_3" / "flash_attention_3.loom").read_text()
+    hand = "warpspecialize pipeline(2) smem(227KB);"
+    assert hand in text
+    src = tmp_path / "fa3_pingpong.loom"
+    src.write_text(text.replace(hand, "warpspecialize pipeline(2) pingpong smem(227KB);"))
     with pytest.raises(loom.CompileError) as info:
-        loom.compile(examples / "flash_attention_3" / "flash_attention_3.loom", loom=loom_bin)
+        loom.compile(src, loom=loom_bin)
     d = info.value.diagnostics[0]
-    assert d.file.endswith("flash_attention_3.loom") and d.line > 0 and d.column > 0
-    assert "the CUDA back end cannot lower" in d.message
+    assert d.file.endswith("fa3_pingpong.loom") and d.line > 0 and d.column > 0
+    assert "the CUDA back end cannot lower `pingpong`" in d.message
 
 
 def test_unreadable_file_is_a_compile_error(tmp_path, loom_bin):
