@@ -13,7 +13,7 @@ namespace loom::codegen::detail {
 int64_t CudaGen::layout_barriers() {
   int64_t end = 0;
   for (auto& [v, s] : f_.smem_slots)
-    if (!row_regs_.count(v) && !forwarded_.count(v)) end = std::max(end, s.offset + s.bytes);  // slots kept in registers are unused
+    if (mem_of(v) == MemKind::Shared) end = std::max(end, s.offset + s.bytes);  // a tile kept in registers leaves its slot unused
   if (stage_bytes_) {
     stage_offset_ = (end + 1023) / 1024 * 1024;
     end = stage_offset_ + compute_wgs_ * stage_bytes_;

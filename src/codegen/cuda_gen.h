@@ -329,6 +329,7 @@ class CudaGen {
   // ---- wgmma.cpp: tensor-core mma -------------------------------------------------------------------
   bool is_wgmma(const Op& op);
   std::optional<Frag> register_frag(ValueId reg);
+  std::optional<Frag> fragment_of_extents(const std::vector<ValueId>& extents);
   // The REGISTER alloc that v is an origin view of (v itself, or blocks pieces of it at index 0 in
   // every dimension: the same registers with clipped run-time extents); kNone otherwise.
   ValueId register_origin(ValueId v) const;

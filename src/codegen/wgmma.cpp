@@ -28,32 +28,11 @@ ValueId CudaGen::register_origin(ValueId v) const {
   }
 }
 
-std::optional<Frag> CudaGen::register_frag(ValueId reg) {
-  // A clipped view of a register tile (blocks at index 0 sized by the dims of a thread's fragment of
-  // a narrower tile): that fragment, whose tile's run-time extents mask the columns past it.
-  if (ValueId r = register_origin(reg); r != kNone && r != reg) {
-    const Op& piece = *def_.at(reg);
-    ValueId src = kNone;
-    bool dims = true;
-    for (size_t i = 0; i < piece.part.block.size(); ++i) {
-      auto e = def_.find(piece.part.block[i]);
-      if (e == def_.end() || e->second->kind != OpKind::Dim || e->second->ival != static_cast<int64_t>(i) ||
-          (src != kNone && src != e->second->operands[0])) {
-        dims = false;
-        break;
-      }
-      src = e->second->operands[0];
-    }
-    if (dims && src != kNone)
-      if (const View& v = view(src); v.frag && v.frag->level == 2 && !v.rows) return v.frag;
-    reg = r;  // otherwise: the alloc's own fragment
-  }
-  auto d = def_.find(reg);
-  if (d == def_.end() || d->second->kind != OpKind::Alloc || d->second->mem != MemKind::Register) return std::nullopt;
-  std::optional<Frag> fr;
+// The thread's mma fragment whose dims `extents` are, dimension by dimension (`dim X, i` of one X).
+std::optional<Frag> CudaGen::fragment_of_extents(const std::vector<ValueId>& extents) {
   ValueId src = kNone;
-  for (size_t i = 0; i < d->second->operands.size(); ++i) {
-    auto e = def_.find(d->second->operands[i]);
+  for (size_t i = 0; i < extents.size(); ++i) {
+    auto e = def_.find(extents[i]);
     if (e == def_.end() || e->second->kind != OpKind::Dim || e->second->ival != static_cast<int64_t>(i)) return std::nullopt;
     if (src != kNone && src != e->second->operands[0]) return std::nullopt;
     src = e->second->operands[0];
@@ -62,6 +41,19 @@ std::optional<Frag> CudaGen::register_frag(ValueId reg) {
   const View& v = view(src);
   if (!v.frag || v.frag->level != 2 || v.rows) return std::nullopt;
   return v.frag;
+}
+
+std::optional<Frag> CudaGen::register_frag(ValueId reg) {
+  // A clipped view of a register tile (blocks at index 0 sized by the dims of a thread's fragment of
+  // a narrower tile): that fragment, whose tile's run-time extents mask the columns past it;
+  // otherwise the alloc's own fragment.
+  if (ValueId r = register_origin(reg); r != kNone && r != reg) {
+    if (auto fr = fragment_of_extents(def_.at(reg)->part.block)) return fr;
+    reg = r;
+  }
+  auto d = def_.find(reg);
+  if (d == def_.end() || d->second->kind != OpKind::Alloc || d->second->mem != MemKind::Register) return std::nullopt;
+  return fragment_of_extents(d->second->operands);
 }
 
 int64_t CudaGen::register_count(const Op& op) {
