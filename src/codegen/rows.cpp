@@ -21,7 +21,10 @@
 //     accumulator layout, 16-bit) and read only as the A operand of its warpgroup's wgmma is never
 //     stored: the wgmma takes A from those registers (a packed accumulator is an A fragment, F1),
 //     with the columns past the tile's extent zeroed.
+//   Which tensors are promoted or forwarded is one analysis, passes/register_residents.h, that
+//   resource allocation also uses (such tensors take no shared memory).
 #include "codegen/cuda_gen.h"
+#include "passes/register_residents.h"
 
 namespace loom::codegen::detail {
 
@@ -65,108 +68,12 @@ MemKind CudaGen::mem_of(ValueId v) const {
   return f_.info(v).mem;
 }
 
-// Every (op, operand index) use of each value in block b and below.
-static void collect_uses(const ir::Block& b, std::map<ValueId, std::vector<std::pair<const Op*, size_t>>>& uses,
-                         std::vector<const Op*>& allocs) {
-  for (const Op& op : b.ops) {
-    for (size_t i = 0; i < op.operands.size(); ++i) uses[op.operands[i]].push_back({&op, i});
-    if (op.kind == OpKind::Alloc) allocs.push_back(&op);
-    for (const ir::Block& r : op.regions) collect_uses(r, uses, allocs);
-  }
-}
-
+// The shared tensors kept in registers: one analysis with resource allocation, which gives them no
+// bytes (passes/register_residents.h).
 void CudaGen::find_register_residents() {
-  std::map<ValueId, std::vector<std::pair<const Op*, size_t>>> uses;
-  std::vector<const Op*> allocs;
-  collect_uses(*kernel_, uses, allocs);
-  auto is_mma_piece = [&](const Op& op, MmaRole role, ProcKind holder) {
-    return op.kind == OpKind::Piece && op.part.kind == PartitionSpec::Kind::Mma && op.part.role == role &&
-           op.part.holder == holder;
-  };
-  // Row vectors: SHARED rank-1 allocs used only by Dim, by lanes' acc pieces (which only leaf calls,
-  // copies and Dim use), and by whole copies with other candidates.
-  std::set<ValueId> cand;
-  std::map<ValueId, std::vector<ValueId>> partners;
-  for (const Op* a : allocs) {
-    if (a->mem != MemKind::Shared || f_.info(a->result).rank != 1) continue;
-    bool ok = true;
-    for (auto& [u, i] : uses[a->result]) {
-      if (u->kind == OpKind::Dim) continue;
-      if (is_mma_piece(*u, MmaRole::Acc, ProcKind::Warp) && i == 0) {
-        for (auto& [w, j] : uses[u->result])
-          if (w->kind != OpKind::Dim && w->kind != OpKind::Copy && w->kind != OpKind::Call) ok = false;
-        continue;
-      }
-      if (u->kind == OpKind::Copy && u->name.empty() && u->operands.size() == 2) {
-        partners[a->result].push_back(u->operands[1 - i]);
-        continue;
-      }
-      ok = false;
-    }
-    if (ok) cand.insert(a->result);
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (auto it = cand.begin(); it != cand.end();) {
-      bool ok = true;
-      for (ValueId p : partners[*it])
-        if (!cand.count(p)) ok = false;
-      if (ok) {
-        ++it;
-      } else {
-        it = cand.erase(it);
-        changed = true;
-      }
-    }
-  }
-  row_regs_ = cand;
-
-  // A-operand forwarding: one writer (a copy from a thread's 16-bit accumulator fragment into the
-  // same tile's lane piece) and only wgmma A readers of that warpgroup tile.
-  for (const Op* a : allocs) {
-    if (a->mem != MemKind::Shared || f_.info(a->result).rank != 2) continue;
-    const DType dt = f_.info(a->result).dtype;
-    if (dt != DType::BF16 && dt != DType::F16) continue;
-    std::vector<const Op*> writers, readers;
-    bool ok = true;
-    // Follow pieces down from the alloc: every use of the alloc or a piece of it.
-    std::vector<ValueId> work{a->result};
-    while (!work.empty() && ok) {
-      ValueId v = work.back();
-      work.pop_back();
-      for (auto& [u, i] : uses[v]) {
-        if (u->kind == OpKind::Dim) continue;
-        if (u->kind == OpKind::Piece && i == 0) {
-          work.push_back(u->result);
-          continue;
-        }
-        if (u->kind == OpKind::Copy && u->name.empty() && i == 1) writers.push_back(u);
-        else if (u->kind == OpKind::Call && u->name == "mma" && i == 1) readers.push_back(u);
-        else ok = false;
-      }
-    }
-    if (!ok || writers.size() != 1 || readers.empty()) continue;
-    // The warpgroup tile of a lane's piece (Piece mma WARP of Piece mma WARPGROUP), or kNone.
-    auto wg_tile = [&](ValueId lane_piece, MmaRole role) -> ValueId {
-      auto d = def_.find(lane_piece);
-      if (d == def_.end() || !is_mma_piece(*d->second, role, ProcKind::Warp)) return kNone;
-      auto w = def_.find(d->second->operands[0]);
-      if (w == def_.end() || !is_mma_piece(*w->second, role, ProcKind::Warpgroup)) return kNone;
-      return w->second->operands[0];
-    };
-    const Op* wr = writers[0];
-    const ValueId src = wr->operands[0];
-    auto sd = def_.find(src);
-    if (sd == def_.end() || sd->second->kind != OpKind::Alloc || sd->second->mem != MemKind::Register ||
-        f_.info(src).dtype != dt)
-      continue;
-    const ValueId tile = wg_tile(wr->operands[1], MmaRole::Acc);
-    if (tile == kNone) continue;
-    for (const Op* r : readers)
-      if (wg_tile(r->operands[1], MmaRole::Lhs) != tile) ok = false;
-    if (!ok) continue;
-    forwarded_[a->result] = src;
-  }
+  RegisterResidents rr = loom::find_register_residents(f_, kernel_);
+  row_regs_ = std::move(rr.row_vectors);
+  forwarded_ = std::move(rr.forwarded);
 }
 
 // A rank-1 row operand in registers: the array expression whose element i is row half i, or

@@ -219,7 +219,10 @@ struct Block {
 // block's budget comes from the mapping (dependence analysis sets it); the allocation pass gives
 // every SHARED `alloc` a slot, printed after the op as `@smem[offset, offset + bytes)`. Two slots
 // may overlap only when every access of one tensor happens before every access of the other (the
-// pass proves it from the events and adds the write-after-read edges explicitly).
+// pass proves it from the events and adds the write-after-read edges explicitly). A SHARED tensor
+// that the back end keeps in registers (passes/register_residents.h: row vectors in the accumulator
+// layout, forwarded wgmma A tiles) gets a slot marked `registers`, with no bytes, printed
+// `@registers`.
 // Alignment of a slot (of each copy in it) for a tensor of `rank` and `bytes` per copy: 1024 bytes
 // for a tile that may hold a swizzle atom (rank >= 2 and at least 1024 bytes: a 128-byte-swizzle
 // atom is 8 rows x 128 B, addressed from 1024-aligned bits); 16 bytes otherwise (vectors and small
@@ -247,6 +250,7 @@ struct SmemSlot {
   int64_t offset = 0;
   int64_t bytes = 0;
   int64_t copies = 1;
+  bool registers = false;  // kept in registers by the back end (passes/register_residents.h): no bytes
   bool operator==(const SmemSlot&) const = default;
 };
 

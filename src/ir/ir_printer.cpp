@@ -157,7 +157,9 @@ class Printer {
           out += "]";
           if (op.layout.given) out += " layout(" + layout_text(op.layout) + ")";
           if (op.holds != kNone) out += " holds(" + val(op.holds) + ")";
-          if (auto s = f_.smem_slots.find(op.result); s != f_.smem_slots.end()) {  // resource allocation
+          if (auto s = f_.smem_slots.find(op.result); s != f_.smem_slots.end() && s->second.registers) {
+            out += " @registers";  // resource allocation: the back end keeps it in registers
+          } else if (s != f_.smem_slots.end()) {  // resource allocation
             out += " @smem[" + std::to_string(s->second.offset) + ", " + std::to_string(s->second.offset + s->second.bytes) + ")";
             if (s->second.copies > 1) out += " x" + std::to_string(s->second.copies);
           }

@@ -220,6 +220,10 @@ class Verifier {
     for (const auto& [v, s] : f_.smem_slots) {
       std::string where = "smem slot of value " + std::to_string(v) + (valid(v) ? " (" + f_.info(v).name + ")" : "");
       if (!shared_allocs_.count(v)) problem(where + ": not the result of a SHARED alloc");
+      if (s.registers) {
+        if (s.bytes != 0 || s.offset != 0) problem(where + ": kept in registers but given shared bytes");
+        continue;
+      }
       if (s.offset < 0 || s.bytes < 0 || s.copies <= 0 || s.bytes % s.copies != 0)
         problem(where + ": bad slot [" + std::to_string(s.offset) + ", +" + std::to_string(s.bytes) + ") x" + std::to_string(s.copies));
       const int64_t align = smem_alignment(valid(v) ? f_.info(v).rank : 2, s.copies > 0 ? s.bytes / s.copies : s.bytes);

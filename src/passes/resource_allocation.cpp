@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "passes/bounds.h"
+#include "passes/register_residents.h"
 
 namespace loom {
 namespace {
@@ -209,8 +210,18 @@ class Allocator {
     if (tensors_.empty()) return;
     if (f_.smem.bytes <= 0) LOOM_INTERNAL("resource allocation: SHARED tensors but no shared-memory budget in the function");
     collect_accesses();
+    // Tensors the back end keeps in registers take no bytes (register_residents.h).
+    const RegisterResidents residents = find_register_residents(f_);
     std::map<const Op*, std::vector<int>> kernels;
-    for (size_t i = 0; i < tensors_.size(); ++i) kernels[tensors_[i].kernel].push_back(static_cast<int>(i));
+    for (size_t i = 0; i < tensors_.size(); ++i) {
+      if (residents.contains(tensors_[i].value())) {
+        ir::SmemSlot slot;
+        slot.registers = true;
+        f_.smem_slots[tensors_[i].value()] = slot;
+        continue;
+      }
+      kernels[tensors_[i].kernel].push_back(static_cast<int>(i));
+    }
     std::vector<std::pair<Op*, EventRef>> edges;
     for (auto& [kernel, members] : kernels) allocate(members, edges);
     for (auto& [op, ref] : edges) add_after(*op, ref);

@@ -1570,7 +1570,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 }  // namespace mapping0
 
 // ==== mapping 1: when(D <= 64) [flash_attention_2.loom:392]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 132176 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 99408 bytes of dynamic shared memory.
 namespace mapping1 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -1578,7 +1578,7 @@ namespace mapping1 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 115792;
+constexpr int kSmemBytes = 83024;
 
 __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor Q,
@@ -1591,12 +1591,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 114688);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
-  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 114704);  // [1] compute warps done with %A for this tile
-  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 114712);  // [1] async copy %Qp -> %A landed
-  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 114720);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
-  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 114736);  // [2] async copy %Kp.1 -> %B landed
-  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 114752);  // [2] async copy %Vp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 81920);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
+  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 81936);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 81944);  // [1] async copy %Qp -> %A landed
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 81952);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 81968);  // [2] async copy %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 81984);  // [2] async copy %Vp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_5[s], 8);
@@ -1658,7 +1658,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_6 = loom_cdiv(v_N, v_BR);
       const float v_7 = -INFINITY;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 81920) row_major swizzle128
       // attn_block: qk: gemm(S, Q, Kp[0, j]) [hoisted before the loop]  [flash_attention_2.loom:81]
       if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_5[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
       {  // %Qp -> %A: every producer thread copies its chunks, then arrives when they have landed
@@ -1672,7 +1672,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // attn_block: qk: gemm(S, Q, Kp[0, j])
       __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 32768);  // @smem[32768, 65536) row_major swizzle128
       // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_6; ++v_j) {
         const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
@@ -1828,14 +1828,14 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_M_12 = 2;
       const int64_t v_M_13 = 2;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 81920) row_major swizzle128
       const int64_t v_Ap_o0 = 0 + (v_g * v_3);
       const int64_t v_Ap_e0 = loom_clip(v_M_2, (v_g * v_3), v_3);
       const int64_t v_c2 = 2;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
       __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 32768);  // @smem[32768, 65536) row_major swizzle128
       loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: async copy landed
       loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
       // %A.1: declared before the loop, the deferred mma reads it in the next iteration
@@ -2297,7 +2297,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 132176;
+constexpr int kSmemBytes = 99408;
 
 __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor Q,
@@ -2314,14 +2314,14 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 131072);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
-  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 131088);  // [1] compute warps done with %A for this tile
-  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 131096);  // [1] TMA %Qp -> %A landed
-  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 131104);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
-  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 131120);  // [2] TMA %Kp.1 -> %B landed
-  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 131136);  // [2] TMA %Vp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 98304);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
+  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 98320);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 98328);  // [1] TMA %Qp -> %A landed
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 98336);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 98352);  // [2] TMA %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 98368);  // [2] TMA %Vp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 8192 bytes)
-  uint8_t* const loom_stage = smem + 114688;
+  uint8_t* const loom_stage = smem + 81920;
   if (threadIdx.x == 0) {
     loom::rt::prefetch_tensormap(&tm_Q_0);
     loom::rt::prefetch_tensormap(&tm_Kt_1);
@@ -2388,7 +2388,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_6 = loom_cdiv(v_N, v_BR);
         const float v_7 = -INFINITY;
         // attn_block: qk: gemm(S, Q, Kp[0, j])
-        __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
+        __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 81920) row_major swizzle128
         // attn_block: qk: gemm(S, Q, Kp[0, j]) [hoisted before the loop]  [flash_attention_2.loom:81]
         if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_5[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
         loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_5[0], 16384);
@@ -2397,7 +2397,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         // attn_block: qk: gemm(S, Q, Kp[0, j])
         __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
         // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-        __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
+        __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 32768);  // @smem[32768, 65536) row_major swizzle128
         // attn_block: srange j in cdiv(N, BC)  [flash_attention_2.loom:76]  pipelined 2 deep
         for (int64_t v_j = 0; v_j < v_6; ++v_j) {
           const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
@@ -2544,14 +2544,14 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_M_12 = 2;
       const int64_t v_M_13 = 2;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
-      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 81920) row_major swizzle128
       const int64_t v_Ap_o0 = 0 + (v_g * v_3);
       const int64_t v_Ap_e0 = loom_clip(v_M_2, (v_g * v_3), v_3);
       const int64_t v_c2 = 2;
       // attn_block: qk: gemm(S, Q, Kp[0, j])
       __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 32768);  // @smem[32768, 65536) row_major swizzle128
       loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
       // %A.1: declared before the loop, the deferred mma reads it in the next iteration
       uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)

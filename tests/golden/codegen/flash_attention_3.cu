@@ -49,9 +49,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 229376);  // [1] compute warps done with qk_thread: mma(C, A, B)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229384);  // [2] compute warps done with iteration k of the loop at line 89 (%w, distance 2)
-  uint64_t* const bar_free_v_e_6 = reinterpret_cast<uint64_t*>(smem + 229400);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229376);  // [2] compute warps done with iteration k of the loop at line 89 (%w, distance 2)
+  uint64_t* const bar_free_v_e_6 = reinterpret_cast<uint64_t*>(smem + 229392);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_free_v_e_7 = reinterpret_cast<uint64_t*>(smem + 229400);  // [1] compute warps done with %B for this tile
   uint64_t* const bar_free_v_e_69 = reinterpret_cast<uint64_t*>(smem + 229408);  // [1] compute warps done with %B.3 for this tile
   uint64_t* const bar_v_e_6 = reinterpret_cast<uint64_t*>(smem + 229416);  // [1] async copy %Qp -> %A landed
   uint64_t* const bar_v_e_7 = reinterpret_cast<uint64_t*>(smem + 229424);  // [1] async copy %Kp.1 -> %B landed
@@ -59,9 +59,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   uint64_t* const bar_v_e_40 = reinterpret_cast<uint64_t*>(smem + 229448);  // [2] async copy %Vp.1 -> %B.2 landed
   uint64_t* const bar_v_e_69 = reinterpret_cast<uint64_t*>(smem + 229464);  // [1] async copy %Vp.2 -> %B.3 landed
   if (threadIdx.x == 0) {
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_8[s], 8);
     for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_6[s], 8);
+    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_7[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_69[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_6[s], 128);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_7[s], 128);
@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 163840) row_major swizzle128
       const int64_t v_K = v_Kp_e0;
       // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])
-      __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) col_major swizzle128
+      __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 163840);  // @smem[163840, 196608) col_major swizzle128
       // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])  [flash_attention_3.loom:88]
       if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_6[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
       {  // %Qp -> %A: every producer thread copies its chunks, then arrives when they have landed
@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         loom::rt::async_copy_arrive(&bar_v_e_6[0], chunk);
       }
       // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])  [flash_attention_3.loom:88]
-      if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_6[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
+      if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_7[0], (tile_iter - 1) & 1);  // compute warps done with %B for this tile (the previous tile)
       {  // %Kp.1 -> %B: every producer thread copies its chunks, then arrives when they have landed
         const int64_t rows_in = ((0 + v_b)) < Kt.shape[0] ? Kt.shape[2] - (v_Kp_1_o1) : 0;
         const int64_t cols_in = Kt.shape[1] - (v_Kp_o0);
@@ -158,7 +158,6 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
       __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
-      loom::rt::mbarrier::wait(&bar_v_e_8[0], tile_iter & 1);  // %e.8: compute warps done with qk_thread: mma(C, A, B) (once per tile)
       // attn_block: srange j in last  [flash_attention_3.loom:89]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_last; ++v_j) {
         const int64_t v_slot = (v_e_9_base + v_j) % v_c2;  // ring slot
@@ -334,7 +333,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 163840) row_major swizzle128
       const int64_t v_K = v_Kp_e0;
       // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])
-      __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) col_major swizzle128
+      __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 163840);  // @smem[163840, 196608) col_major swizzle128
       const int64_t v_Cp_7_o0 = 0 + (v_g * v_4);
       const int64_t v_Cp_7_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
       const int64_t v_Ap_o0 = 0 + (v_g * v_4);
@@ -361,7 +360,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_Cp_10);
       __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_8[0]);  // compute warps done with qk_thread: mma(C, A, B)
+      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_free_v_e_7[0]);  // compute warps done with %B for this tile
       const float v_12 = -INFINITY;
       const int64_t v_Dp_o0 = 0 + (v_g * v_4);
       const int64_t v_Dp_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
@@ -978,9 +977,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 229376);  // [1] compute warps done with qk_thread: mma(C, A, B)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229384);  // [2] compute warps done with iteration k of the loop at line 89 (%w, distance 2)
-  uint64_t* const bar_free_v_e_6 = reinterpret_cast<uint64_t*>(smem + 229400);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229376);  // [2] compute warps done with iteration k of the loop at line 89 (%w, distance 2)
+  uint64_t* const bar_free_v_e_6 = reinterpret_cast<uint64_t*>(smem + 229392);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_free_v_e_7 = reinterpret_cast<uint64_t*>(smem + 229400);  // [1] compute warps done with %B for this tile
   uint64_t* const bar_free_v_e_69 = reinterpret_cast<uint64_t*>(smem + 229408);  // [1] compute warps done with %B.3 for this tile
   uint64_t* const bar_v_e_6 = reinterpret_cast<uint64_t*>(smem + 229416);  // [1] TMA %Qp -> %A landed
   uint64_t* const bar_v_e_7 = reinterpret_cast<uint64_t*>(smem + 229424);  // [1] TMA %Kp.1 -> %B landed
@@ -991,9 +990,9 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     loom::rt::prefetch_tensormap(&tm_Q_0);
     loom::rt::prefetch_tensormap(&tm_Kt_1);
     loom::rt::prefetch_tensormap(&tm_V_2);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_8[s], 8);
     for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_6[s], 8);
+    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_7[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_69[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_6[s], 1);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_7[s], 1);
@@ -1066,14 +1065,14 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 163840) row_major swizzle128
         const int64_t v_K = v_Kp_e0;
         // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])
-        __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) col_major swizzle128
+        __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 163840);  // @smem[163840, 196608) col_major swizzle128
         // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])  [flash_attention_3.loom:88]
         if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_6[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
         loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_6[0], 32768);
         loom::rt::tma_load_3d(v_A + (0) * 16384, &tm_Q_0, &bar_v_e_6[0], static_cast<int32_t>(v_Qp_o1), static_cast<int32_t>(v_Qp_o0), static_cast<int32_t>((0 + v_b)));
         loom::rt::tma_load_3d(v_A + (0) * 16384 + 8192, &tm_Q_0, &bar_v_e_6[0], static_cast<int32_t>((v_Qp_o1 + 64)), static_cast<int32_t>(v_Qp_o0), static_cast<int32_t>((0 + v_b)));
         // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])  [flash_attention_3.loom:88]
-        if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_6[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
+        if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_7[0], (tile_iter - 1) & 1);  // compute warps done with %B for this tile (the previous tile)
         loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_7[0], 32768);
         loom::rt::tma_load_3d(v_B + (0) * 16384, &tm_Kt_1, &bar_v_e_7[0], static_cast<int32_t>(v_Kp_o0), static_cast<int32_t>(v_Kp_1_o1), static_cast<int32_t>((0 + v_b)));
         loom::rt::tma_load_3d(v_B + (0) * 16384 + 8192, &tm_Kt_1, &bar_v_e_7[0], static_cast<int32_t>((v_Kp_o0 + 64)), static_cast<int32_t>(v_Kp_1_o1), static_cast<int32_t>((0 + v_b)));
@@ -1083,7 +1082,6 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) col_major swizzle128
         // attn_block: pv: gemm(Acc, P, Vp[j, 0])
         __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
-        loom::rt::mbarrier::wait(&bar_v_e_8[0], tile_iter & 1);  // %e.8: compute warps done with qk_thread: mma(C, A, B) (once per tile)
         // attn_block: srange j in last  [flash_attention_3.loom:89]  pipelined 2 deep
         for (int64_t v_j = 0; v_j < v_last; ++v_j) {
           const int64_t v_slot = (v_e_9_base + v_j) % v_c2;  // ring slot
@@ -1248,7 +1246,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 163840) row_major swizzle128
       const int64_t v_K = v_Kp_e0;
       // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])
-      __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) col_major swizzle128
+      __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 163840);  // @smem[163840, 196608) col_major swizzle128
       const int64_t v_Cp_7_o0 = 0 + (v_g * v_4);
       const int64_t v_Cp_7_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
       const int64_t v_Ap_o0 = 0 + (v_g * v_4);
@@ -1273,7 +1271,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_Cp_10);
       __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_8[0]);  // compute warps done with qk_thread: mma(C, A, B)
+      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_free_v_e_7[0]);  // compute warps done with %B for this tile
       const float v_12 = -INFINITY;
       const int64_t v_Dp_o0 = 0 + (v_g * v_4);
       const int64_t v_Dp_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
@@ -1930,7 +1928,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 }  // namespace mapping0
 
 // ==== mapping 1: when(D <= 64) [flash_attention_3.loom:434]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 197728 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 132192 bytes of dynamic shared memory.
 namespace mapping1 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -1938,7 +1936,7 @@ namespace mapping1 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 181344;
+constexpr int kSmemBytes = 115808;
 
 __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor Q,
@@ -1951,15 +1949,15 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 180224);  // [2] compute warps done with iteration k of the loop at line 89 (%w, distance 2)
-  uint64_t* const bar_free_v_e_6 = reinterpret_cast<uint64_t*>(smem + 180240);  // [1] compute warps done with %A for this tile
-  uint64_t* const bar_free_v_e_7 = reinterpret_cast<uint64_t*>(smem + 180248);  // [1] compute warps done with %B for this tile
-  uint64_t* const bar_free_v_e_69 = reinterpret_cast<uint64_t*>(smem + 180256);  // [1] compute warps done with %B.3 for this tile
-  uint64_t* const bar_v_e_6 = reinterpret_cast<uint64_t*>(smem + 180264);  // [1] async copy %Qp -> %A landed
-  uint64_t* const bar_v_e_7 = reinterpret_cast<uint64_t*>(smem + 180272);  // [1] async copy %Kp.1 -> %B landed
-  uint64_t* const bar_v_e_12 = reinterpret_cast<uint64_t*>(smem + 180280);  // [2] async copy %Kp.2 -> %B.1 landed
-  uint64_t* const bar_v_e_40 = reinterpret_cast<uint64_t*>(smem + 180296);  // [2] async copy %Vp.1 -> %B.2 landed
-  uint64_t* const bar_v_e_69 = reinterpret_cast<uint64_t*>(smem + 180312);  // [1] async copy %Vp.2 -> %B.3 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 114688);  // [2] compute warps done with iteration k of the loop at line 89 (%w, distance 2)
+  uint64_t* const bar_free_v_e_6 = reinterpret_cast<uint64_t*>(smem + 114704);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_free_v_e_7 = reinterpret_cast<uint64_t*>(smem + 114712);  // [1] compute warps done with %B for this tile
+  uint64_t* const bar_free_v_e_69 = reinterpret_cast<uint64_t*>(smem + 114720);  // [1] compute warps done with %B.3 for this tile
+  uint64_t* const bar_v_e_6 = reinterpret_cast<uint64_t*>(smem + 114728);  // [1] async copy %Qp -> %A landed
+  uint64_t* const bar_v_e_7 = reinterpret_cast<uint64_t*>(smem + 114736);  // [1] async copy %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_12 = reinterpret_cast<uint64_t*>(smem + 114744);  // [2] async copy %Kp.2 -> %B.1 landed
+  uint64_t* const bar_v_e_40 = reinterpret_cast<uint64_t*>(smem + 114760);  // [2] async copy %Vp.1 -> %B.2 landed
+  uint64_t* const bar_v_e_69 = reinterpret_cast<uint64_t*>(smem + 114776);  // [1] async copy %Vp.2 -> %B.3 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_6[s], 8);
@@ -2032,10 +2030,10 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_S0_o1 = 0 + (v_c0 * v_7);
       const int64_t v_S0_e1 = loom_clip(v_BR, (v_c0 * v_7), v_7);
       // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])
-      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 81920) row_major swizzle128
       const int64_t v_K = v_Kp_e0;
       // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])
-      __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 147456);  // @smem[147456, 163840) col_major swizzle128
+      __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 81920);  // @smem[81920, 98304) col_major swizzle128
       // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])  [flash_attention_3.loom:88]
       if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_6[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
       {  // %Qp -> %A: every producer thread copies its chunks, then arrives when they have landed
@@ -2059,7 +2057,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // attn_block: qk: gemm(Sn[0, 0], Q, Kp[0, j + 1])
       __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 32768);  // @smem[32768, 65536) row_major swizzle128
       // attn_block: srange j in last  [flash_attention_3.loom:89]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_last; ++v_j) {
         const int64_t v_slot = (v_e_9_base + v_j) % v_c2;  // ring slot
@@ -2110,7 +2108,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_K_2 = v_Vp_2_e0;
       const int64_t v_N_6 = v_Vp_e1;
       // attn_block: pv_last: gemm(Acc, Pl, Vp[last, 0])
-      __nv_bfloat16* const v_B_3 = reinterpret_cast<__nv_bfloat16*>(smem + 163840);  // @smem[163840, 180224) row_major swizzle128
+      __nv_bfloat16* const v_B_3 = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
       // attn_block: pv_last: gemm(Acc, Pl, Vp[last, 0])  [flash_attention_3.loom:101]
       if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_69[0], (tile_iter - 1) & 1);  // compute warps done with %B.3 for this tile (the previous tile)
       {  // %Vp.2 -> %B.3: every producer thread copies its chunks, then arrives when they have landed
@@ -2232,10 +2230,10 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_S0_o1 = 0 + (v_c0 * v_7);
       const int64_t v_S0_e1 = loom_clip(v_BR, (v_c0 * v_7), v_7);
       // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])
-      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 81920) row_major swizzle128
       const int64_t v_K = v_Kp_e0;
       // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])
-      __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 147456);  // @smem[147456, 163840) col_major swizzle128
+      __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 81920);  // @smem[81920, 98304) col_major swizzle128
       const int64_t v_Cp_7_o0 = 0 + (v_g * v_4);
       const int64_t v_Cp_7_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
       const int64_t v_Ap_o0 = 0 + (v_g * v_4);
@@ -2290,7 +2288,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // attn_block: qk: gemm(Sn[0, 0], Q, Kp[0, j + 1])
       __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 32768);  // @smem[32768, 65536) row_major swizzle128
       // attn_block: srange j in last  [flash_attention_3.loom:89]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_last; ++v_j) {
         const int64_t v_slot = (v_e_9_base + v_j) % v_c2;  // ring slot
@@ -2680,7 +2678,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_K_2 = v_Vp_2_e0;
       const int64_t v_N_6 = v_Vp_e1;
       // attn_block: pv_last: gemm(Acc, Pl, Vp[last, 0])
-      __nv_bfloat16* const v_B_3 = reinterpret_cast<__nv_bfloat16*>(smem + 163840);  // @smem[163840, 180224) row_major swizzle128
+      __nv_bfloat16* const v_B_3 = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
       loom::rt::mbarrier::wait(&bar_v_e_69[0], tile_iter & 1);  // %e.69: async copy landed
       loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
       // pv_thread: mma(C, A, B)  [flash_attention_3.loom:126]
@@ -2864,7 +2862,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 197728;
+constexpr int kSmemBytes = 132192;
 
 __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor Q,
@@ -2881,17 +2879,17 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [2] compute warps done with iteration k of the loop at line 89 (%w, distance 2)
-  uint64_t* const bar_free_v_e_6 = reinterpret_cast<uint64_t*>(smem + 196624);  // [1] compute warps done with %A for this tile
-  uint64_t* const bar_free_v_e_7 = reinterpret_cast<uint64_t*>(smem + 196632);  // [1] compute warps done with %B for this tile
-  uint64_t* const bar_free_v_e_69 = reinterpret_cast<uint64_t*>(smem + 196640);  // [1] compute warps done with %B.3 for this tile
-  uint64_t* const bar_v_e_6 = reinterpret_cast<uint64_t*>(smem + 196648);  // [1] TMA %Qp -> %A landed
-  uint64_t* const bar_v_e_7 = reinterpret_cast<uint64_t*>(smem + 196656);  // [1] TMA %Kp.1 -> %B landed
-  uint64_t* const bar_v_e_12 = reinterpret_cast<uint64_t*>(smem + 196664);  // [2] TMA %Kp.2 -> %B.1 landed
-  uint64_t* const bar_v_e_40 = reinterpret_cast<uint64_t*>(smem + 196680);  // [2] TMA %Vp.1 -> %B.2 landed
-  uint64_t* const bar_v_e_69 = reinterpret_cast<uint64_t*>(smem + 196696);  // [1] TMA %Vp.2 -> %B.3 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 131072);  // [2] compute warps done with iteration k of the loop at line 89 (%w, distance 2)
+  uint64_t* const bar_free_v_e_6 = reinterpret_cast<uint64_t*>(smem + 131088);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_free_v_e_7 = reinterpret_cast<uint64_t*>(smem + 131096);  // [1] compute warps done with %B for this tile
+  uint64_t* const bar_free_v_e_69 = reinterpret_cast<uint64_t*>(smem + 131104);  // [1] compute warps done with %B.3 for this tile
+  uint64_t* const bar_v_e_6 = reinterpret_cast<uint64_t*>(smem + 131112);  // [1] TMA %Qp -> %A landed
+  uint64_t* const bar_v_e_7 = reinterpret_cast<uint64_t*>(smem + 131120);  // [1] TMA %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_12 = reinterpret_cast<uint64_t*>(smem + 131128);  // [2] TMA %Kp.2 -> %B.1 landed
+  uint64_t* const bar_v_e_40 = reinterpret_cast<uint64_t*>(smem + 131144);  // [2] TMA %Vp.1 -> %B.2 landed
+  uint64_t* const bar_v_e_69 = reinterpret_cast<uint64_t*>(smem + 131160);  // [1] TMA %Vp.2 -> %B.3 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 8192 bytes)
-  uint8_t* const loom_stage = smem + 180224;
+  uint8_t* const loom_stage = smem + 114688;
   if (threadIdx.x == 0) {
     loom::rt::prefetch_tensormap(&tm_Q_0);
     loom::rt::prefetch_tensormap(&tm_Kt_1);
@@ -2969,10 +2967,10 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_S0_o1 = 0 + (v_c0 * v_7);
         const int64_t v_S0_e1 = loom_clip(v_BR, (v_c0 * v_7), v_7);
         // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])
-        __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+        __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 81920) row_major swizzle128
         const int64_t v_K = v_Kp_e0;
         // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])
-        __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 147456);  // @smem[147456, 163840) col_major swizzle128
+        __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 81920);  // @smem[81920, 98304) col_major swizzle128
         // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])  [flash_attention_3.loom:88]
         if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_6[0], (tile_iter - 1) & 1);  // compute warps done with %A for this tile (the previous tile)
         loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_6[0], 16384);
@@ -2986,7 +2984,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         // attn_block: qk: gemm(Sn[0, 0], Q, Kp[0, j + 1])
         __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
         // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-        __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
+        __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 32768);  // @smem[32768, 65536) row_major swizzle128
         // attn_block: srange j in last  [flash_attention_3.loom:89]  pipelined 2 deep
         for (int64_t v_j = 0; v_j < v_last; ++v_j) {
           const int64_t v_slot = (v_e_9_base + v_j) % v_c2;  // ring slot
@@ -3027,7 +3025,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_K_2 = v_Vp_2_e0;
         const int64_t v_N_6 = v_Vp_e1;
         // attn_block: pv_last: gemm(Acc, Pl, Vp[last, 0])
-        __nv_bfloat16* const v_B_3 = reinterpret_cast<__nv_bfloat16*>(smem + 163840);  // @smem[163840, 180224) row_major swizzle128
+        __nv_bfloat16* const v_B_3 = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
         // attn_block: pv_last: gemm(Acc, Pl, Vp[last, 0])  [flash_attention_3.loom:101]
         if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_free_v_e_69[0], (tile_iter - 1) & 1);  // compute warps done with %B.3 for this tile (the previous tile)
         loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_69[0], 16384);
@@ -3145,10 +3143,10 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_S0_o1 = 0 + (v_c0 * v_7);
       const int64_t v_S0_e1 = loom_clip(v_BR, (v_c0 * v_7), v_7);
       // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])
-      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 81920) row_major swizzle128
       const int64_t v_K = v_Kp_e0;
       // attn_block: qk0: gemm(S0[0, 0], Q, Kp[0, 0])
-      __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 147456);  // @smem[147456, 163840) col_major swizzle128
+      __nv_bfloat16* const v_B = reinterpret_cast<__nv_bfloat16*>(smem + 81920);  // @smem[81920, 98304) col_major swizzle128
       const int64_t v_Cp_7_o0 = 0 + (v_g * v_4);
       const int64_t v_Cp_7_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
       const int64_t v_Ap_o0 = 0 + (v_g * v_4);
@@ -3201,7 +3199,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // attn_block: qk: gemm(Sn[0, 0], Q, Kp[0, j + 1])
       __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 32768) col_major swizzle128
       // attn_block: pv: gemm(Acc, P, Vp[j, 0])
-      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 98304) row_major swizzle128
+      __nv_bfloat16* const v_B_stages_1 = reinterpret_cast<__nv_bfloat16*>(smem + 32768);  // @smem[32768, 65536) row_major swizzle128
       // attn_block: srange j in last  [flash_attention_3.loom:89]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_last; ++v_j) {
         const int64_t v_slot = (v_e_9_base + v_j) % v_c2;  // ring slot
@@ -3588,7 +3586,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       const int64_t v_K_2 = v_Vp_2_e0;
       const int64_t v_N_6 = v_Vp_e1;
       // attn_block: pv_last: gemm(Acc, Pl, Vp[last, 0])
-      __nv_bfloat16* const v_B_3 = reinterpret_cast<__nv_bfloat16*>(smem + 163840);  // @smem[163840, 180224) row_major swizzle128
+      __nv_bfloat16* const v_B_3 = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 114688) row_major swizzle128
       loom::rt::mbarrier::wait(&bar_v_e_69[0], tile_iter & 1);  // %e.69: TMA copy landed
       // pv_thread: mma(C, A, B)  [flash_attention_3.loom:126]
       loom::rt::wgmma_fence_operand(v_A_2);
