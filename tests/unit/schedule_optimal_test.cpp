@@ -19,6 +19,7 @@
 #include <string>
 
 #include "codegen_util.h"
+#include "loom/machine.h"
 #include "passes/schedule_graph.h"
 
 namespace loom {
@@ -191,7 +192,10 @@ TEST(ScheduleOptimalProperty, RandomLoopsRunOnTheCpuAndRealizeTheSolversSchedule
     for (size_t i = 0; i < note.node_ops.size(); ++i) (note.node_ops[i] == "tma_load" ? load_groups : compute_groups).insert(note.node_warp[i]);
     bool ws = !load_groups.empty();
     for (int g : load_groups) ws = ws && !compute_groups.count(g);
-    const int64_t want = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(1500.0 / note.ii_cycles)) + 1, 2, 8);
+    // ceil(load latency / II) + 1 stages, 2 to 8, with the machine model's latency (1500 cycles).
+    const double latency = static_cast<double>(hopper_machine().cost.load_latency_cycles);
+    ASSERT_GT(latency, 0);
+    const int64_t want = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(latency / note.ii_cycles)) + 1, 2, 8);
     EXPECT_EQ(note.depth_wanted, want) << note.report;
     std::vector<const ir::Op*> loops = pipelined_loops(f);
     ASSERT_FALSE(loops.empty());
