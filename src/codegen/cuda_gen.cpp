@@ -57,6 +57,7 @@ CudaArtifact CudaGen::run() {
   find_kernel();
   plan_split();
   find_register_residents();
+  plan_zero_fills(*kernel_);
   prologue();
   plan_ring_chains(*kernel_);
   plan_signals(*kernel_);
@@ -545,6 +546,7 @@ void CudaGen::emit_for(const Op& op) {
     rotation_ = rot ? &*rot : nullptr;
   }
   std::vector<int> outer_scopes;  // per stream of ss
+  std::vector<std::set<std::string>> outer_waited;  // per stream of ss: the waits that hold in the body
   for (Stream* s : ss) {
     // The loop's preconditions, once before it.
     for (const EventRef& r : op.after) wait(*s, op, r, nullptr);
@@ -580,7 +582,10 @@ void CudaGen::emit_for(const Op& op) {
     s->indent += 2;
     s->defined.insert(k);
     for (size_t j = 1; j < body.args.size(); ++j) s->defined.insert(body.args[j]);
-    s->waited.clear();
+    // A wait for a TMA copy issued outside the loop (Q, loaded once per tile) holds in every
+    // iteration: it is not repeated in the body. Every other wait starts over.
+    s->waited = invariant_waits(*s, op);
+    outer_waited.push_back(s->waited);
     outer_scopes.push_back(s->scope);
     s->scope = s->next_scope++;  // a new straight-line scope: wgmma wait counts start over
   }
@@ -607,7 +612,7 @@ void CudaGen::emit_for(const Op& op) {
         }
     s->indent -= 2;
     s->line("}");
-    s->waited.clear();
+    s->waited = outer_waited[si];  // (the body may have run no iteration)
     s->scope = outer_scopes[si];
     if (s == &compute_ && rot) {  // the last iteration's deferred mma
       s->line("if (" + n + " > 0) {");
@@ -628,9 +633,47 @@ void CudaGen::emit_for(const Op& op) {
   rotation_ = outer_rotation;
 }
 
+// A zero fill of a register accumulator whose next access in its block is a wgmma into that whole
+// accumulator (attention's S = 0; S += Q K^T) is not emitted: the wgmma's first k step runs with
+// scale-d = 0 (D = A B instead of D = A B + D), which writes every register of the accumulator.
+// Only ops of the same block count (a fill before a loop whose body accumulates stays a fill).
+void CudaGen::plan_zero_fills(const ir::Block& b) {
+  std::function<bool(const Op&, ValueId)> accesses = [&](const Op& o, ValueId v) {
+    if (o.kind == OpKind::Dim || o.kind == OpKind::Piece) return false;
+    if (touches(o, v)) return true;
+    for (const ir::Block& r : o.regions)
+      for (const Op& q : r.ops)
+        if (accesses(q, v)) return true;
+    return false;
+  };
+  for (size_t i = 0; i < b.ops.size(); ++i) {
+    const Op& f = b.ops[i];
+    for (const ir::Block& r : f.regions) plan_zero_fills(r);
+    if (f.kind != OpKind::Call || f.name != "fill" || f.operands.size() != 2) continue;
+    const ValueId c = f.operands[0];
+    auto a = def_.find(c), z = def_.find(f.operands[1]);
+    if (a == def_.end() || a->second->kind != OpKind::Alloc || a->second->mem != MemKind::Register) continue;
+    if (z == def_.end() || z->second->kind != OpKind::FConst || z->second->fval != 0.0) continue;
+    for (size_t j = i + 1; j < b.ops.size(); ++j) {
+      if (!accesses(b.ops[j], c)) continue;
+      const Op& m = b.ops[j];
+      if (m.kind == OpKind::Call && m.name == "mma" && m.operands.size() == 3 && m.operands[0] == c &&
+          !touches_operand(m, c, 1) && !touches_operand(m, c, 2)) {
+        zero_fills_.insert(&f);
+        overwriting_mmas_.insert(&m);
+      }
+      break;
+    }
+  }
+}
+
 void CudaGen::emit_call(Stream& s, const Op& op) {
   if (&s == &dma_) cannot(&op, "a leaf call in the DMA role");
   if (op.name == "mma") return emit_wgmma(s, op);
+  if (op.name == "fill" && zero_fills_.count(&op)) {
+    s.line("// (folded into the next wgmma: its first k step overwrites " + var(op.operands[0]) + ", scale-d = 0)");
+    return;
+  }
   if (op.name == "fill") return emit_fill(s, op);
   if (op.name == "rowmax" || op.name == "rowsum") return emit_row_reduce(s, op);
   if (op.name == "mask_above") return emit_mask(s, op);

@@ -247,6 +247,11 @@ class CudaGen {
   void collect_producers(ValueId v, std::vector<const Op*>& out);
   void wait(Stream& s, const Op& x, const EventRef& r, const Op* loop);
   void dma_wait_signal(Stream& s, const Op& x, const Op& producer, const EventRef& r);
+  std::set<std::string> invariant_waits(const Stream& s, const Op& L) const;
+  void plan_zero_fills(const ir::Block& b);
+  bool touches_operand(const Op& x, ValueId v, size_t i) const {
+    return f_.info(x.operands[i]).type == ir::Type::Tensor && piece_of(x.operands[i], v);
+  }
   void wait_compute(Stream& s, const Op& x, const Op& y, bool same_iteration, const EventRef& r);
   bool others_need_no_wait(const Op& x, const Op& y);
   bool touches(const Op& x, ValueId v) const;
@@ -463,6 +468,9 @@ class CudaGen {
   std::map<ValueId, const Op*> def_;
   std::map<ValueId, const Op*> arg_loop_;
   std::map<const Op*, const Op*> parent_;
+  std::map<std::string, const Op*> tma_wait_copy_;  // a TMA barrier wait's key -> the copy it waits for
+  std::set<const Op*> zero_fills_;        // fills the next wgmma's scale-d = 0 replaces (plan_zero_fills)
+  std::set<const Op*> overwriting_mmas_;  // those wgmmas  // a TMA barrier wait's key -> the copy it waits for
   std::map<ValueId, View> views_;
   std::vector<std::string> pending_decls_;  // a piece's offset/extent locals, as view() makes them
   std::vector<const Op*> grid_;

@@ -398,6 +398,21 @@ void CudaGen::dma_wait_signal(Stream& s, const Op& x, const Op& producer, const 
 }
 
 // Compute-role op X waits for Y (in the same iteration, or an earlier one).
+// The waits of stream s that still hold inside loop L's body: those for TMA copies issued outside
+// L (their barrier, slot and phase do not depend on L's index).
+std::set<std::string> CudaGen::invariant_waits(const Stream& s, const Op& L) const {
+  std::set<std::string> kept;
+  for (const std::string& key : s.waited) {
+    auto c = tma_wait_copy_.find(key);
+    if (c == tma_wait_copy_.end()) continue;
+    bool inside = false;
+    for (auto p = parent_.find(c->second); p != parent_.end() && p->second && !inside; p = parent_.find(p->second))
+      inside = p->second == &L;
+    if (!inside) kept.insert(key);
+  }
+  return kept;
+}
+
 void CudaGen::wait_compute(Stream& s, const Op& x, const Op& y, bool same_iteration, const EventRef& r) {
   if (is_tma_copy(y)) {
     if (!same_iteration) cannot(&x, "a wait on a TMA copy of an earlier iteration");
@@ -414,6 +429,7 @@ void CudaGen::wait_compute(Stream& s, const Op& x, const Op& y, bool same_iterat
     }
     if (s.waited.count(bar)) return;
     s.waited.insert(bar);
+    tma_wait_copy_[bar] = &y;
     s.line("loom::rt::mbarrier::wait(&" + bar + "[" + slot + "], " + parity + ");  // " +
            names_[static_cast<size_t>(r.value)] + (async_copy_ ? ": async copy landed" : ": TMA copy landed"));
     // The async copies wrote through the generic proxy; wgmma reads through the async proxy (F8.1).

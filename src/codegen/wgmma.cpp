@@ -87,6 +87,7 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
                     dtype_name(f_.info(c).dtype) + " (bf16/f16 inputs, f32 accumulation are supported)");
   check_acc_tile(*cf, &op);
   accumulators_.insert(c);
+  const bool overwrite = overwriting_mmas_.count(&op) > 0;  // its zero fill was folded in (plan_zero_fills)
   const int64_t n = a.frag->n;
   fma_of_[&op] = 64 * static_extents(a.frag->tile, &op)[1] * static_extents(b.frag->tile, &op)[1] * compute_wgs_;
   // The warpgroup's tiles: A (64 x K) and B (K x N) in shared memory.
@@ -133,7 +134,7 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
       for (int64_t nb = 0; nb < nt / n; ++nb)
         s.line("loom::rt::wgmma_m64nNk16_rs<" + std::to_string(n) + ", " + T + ", " + b_major + ">(" + acc_of(nb) +
                ", *reinterpret_cast<const uint32_t(*)[4]>(&" + A + "[" + std::to_string(4 * ks) + "]), " +
-               b_of(nb, std::to_string(ks)) + ", 1);");
+               b_of(nb, std::to_string(ks)) + ", " + (overwrite && ks == 0 ? "0" : "1") + ");");
     s.line("loom::rt::wgmma_commit();");
     s.groups.push_back({&op, var(c), s.scope});
     return;
@@ -150,7 +151,7 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
     std::string acc = nt == n ? var(c) : "*reinterpret_cast<float(*)[" + std::to_string(n / 2) + "]>(&" + var(c) + "[" +
                                              std::to_string(nb * n / 2) + "])";
     s.line("  loom::rt::wgmma_m64nNk16<" + std::to_string(n) + ", " + T + ", " + a_major + ", " + b_major + ">(" + acc +
-           ", da, " + bd + ", 1);");
+           ", da, " + bd + ", " + (overwrite ? "ks > 0" : "1") + ");");
   }
   s.line("}");
   s.line("loom::rt::wgmma_commit();");

@@ -772,6 +772,33 @@ TEST(Codegen, FlashAttention2SoftmaxInRegisters) {
   EXPECT_FALSE(has("expf(")) << "exp2 lowers to ex2.approx";
 }
 
+// FA2's scores: `clear(S)` then `S += Q K^T` in the same loop body; the fill is folded into the
+// wgmma, whose first k step overwrites S (scale-d = 0). GEMM's accumulator is cleared before its K
+// loop: that fill stays (only the first iteration could fold it).
+TEST(Codegen, AZeroFillBeforeAWgmmaBecomesItsScaleD) {
+  codegen::CudaArtifact a = tma_kernels(artifact_of("flash_attention_2"));
+  // Per kernel (D = 128, D <= 64): the scores' wgmma overwrites; the accumulator's P V does not.
+  EXPECT_EQ(count(a.cu, "(folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)"), 2);
+  EXPECT_EQ(count(a.cu, "loom::Swizzle::B128, 128, 16 * ks), ks > 0);"), 2);
+  EXPECT_EQ(a.cu.find("v_Cp_6[r] = v_4;"), std::string::npos);
+  EXPECT_EQ(a.cu.find("loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), "
+                      "loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + "
+                      "(v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 0);"),
+            std::string::npos);
+  codegen::CudaArtifact g = tma_kernels(artifact_of("gemm"));
+  EXPECT_EQ(g.cu.find("folded into the next wgmma"), std::string::npos);
+  EXPECT_EQ(g.cu.find("ks > 0);"), std::string::npos);
+}
+
+// A wait for a TMA copy issued before a loop (FA2's Q tile, once per tile) holds in every
+// iteration: the body does not wait for it again.
+TEST(Codegen, ALoadBeforeTheLoopIsWaitedForOnce) {
+  codegen::CudaArtifact a = tma_kernels(artifact_of("flash_attention_2"));
+  // Per kernel: once before the key loop; inside, the K and V tiles' waits only.
+  EXPECT_EQ(count(a.cu, "loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);"), 2);
+  EXPECT_EQ(count(a.cu, "loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);"), 2);
+}
+
 TEST(Codegen, F32OutputIsNotLoweredYet) {
   Generated g = generate("gemm", gemm_edited("entry(T=bf16, E=bf16)", "entry(T=f32, E=bf16)"));
   ASSERT_TRUE(g.checked) << g.diagnostics;

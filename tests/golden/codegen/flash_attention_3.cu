@@ -421,8 +421,6 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_Cp_14_o1 = 0 + (v_c0 * v_16);
         const int64_t v_Cp_14_e1 = loom_clip(v_9, (v_c0 * v_16), v_16);
         auto& v_Cp_14 = v_Cp_6;  // the first v_Cp_14_e1 columns of %Cp.6
-        loom::rt::mbarrier::wait(&bar_v_e_6[0], tile_iter & 1);  // %e.6: async copy landed
-        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         loom::rt::mbarrier::wait(&bar_v_e_12[(v_e_9_base + v_j) % 2], ((v_e_9_base + v_j) / 2) & 1);  // %e.12: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         // qk_thread: mma(C, A, B)  [flash_attention_3.loom:126]
@@ -1332,7 +1330,6 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_Cp_14_o1 = 0 + (v_c0 * v_16);
         const int64_t v_Cp_14_e1 = loom_clip(v_9, (v_c0 * v_16), v_16);
         auto& v_Cp_14 = v_Cp_6;  // the first v_Cp_14_e1 columns of %Cp.6
-        loom::rt::mbarrier::wait(&bar_v_e_6[0], tile_iter & 1);  // %e.6: TMA copy landed
         loom::rt::mbarrier::wait(&bar_v_e_12[(v_e_9_base + v_j) % 2], ((v_e_9_base + v_j) / 2) & 1);  // %e.12: TMA copy landed
         // qk_thread: mma(C, A, B)  [flash_attention_3.loom:126]
         loom::rt::wgmma_fence();  // accumulator v_Cp_14 and the operands' smem are ready
@@ -2321,8 +2318,6 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_Cp_14_o1 = 0 + (v_c0 * v_16);
         const int64_t v_Cp_14_e1 = loom_clip(v_9, (v_c0 * v_16), v_16);
         auto& v_Cp_14 = v_Cp_6;  // the first v_Cp_14_e1 columns of %Cp.6
-        loom::rt::mbarrier::wait(&bar_v_e_6[0], tile_iter & 1);  // %e.6: async copy landed
-        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         loom::rt::mbarrier::wait(&bar_v_e_12[(v_e_9_base + v_j) % 2], ((v_e_9_base + v_j) / 2) & 1);  // %e.12: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         // qk_thread: mma(C, A, B)  [flash_attention_3.loom:126]
@@ -3232,7 +3227,6 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         const int64_t v_Cp_14_o1 = 0 + (v_c0 * v_16);
         const int64_t v_Cp_14_e1 = loom_clip(v_9, (v_c0 * v_16), v_16);
         auto& v_Cp_14 = v_Cp_6;  // the first v_Cp_14_e1 columns of %Cp.6
-        loom::rt::mbarrier::wait(&bar_v_e_6[0], tile_iter & 1);  // %e.6: TMA copy landed
         loom::rt::mbarrier::wait(&bar_v_e_12[(v_e_9_base + v_j) % 2], ((v_e_9_base + v_j) / 2) & 1);  // %e.12: TMA copy landed
         // qk_thread: mma(C, A, B)  [flash_attention_3.loom:126]
         loom::rt::wgmma_fence();  // accumulator v_Cp_14 and the operands' smem are ready

@@ -329,15 +329,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
         float v_Cp_6[64];
         // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = v_6;
+        // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
         const int64_t v_K = v_Kp_e0;
         const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
         const int64_t v_B_e0 = loom_clip(v_BR, (v_c0_1 * v_K), v_K);
         const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
-        loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: async copy landed
-        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
@@ -346,7 +343,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         #pragma unroll
         for (int ks = 0; ks < 8; ++ks) {
           const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 16384 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
         }
         loom::rt::wgmma_commit();
         if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
@@ -1145,14 +1142,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
         float v_Cp_6[64];
         // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = v_6;
+        // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
         const int64_t v_K = v_Kp_e0;
         const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
         const int64_t v_B_e0 = loom_clip(v_BR, (v_c0_1 * v_K), v_K);
         const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
-        loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
         loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: TMA copy landed
         // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
@@ -1160,7 +1155,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         #pragma unroll
         for (int ks = 0; ks < 8; ++ks) {
           const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 16384 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
         }
         loom::rt::wgmma_commit();
         if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
@@ -2069,15 +2064,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
         float v_Cp_6[64];
         // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = v_6;
+        // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
         const int64_t v_K = v_Kp_e0;
         const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
         const int64_t v_B_e0 = loom_clip(v_HD, (v_c0_1 * v_K), v_K);
         const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
-        loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: async copy landed
-        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
@@ -2086,7 +2078,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
           const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
         }
         loom::rt::wgmma_commit();
         if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
@@ -2884,14 +2876,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
         float v_Cp_6[64];
         // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = v_6;
+        // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
         const int64_t v_K = v_Kp_e0;
         const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
         const int64_t v_B_e0 = loom_clip(v_HD, (v_c0_1 * v_K), v_K);
         const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
         const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
-        loom::rt::mbarrier::wait(&bar_v_e_5[0], tile_iter & 1);  // %e.5: TMA copy landed
         loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: TMA copy landed
         // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
@@ -2899,7 +2889,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
           const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), 1);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
         }
         loom::rt::wgmma_commit();
         if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
