@@ -470,7 +470,7 @@ class CudaGen {
   std::map<const Op*, const Op*> parent_;
   std::map<std::string, const Op*> tma_wait_copy_;  // a TMA barrier wait's key -> the copy it waits for
   std::set<const Op*> zero_fills_;        // fills the next wgmma's scale-d = 0 replaces (plan_zero_fills)
-  std::set<const Op*> overwriting_mmas_;  // those wgmmas  // a TMA barrier wait's key -> the copy it waits for
+  std::set<const Op*> overwriting_mmas_;  // those wgmmas (their first k step: scale-d = 0)
   std::map<ValueId, View> views_;
   std::vector<std::string> pending_decls_;  // a piece's offset/extent locals, as view() makes them
   std::vector<const Op*> grid_;
