@@ -658,7 +658,7 @@ void CudaGen::plan_zero_fills(const ir::Block& b) {
       if (!accesses(b.ops[j], c)) continue;
       const Op& m = b.ops[j];
       if (m.kind == OpKind::Call && m.name == "mma" && m.operands.size() == 3 && m.operands[0] == c &&
-          !touches_operand(m, c, 1) && !touches_operand(m, c, 2)) {
+          !piece_of(m.operands[1], c) && !piece_of(m.operands[2], c)) {
         zero_fills_.insert(&f);
         overwriting_mmas_.insert(&m);
       }

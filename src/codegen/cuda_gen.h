@@ -249,9 +249,6 @@ class CudaGen {
   void dma_wait_signal(Stream& s, const Op& x, const Op& producer, const EventRef& r);
   std::set<std::string> invariant_waits(const Stream& s, const Op& L) const;
   void plan_zero_fills(const ir::Block& b);
-  bool touches_operand(const Op& x, ValueId v, size_t i) const {
-    return f_.info(x.operands[i]).type == ir::Type::Tensor && piece_of(x.operands[i], v);
-  }
   void wait_compute(Stream& s, const Op& x, const Op& y, bool same_iteration, const EventRef& r);
   bool others_need_no_wait(const Op& x, const Op& y);
   bool touches(const Op& x, ValueId v) const;

@@ -397,7 +397,6 @@ void CudaGen::dma_wait_signal(Stream& s, const Op& x, const Op& producer, const 
          b.comment + " (once per tile)");
 }
 
-// Compute-role op X waits for Y (in the same iteration, or an earlier one).
 // The waits of stream s that still hold inside loop L's body: those for TMA copies issued outside
 // L (their barrier, slot and phase do not depend on L's index).
 std::set<std::string> CudaGen::invariant_waits(const Stream& s, const Op& L) const {
@@ -413,6 +412,7 @@ std::set<std::string> CudaGen::invariant_waits(const Stream& s, const Op& L) con
   return kept;
 }
 
+// Compute-role op X waits for Y (in the same iteration, or an earlier one).
 void CudaGen::wait_compute(Stream& s, const Op& x, const Op& y, bool same_iteration, const EventRef& r) {
   if (is_tma_copy(y)) {
     if (!same_iteration) cannot(&x, "a wait on a TMA copy of an earlier iteration");
