@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "gemm_harness.cuh"
+#include "timing.cuh"
 
 #define HX_CUBLAS(call)                                                                      \
   do {                                                                                       \
@@ -51,64 +52,7 @@ constexpr double kTolerance = 1e-2;
 constexpr double kAcceptGeomean = 0.95, kAcceptMin = 0.85;
 constexpr double kSweepAcceptGeomean = 0.97, kSweepAcceptMin = 0.90;
 
-// A seeded random extent in [lo, hi], log-uniform; not a multiple of 8 when `odd`.
-int64_t sweep_extent(uint64_t& state, int64_t lo, int64_t hi, bool odd) {
-  state = state * 6364136223846793005ull + 1442695040888963407ull;
-  const double u = double(state >> 11) / double(1ull << 53);
-  int64_t x = int64_t(std::exp(std::log(double(lo)) + u * (std::log(double(hi)) - std::log(double(lo)))));
-  x = std::min(hi, std::max(lo, x));
-  if (odd) return x % 8 ? x : x + (x < hi ? 1 : -1);
-  return std::max(lo, x / 8 * 8);
-}
-
-std::vector<hx::Problem> sweep_problems(int n, uint64_t seed) {
-  std::vector<hx::Problem> v;
-  uint64_t state = seed;
-  int dim = 0;
-  auto next = [&](int64_t lo, int64_t hi) { return sweep_extent(state, lo, hi, ++dim % 4 == 0); };
-#if defined(LOOM_HAVE_GEMM)
-  for (int i = 0; i < n; ++i) {
-    hx::Problem p = hx::gemm_problem(next(64, 8192), next(64, 8192), next(64, 8192));
-    p.group = "GEMM sweep";
-    v.push_back(p);
-  }
-#endif
-#if defined(LOOM_HAVE_BATCHED_GEMM)
-  for (int i = 0; i < n; ++i) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    const int64_t b = 2 + int64_t((state >> 33) % 15);
-    hx::Problem p = hx::batched_problem(b, next(64, 4096), next(64, 4096), next(64, 4096));
-    p.group = "batched GEMM sweep";
-    v.push_back(p);
-  }
-#endif
-  return v;
-}
-
-std::vector<hx::Problem> bench_problems() {
-  std::vector<hx::Problem> v;
-#if defined(LOOM_HAVE_GEMM)
-  for (int64_t s : {1024, 2048, 4096, 8192, 16384}) v.push_back(hx::gemm_problem(s, s, s));
-  v.push_back(hx::gemm_problem(4096, 14336, 4096));
-  v.push_back(hx::gemm_problem(8192, 8192, 1024));
-  v.push_back(hx::gemm_problem(16384, 4096, 4096));
-#endif
-#if defined(LOOM_HAVE_BATCHED_GEMM)
-  v.push_back(hx::batched_problem(8, 4096, 4096, 4096));
-  v.push_back(hx::batched_problem(64, 1024, 1024, 1024));
-#endif
-  return v;
-}
-
 const char* const kGroups[] = {"GEMM", "batched GEMM", "GEMM sweep", "batched GEMM sweep"};
-
-__global__ void spin_kernel(uint64_t ns) {
-  uint64_t t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while (t - t0 < ns);
-}
 
 cudaDataType cuda_type(int dtype) {
   switch (dtype) {
@@ -132,74 +76,6 @@ cublasStatus_t cublas_call(cublasHandle_t h, const hx::Problem& p, const hx::Mat
                                     A.data, cuda_type(A.dtype), int(A.ld), A.batch_stride, &beta,
                                     C.data, cuda_type(C.dtype), int(C.ld), C.batch_stride,
                                     int(p.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-}
-
-struct Samples {
-  std::vector<float> ms;
-  double round_median[2] = {0, 0};
-  double host_us = 0;  // host time per call, averaged over the rounds
-  int error = 0;       // first non-zero status of a call
-};
-
-double median(std::vector<float> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (double(v[n / 2 - 1]) + double(v[n / 2]));
-}
-
-// One timed round of `reps` launches, launch(i) using input copy i % sets.
-template <class Launch>
-void time_round(Launch& launch, int sets, int reps, double spin_ms, cudaStream_t s, int round,
-                Samples* out) {
-  std::vector<cudaEvent_t> ev(2 * size_t(reps));
-  for (auto& e : ev) HX_CUDA(cudaEventCreate(&e));
-  spin_kernel<<<1, 1, 0, s>>>(uint64_t(spin_ms * 1e6));
-  HX_CUDA(cudaGetLastError());
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < reps; ++i) {
-    HX_CUDA(cudaEventRecord(ev[2 * i], s));
-    const int rc = launch(i % sets);
-    if (rc && !out->error) out->error = rc;
-    HX_CUDA(cudaEventRecord(ev[2 * i + 1], s));
-  }
-  const auto t1 = std::chrono::steady_clock::now();
-  HX_CUDA(cudaStreamSynchronize(s));
-  std::vector<float> round_ms(reps);
-  for (int i = 0; i < reps; ++i) HX_CUDA(cudaEventElapsedTime(&round_ms[i], ev[2 * i], ev[2 * i + 1]));
-  for (auto& e : ev) HX_CUDA(cudaEventDestroy(e));
-  out->round_median[round] = median(round_ms);
-  out->ms.insert(out->ms.end(), round_ms.begin(), round_ms.end());
-  out->host_us += 0.5 * std::chrono::duration<double, std::micro>(t1 - t0).count() / reps;
-}
-
-// Warm-up; returns the per-launch device time (ms) and host time (us) of the last warm-up calls.
-template <class Launch>
-void warm_up(Launch& launch, int sets, cudaStream_t s, double* device_ms, double* host_us,
-             int* error) {
-  cudaEvent_t a, b;
-  HX_CUDA(cudaEventCreate(&a));
-  HX_CUDA(cudaEventCreate(&b));
-  int rc = launch(0);  // first call: module load, attribute setting
-  if (rc) *error = rc;
-  HX_CUDA(cudaStreamSynchronize(s));
-  int n = 3;
-  for (int pass = 0; pass < 2; ++pass) {
-    HX_CUDA(cudaEventRecord(a, s));
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i)
-      if ((rc = launch(i % sets)) && !*error) *error = rc;
-    const auto t1 = std::chrono::steady_clock::now();
-    HX_CUDA(cudaEventRecord(b, s));
-    HX_CUDA(cudaStreamSynchronize(s));
-    float ms = 0;
-    HX_CUDA(cudaEventElapsedTime(&ms, a, b));
-    *device_ms = std::max(ms / n, 1e-4f);
-    *host_us = std::chrono::duration<double, std::micro>(t1 - t0).count() / n;
-    n = int(std::clamp(30.0 / *device_ms, 3.0, 300.0));  // second pass: about 30 ms
-  }
-  HX_CUDA(cudaEventDestroy(a));
-  HX_CUDA(cudaEventDestroy(b));
 }
 
 struct Result {
@@ -294,8 +170,8 @@ Result run_problem(Bench& bench, const hx::Problem& p, int index) {
   // Timing.
   double loom_dev_ms, loom_host_us, cublas_dev_ms, cublas_host_us;
   int loom_err = 0, cublas_err = 0;
-  warm_up(loom, sets, bench.s, &loom_dev_ms, &loom_host_us, &loom_err);
-  warm_up(cublas, sets, bench.s, &cublas_dev_ms, &cublas_host_us, &cublas_err);
+  hx::warm_up(loom, sets, bench.s, &loom_dev_ms, &loom_host_us, &loom_err);
+  hx::warm_up(cublas, sets, bench.s, &cublas_dev_ms, &cublas_host_us, &cublas_err);
   const double per_launch = std::min(loom_dev_ms, cublas_dev_ms);
   int reps = bench.reps_override ? bench.reps_override
                                  : int(std::clamp(100.0 / per_launch, 20.0, 300.0));
@@ -303,16 +179,16 @@ Result run_problem(Bench& bench, const hx::Problem& p, int index) {
   // The spin must outlast the host's enqueueing of one round.
   const double host_ms = std::max(loom_host_us, cublas_host_us) * 1e-3 * reps;
   const double spin_ms = std::min(500.0, 2.0 * host_ms + 1.0);
-  Samples ls, cs;
+  hx::Samples ls, cs;
   for (int round = 0; round < 2; ++round) {
-    time_round(loom, sets, reps, spin_ms, bench.s, round, &ls);
-    time_round(cublas, sets, reps, spin_ms, bench.s, round, &cs);
+    hx::time_round(loom, sets, reps, spin_ms, bench.s, round, &ls);
+    hx::time_round(cublas, sets, reps, spin_ms, bench.s, round, &cs);
   }
   if (loom_err || ls.error) {
     r.status = "loom returned an error while timing";
   }
-  r.loom_ms = median(ls.ms);
-  r.cublas_ms = median(cs.ms);
+  r.loom_ms = hx::median(ls.ms);
+  r.cublas_ms = hx::median(cs.ms);
   r.loom_spread = std::fabs(ls.round_median[0] - ls.round_median[1]) / r.loom_ms;
   r.cublas_spread = std::fabs(cs.round_median[0] - cs.round_median[1]) / r.cublas_ms;
   r.loom_host_us = ls.host_us;
@@ -407,7 +283,7 @@ Verdict summarize(const std::vector<Result>& results, const std::vector<hx::Prob
 }
 
 int profile(Bench& bench, const std::string& shape, const std::vector<hx::Problem>& sweep) {
-  std::vector<hx::Problem> all = bench_problems();
+  std::vector<hx::Problem> all = hx::bench_problems();
   all.insert(all.end(), sweep.begin(), sweep.end());
   for (const hx::Problem& p : all) {
     if (p.name() != shape) continue;
@@ -467,7 +343,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const std::vector<hx::Problem> wanted = sweep > 0 ? sweep_problems(sweep, sweep_seed) : bench_problems();
+  const std::vector<hx::Problem> wanted = sweep > 0 ? hx::sweep_problems(sweep, sweep_seed) : hx::bench_problems();
   if (wanted.empty()) {
     std::fprintf(stderr, "gemm_bench: no kernel compiled in (LOOM_HAVE_GEMM, LOOM_HAVE_BATCHED_GEMM)\n");
     return 2;
@@ -517,7 +393,7 @@ int main(int argc, char** argv) {
   if (!command.empty()) md << "- binary: `" << argv_line << "`\n";
   if (sweep > 0)
     md << "- shapes: " << sweep << " seeded random shapes per kernel (--sweep-seed " << sweep_seed
-       << "; gemm_bench.cu's sweep_problems)\n";
+       << "; gemm_harness.cuh's sweep_problems)\n";
   md << "- data: row-major, inputs uniform in [-1, 1) (base seed " << bench.seed << "), "
      << "output element type from the kernel's metadata; fp32 accumulation\n";
   md << "- method: per-launch CUDA events after warm-up; two alternating rounds (loom, cuBLAS, "

@@ -73,6 +73,60 @@ inline Problem batched_problem(int64_t b, int64_t M, int64_t N, int64_t K) {
   return {"batched GEMM", true, b, M, N, K};
 }
 
+// The benchmark's shapes: the fixed table, and --sweep N seeded random shapes per kernel ("GEMM sweep":
+// M, N, K in [64, 8192]; "batched GEMM sweep": batch in [2, 16], M, N, K in [64, 4096]; every fourth
+// dimension not a multiple of 8; log-uniform, so small and large extents are both common).
+
+// A seeded random extent in [lo, hi], log-uniform; not a multiple of 8 when `odd`.
+inline int64_t sweep_extent(uint64_t& state, int64_t lo, int64_t hi, bool odd) {
+  state = state * 6364136223846793005ull + 1442695040888963407ull;
+  const double u = double(state >> 11) / double(1ull << 53);
+  int64_t x = int64_t(std::exp(std::log(double(lo)) + u * (std::log(double(hi)) - std::log(double(lo)))));
+  x = std::min(hi, std::max(lo, x));
+  if (odd) return x % 8 ? x : x + (x < hi ? 1 : -1);
+  return std::max(lo, x / 8 * 8);
+}
+
+inline std::vector<Problem> sweep_problems(int n, uint64_t seed) {
+  std::vector<Problem> v;
+  uint64_t state = seed;
+  int dim = 0;
+  auto next = [&](int64_t lo, int64_t hi) { return sweep_extent(state, lo, hi, ++dim % 4 == 0); };
+#if defined(LOOM_HAVE_GEMM)
+  for (int i = 0; i < n; ++i) {
+    Problem p = gemm_problem(next(64, 8192), next(64, 8192), next(64, 8192));
+    p.group = "GEMM sweep";
+    v.push_back(p);
+  }
+#endif
+#if defined(LOOM_HAVE_BATCHED_GEMM)
+  for (int i = 0; i < n; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int64_t b = 2 + int64_t((state >> 33) % 15);
+    Problem p = batched_problem(b, next(64, 4096), next(64, 4096), next(64, 4096));
+    p.group = "batched GEMM sweep";
+    v.push_back(p);
+  }
+#endif
+  return v;
+}
+
+inline std::vector<Problem> bench_problems() {
+  std::vector<Problem> v;
+#if defined(LOOM_HAVE_GEMM)
+  for (int64_t s : {1024, 2048, 4096, 8192, 16384}) v.push_back(gemm_problem(s, s, s));
+  v.push_back(gemm_problem(4096, 14336, 4096));
+  v.push_back(gemm_problem(8192, 8192, 1024));
+  v.push_back(gemm_problem(16384, 4096, 4096));
+#endif
+#if defined(LOOM_HAVE_BATCHED_GEMM)
+  v.push_back(batched_problem(8, 4096, 4096, 4096));
+  v.push_back(batched_problem(64, 1024, 1024, 1024));
+#endif
+  return v;
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // The kernels under test, by metadata
 
