@@ -13,8 +13,9 @@
 // loads, recorded while the kernel body was generated (emit_wgmma, emit_copy): the model reads the
 // same event IR the kernel is made of. trips(L) is the loop's trip count in the first tile.
 //
-// splitk(S) (splitk.cpp): a tile is a cluster of S blocks, so floor(SMS / S) tiles run at once
-// (slots below); the split loop's trips(L) becomes ceil(trips(L) / S) per block; a block writes
+// splitk(S) (splitk.cpp): a tile is a cluster of S blocks, so as many tiles run at once as clusters
+// fit (slots below: the launcher's cluster_slots(), which asks cudaOccupancyMaxActiveClusters;
+// floor(SMS / S) when it cannot say); the split loop's trips(L) becomes ceil(trips(L) / S) per block; a block writes
 // the rows of the at most ceil(G / S) warpgroups it owns (G compute warpgroups); and the owner reads (S - 1) peers' partial sums of each warpgroup it owns
 // over distributed shared memory, at CostModel::dsmem_bytes_per_cycle, plus cluster_tile_cycles for
 // the hand-over.
@@ -112,7 +113,12 @@ std::string CudaGen::estimate_function() {
       << split_wg_bytes() << " bytes, for the " << owned << " warpgroup(s) a block owns at most\n"
       << "  tile += " << (split_ - 1) * owned * split_wg_bytes() << ".0 / " << cm.dsmem_bytes_per_cycle << ".0 + "
       << cm.cluster_tile_cycles << ".0;  // + the hand-over between the cluster's blocks\n"
-      << "  const int64_t slots = sms / " << split_ << " > 0 ? sms / " << split_ << " : 1;  // tiles (clusters) at once\n"
+      << "  // tiles (clusters) at once: what the launch will run (cluster_slots), else SMs / " << split_ << "\n"
+      << "  int device = 0;\n"
+      << "  int64_t slots = 0;\n"
+      << "  if (cudaGetDevice(&device) == cudaSuccess) slots = cluster_slots(device);\n"
+      << "  else (void)cudaGetLastError();\n"
+      << "  if (slots <= 0) slots = sms / " << split_ << " > 0 ? sms / " << split_ << " : 1;\n"
       << "  return static_cast<double>((blocks + slots - 1) / slots) * tile;\n"
       << "}\n\n";
     return o.str();

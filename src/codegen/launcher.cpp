@@ -58,6 +58,42 @@ std::vector<std::string> CudaGen::grid_lines(std::set<ValueId>& have) {
 std::string CudaGen::host_launcher(const std::string& kname) {
   std::ostringstream o;
   const std::string entry = entry_.task;
+  if (cluster_split()) {
+    // One query for the launch (the persistent grid's size) and the cost model (its slots): the GPCs'
+    // SM counts decide how many clusters fit, which can be fewer than SMs / S.
+    const std::string S = std::to_string(split_);
+    o << "// splitk(" << S << "): how many clusters of " << S << " blocks of this kernel run at once on `device`\n"
+      << "// (cudaOccupancyMaxActiveClusters); SMs / " << S << " when the runtime cannot say, 0 when nothing is known.\n"
+      << "int64_t cluster_slots(int device) {\n"
+      << "  static std::atomic<int> clusters[64];\n"
+      << "  if (device < 0 || device >= 64) return 0;\n"
+      << "  if (clusters[device] == 0) {\n"
+      << "    int count = 0, fit = 0;\n"
+      << "    if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {\n"
+      << "      (void)cudaGetLastError();\n"
+      << "      return 0;\n"
+      << "    }\n"
+      << "    cudaLaunchConfig_t occ = {};\n"
+      << "    occ.gridDim = dim3(" << S << ");\n"
+      << "    occ.blockDim = dim3(kThreads);\n"
+      << "    occ.dynamicSmemBytes = kSmemBytes;\n"
+      << "    cudaLaunchAttribute attr[1];\n"
+      << "    attr[0].id = cudaLaunchAttributeClusterDimension;\n"
+      << "    attr[0].val.clusterDim.x = " << S << ";\n"
+      << "    attr[0].val.clusterDim.y = 1;\n"
+      << "    attr[0].val.clusterDim.z = 1;\n"
+      << "    occ.attrs = attr;\n"
+      << "    occ.numAttrs = 1;\n"
+      << "    if (cudaFuncSetAttribute(" << kname << ", cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess ||\n"
+      << "        cudaOccupancyMaxActiveClusters(&fit, " << kname << ", &occ) != cudaSuccess || fit <= 0) {\n"
+      << "      (void)cudaGetLastError();\n"
+      << "      fit = count / " << S << ";\n"
+      << "    }\n"
+      << "    clusters[device] = fit;\n"
+      << "  }\n"
+      << "  return clusters[device].load();\n"
+      << "}\n\n";
+  }
   o << "// Checks every argument, builds the tensor maps from the run-time extents and strides, and launches.\n"
     << "int launch_" << entry << "(";
   o << launch_params() << ") {\n";
@@ -101,7 +137,6 @@ std::string CudaGen::host_launcher(const std::string& kname) {
     << "  // per device: 0 unknown, 1 ready, 2 unusable; and its SM count (set before `checked`)\n"
     << "  static std::atomic<int> checked[64];\n"
     << "  static std::atomic<int> sms[64];\n"
-    << (cluster_split() ? "  static std::atomic<int> clusters[64];  // splitk: the clusters that fit on the device at once\n" : "")
     << "  if (device < 0 || device >= 64) return LOOM_ERR_DEVICE;\n"
     << "  if (checked[device] == 0) {\n"
     << "    int major = 0, minor = 0, optin = 0;\n"
@@ -115,26 +150,6 @@ std::string CudaGen::host_launcher(const std::string& kname) {
     << "    int count = 0;\n"
     << "    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);\n"
     << "    sms[device] = count;\n";
-  if (cluster_split())
-    o << "    {  // splitk(" << split_ << "): clusters of " << split_ << " blocks; how many run at once\n"
-      << "      cudaLaunchConfig_t occ = {};\n"
-      << "      occ.gridDim = dim3(" << split_ << ");\n"
-      << "      occ.blockDim = dim3(kThreads);\n"
-      << "      occ.dynamicSmemBytes = kSmemBytes;\n"
-      << "      cudaLaunchAttribute attr[1];\n"
-      << "      attr[0].id = cudaLaunchAttributeClusterDimension;\n"
-      << "      attr[0].val.clusterDim.x = " << split_ << ";\n"
-      << "      attr[0].val.clusterDim.y = 1;\n"
-      << "      attr[0].val.clusterDim.z = 1;\n"
-      << "      occ.attrs = attr;\n"
-      << "      occ.numAttrs = 1;\n"
-      << "      int fit = 0;\n"
-      << "      if (cudaOccupancyMaxActiveClusters(&fit, " << kname << ", &occ) != cudaSuccess || fit <= 0) {\n"
-      << "        (void)cudaGetLastError();\n"
-      << "        fit = count / " << split_ << ";\n"
-      << "      }\n"
-      << "      clusters[device] = fit;\n"
-      << "    }\n";
   o << ""
     << "    checked[device] = 1;\n"
     << "  }\n"
@@ -181,7 +196,7 @@ std::string CudaGen::host_launcher(const std::string& kname) {
     o << "  // splitk(" << S << "): a cluster of " << S << " blocks per tile; persistent: as many clusters as run at once,\n"
       << "  // each runs tile after tile (splitk.cpp)\n"
       << "  if (blocks > 2147483647 / " << S << ") return LOOM_ERR_SHAPE;\n"
-      << "  const int64_t fit = clusters[device].load();\n"
+      << "  const int64_t fit = cluster_slots(device);\n"
       << "  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * " << S << ";\n"
       << "  cudaLaunchConfig_t cfg = {};\n"
       << "  cfg.gridDim = dim3(static_cast<unsigned>(grid));\n"

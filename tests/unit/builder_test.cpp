@@ -249,6 +249,46 @@ Program build_gemm() {
   b.instance("clear_warp", "clear_mma", "WARP").mem({"NONE"}).tune("N_MMA", 64).call("clear", "clear_thread");
   b.instance("copy_wg", "copy_mma", "WARPGROUP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 64).call("copy", "copy_warp");
   b.instance("copy_warp", "copy_mma", "WARP").mem({"GLOBAL", "NONE"}).tune("N_MMA", 64).call("copy", "copy_thread");
+  b.comment("More tile shapes for the cost model to fit the SMs' waves with (bench/results/2026-11-27-h100-gemm-mappings.md");
+  b.comment("timed every mapping on its own over 80 random shapes): 128 x 192 tiles (M x N) and 192 x 128 tiles");
+  b.comment("on three compute warpgroups, as efficient per FMA as 128 x 256 on large problems but cut finer");
+  b.comment("(6736 x 5016 makes 1060 tiles of 128 x 256, 8.03 waves on 132 SMs, and 1431 of 128 x 192); and");
+  b.comment("64 x 128 tiles on one compute warpgroup with six 24 KB stages, for problems whose M is small.");
+  // A tile-shape candidate: U x V tiles, W-deep K steps, P stages, G compute warpgroups.
+  auto tile_shape = [&](int64_t U, int64_t V, int64_t G, int64_t P) {
+    b.specialize_fastest("sm_90a");
+    b.instance("gemm_host", "gemm_host", "HOST")
+        .mem(ggg)
+        .tune({{"U", U}, {"V", V}})
+        .call("gemm", "gemm_block")
+        .entry({{"T", "bf16"}, {"E", "bf16"}});
+    b.instance("gemm_block", "gemm_block", "BLOCK")
+        .mem(ggg)
+        .tune("W", 64)
+        .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
+        .warpspecialize()
+        .pipeline(P)
+        .smem("227KB");
+    if (G != 2) {
+      b.instance("gemm_tile", "gemm_tile", "BLOCK")
+          .mem(nss)
+          .tune("G", G)
+          .call("gemm", "gemm_wg")
+          .layout("A", {"row_major", "swizzle128"})
+          .layout("B", {"row_major", "swizzle128"});
+      b.instance("clear_tile", "clear_tile", "BLOCK").mem({"NONE"}).tune("G", G).call("clear", "clear_wg");
+      b.instance("copy_tile", "copy_tile", "BLOCK").mem({"GLOBAL", "NONE"}).tune("G", G).call("copy", "copy_wg");
+    }
+    b.instance("gemm_wg", "gemm_mma", "WARPGROUP").mem(nss).tune("N_MMA", V).call("gemm", "gemm_warp");
+    b.instance("gemm_warp", "gemm_mma", "WARP").mem(nss).tune("N_MMA", V).call("gemm", "gemm_thread");
+    b.instance("clear_wg", "clear_mma", "WARPGROUP").mem({"NONE"}).tune("N_MMA", V).call("clear", "clear_warp");
+    b.instance("clear_warp", "clear_mma", "WARP").mem({"NONE"}).tune("N_MMA", V).call("clear", "clear_thread");
+    b.instance("copy_wg", "copy_mma", "WARPGROUP").mem({"GLOBAL", "NONE"}).tune("N_MMA", V).call("copy", "copy_warp");
+    b.instance("copy_warp", "copy_mma", "WARP").mem({"GLOBAL", "NONE"}).tune("N_MMA", V).call("copy", "copy_thread");
+  };
+  tile_shape(128, 192, 2, 4);
+  tile_shape(192, 128, 3, 4);
+  tile_shape(64, 128, 1, 6);
   return b.build();
 }
 

@@ -373,7 +373,8 @@ TEST(Codegen, ColumnMajorB) {
                                  "call(gemm: gemm_block) layout(B: col_major) entry(T=bf16, E=bf16);");
   const std::string from = "layout(A: row_major swizzle128, B: row_major swizzle128);";
   ASSERT_NE(text.find(from), std::string::npos);
-  text.replace(text.find(from), from.size(), "layout(A: row_major swizzle128, B: col_major swizzle128);");
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at))  // every mapping's B
+    text.replace(at, from.size(), "layout(A: row_major swizzle128, B: col_major swizzle128);");
   Generated g = generate("gemm", text);
   ASSERT_TRUE(g.artifact) << (g.error ? g.error->message : g.internal + g.diagnostics);
   const std::string k0 = between(g.artifact->cu, "namespace mapping0 {", "}  // namespace mapping0");
@@ -454,7 +455,7 @@ TEST(Codegen, FastestMappingsChosenByTheCostModel) {
                       "    if (const double e = mapping1::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [gemm.loom:123]\n"),
             std::string::npos)
       << a.cu;
-  EXPECT_NE(a.cu.find("    if (pick == 5) return mapping5::launch_gemm(C, A, B, stream);\n  }\n  return mapping0::launch_gemm(C, A, B, stream);\n}"),
+  EXPECT_NE(a.cu.find("    if (pick == 8) return mapping8::launch_gemm(C, A, B, stream);\n  }\n  return mapping0::launch_gemm(C, A, B, stream);\n}"),
             std::string::npos);
 }
 
@@ -476,7 +477,7 @@ TEST(Codegen, SpecializedMappingConditionErrors) {
   text.replace(last, std::string("entry(T=bf16, E=bf16)").size(), "entry(T=f16, E=f16)");
   Generated h = generate("gemm", text);
   EXPECT_FALSE(h.checked);
-  EXPECT_NE(h.diagnostics.find("gemm.loom:193:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
+  EXPECT_NE(h.diagnostics.find("gemm.loom:250:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
                                "argument types (both share one C ABI)"),
             std::string::npos)
       << h.diagnostics;
@@ -613,7 +614,7 @@ TEST(Codegen, BatchedGemmFacts) {
   EXPECT_EQ(count(between(a.cu, "namespace mapping2 {", "}  // namespace mapping2"), "loom::rt::tma_load_3d("), 3);
   EXPECT_EQ(count(a.cu, "loom::rt::tma_load_2d("), 0);
   EXPECT_NE(a.cu.find("const int64_t blocks = grid_n0 * grid_n1 * grid_n2;"), std::string::npos);
-  EXPECT_EQ(count(a.cu, "double estimate_cycles("), 6);  // five when(fastest) candidates (three split-K) and the default
+  EXPECT_EQ(count(a.cu, "double estimate_cycles("), 9);  // eight when(fastest) candidates (three split-K) and the default
   EXPECT_EQ(count(a.cu, "extern \"C\""), 2);
   // Its own kernel and launcher names: both kernels link into one program.
   EXPECT_NE(a.cu.find("batched_gemm_kernel("), std::string::npos);
@@ -891,7 +892,7 @@ TEST(Codegen, AsyncCopyVariantLaunch) {
 // batch index past the extent.
 TEST(Codegen, AsyncCopyVariantPerMapping) {
   const codegen::CudaArtifact g = artifact_of("gemm");
-  EXPECT_EQ(count(g.cu, "namespace async_copy {"), 6);  // one per mapping: the default and five when(fastest)
+  EXPECT_EQ(count(g.cu, "namespace async_copy {"), 9);  // one per mapping: the default and eight when(fastest)
   EXPECT_NE(between(g.cu, "namespace mapping1 {", "}  // namespace mapping1").find("namespace async_copy {"), std::string::npos);
   const codegen::CudaArtifact b = artifact_of("batched_gemm");
   EXPECT_NE(first_variant(b.cu).find("const int64_t rows_in = ((0 + v_b)) < A.shape[0] ? A.shape[1] - (v_Ap_o0) : 0;"),

@@ -135,12 +135,12 @@ TEST(DependenceAnalysis, EntrySignatureIsTheTaskDeclaration) {
 
 // A specialized mapping's when(...) reaches the IR as a LaunchCondition; the default has none.
 TEST(DependenceAnalysis, SpecializationKeepsItsCondition) {
-  {  // examples/gemm: five when(fastest) candidates
+  {  // examples/gemm: eight when(fastest) candidates
     CheckResult g = check_text(read_file(source_dir() + "/examples/gemm/gemm.loom"), "gemm.loom");
     ASSERT_TRUE(g.ok && g.tree) << g.diagnostics;
     std::vector<MappingUnit> gu = mapping_units(g.program, *g.tree);
-    ASSERT_EQ(gu.size(), 6u);
-    for (size_t i = 1; i < 6; ++i) {
+    ASSERT_EQ(gu.size(), 9u);
+    for (size_t i = 1; i < 9; ++i) {
       Function f = dependence_analysis(gu[i].program, gu[i].tree);
       ASSERT_TRUE(f.when.has_value());
       EXPECT_TRUE(f.when->fastest);

@@ -80,9 +80,12 @@ TEST(SplitK, ClusterKernel) {
   EXPECT_NE(cu.find("if (splitk_rank == splitk_owner) {  // the rest of the tile: the owner's warpgroup only"), std::string::npos);
   const size_t owner = cu.find("if (splitk_rank == splitk_owner) {");
   EXPECT_LT(owner, cu.find("loom::rt::tma_store_2d(&tm_C_2", owner - 1));
-  // The launch: a cluster of 2 per tile, as many clusters as fit.
-  EXPECT_NE(cu.find("cudaOccupancyMaxActiveClusters(&fit, gemm_kernel, &occ)"), std::string::npos);
-  EXPECT_NE(cu.find("const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 2;"), std::string::npos);
+  // The launch: a cluster of 2 per tile, as many clusters as fit (cluster_slots, which the cost
+  // estimate asks too).
+  EXPECT_NE(cu.find("int64_t cluster_slots(int device) {"), std::string::npos);
+  EXPECT_NE(cu.find("cudaOccupancyMaxActiveClusters(&fit, gemm_kernel, &occ) != cudaSuccess || fit <= 0) {"), std::string::npos);
+  EXPECT_NE(cu.find("const int64_t fit = cluster_slots(device);\n  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 2;"),
+            std::string::npos);
   EXPECT_EQ(count_of(cu, "attr[0].val.clusterDim.x = 2;"), 4);
   EXPECT_NE(cu.find("if (cudaLaunchKernelEx(&cfg, gemm_kernel, C, A, B, tm_A_0, tm_B_1, tm_C_2, grid_n0, grid_n1) != cudaSuccess) {"),
             std::string::npos);
@@ -94,12 +97,14 @@ TEST(SplitK, CostEstimateCountsTheSplit) {
   ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
   const std::string& cu = c.artifact->cu;
   // Mapping 3 (128 x 128, splitk(2)): half the K steps per block, the owner reads one peer's 64 x 128
-  // floats (32768 bytes at 32 per cycle) plus the hand-over, floor(SMS / 2) tiles at once.
+  // floats (32768 bytes at 32 per cycle) plus the hand-over; as many tiles at once as the launch
+  // runs clusters (cluster_slots), floor(SMS / 2) when the runtime cannot say.
   const size_t m3 = cu.find("namespace mapping3 {");
   const std::string e3 = cu.substr(cu.find("double estimate_cycles(", m3));
   EXPECT_EQ(e3.find("tile += static_cast<double>(loom_cdiv(v_6, 2)) * 682.66"), e3.find("tile += static_cast<double>(loom_cdiv(v_6, 2))"));
   EXPECT_NE(e3.find("tile += 32768.0 / 32.0 + 8000.0;"), std::string::npos) << e3.substr(0, 3000);
-  EXPECT_NE(e3.find("const int64_t slots = sms / 2 > 0 ? sms / 2 : 1;"), std::string::npos);
+  EXPECT_NE(e3.find("if (cudaGetDevice(&device) == cudaSuccess) slots = cluster_slots(device);"), std::string::npos);
+  EXPECT_NE(e3.find("if (slots <= 0) slots = sms / 2 > 0 ? sms / 2 : 1;"), std::string::npos);
   // Mapping 5 (128 x 64, splitk(4)): three peers' 64 x 64 floats for the one warpgroup a block owns.
   const size_t m5 = cu.find("namespace mapping5 {");
   const std::string e5 = cu.substr(cu.find("double estimate_cycles(", m5));
