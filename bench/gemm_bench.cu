@@ -33,18 +33,9 @@
 #include <string>
 #include <vector>
 
+#include "cublas_gemm.cuh"
 #include "gemm_harness.cuh"
 #include "timing.cuh"
-
-#define HX_CUBLAS(call)                                                                      \
-  do {                                                                                       \
-    cublasStatus_t st_ = (call);                                                             \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                      \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,             \
-                   cublasGetStatusString(st_));                                              \
-      std::exit(3);                                                                          \
-    }                                                                                        \
-  } while (0)
 
 namespace {
 
@@ -54,29 +45,6 @@ constexpr double kSweepAcceptGeomean = 0.97, kSweepAcceptMin = 0.90;
 
 const char* const kGroups[] = {"GEMM", "batched GEMM", "GEMM sweep", "batched GEMM sweep"};
 
-cudaDataType cuda_type(int dtype) {
-  switch (dtype) {
-    case LOOM_BF16: return CUDA_R_16BF;
-    case LOOM_F16: return CUDA_R_16F;
-    default: return CUDA_R_32F;
-  }
-}
-
-// Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets (m, n, k) = (N, M, K), B first.
-cublasStatus_t cublas_call(cublasHandle_t h, const hx::Problem& p, const hx::Matrix& C,
-                           const hx::Matrix& A, const hx::Matrix& B) {
-  const float alpha = 1.0f, beta = 0.0f;
-  if (!p.batched)
-    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(p.N), int(p.M), int(p.K), &alpha, B.data,
-                        cuda_type(B.dtype), int(B.ld), A.data, cuda_type(A.dtype), int(A.ld), &beta,
-                        C.data, cuda_type(C.dtype), int(C.ld), CUBLAS_COMPUTE_32F,
-                        CUBLAS_GEMM_DEFAULT);
-  return cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(p.N), int(p.M), int(p.K),
-                                    &alpha, B.data, cuda_type(B.dtype), int(B.ld), B.batch_stride,
-                                    A.data, cuda_type(A.dtype), int(A.ld), A.batch_stride, &beta,
-                                    C.data, cuda_type(C.dtype), int(C.ld), C.batch_stride,
-                                    int(p.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-}
 
 struct Result {
   hx::Problem p;
@@ -138,7 +106,7 @@ Result run_problem(Bench& bench, const hx::Problem& p, int index) {
     }
   };
   auto loom = [&](int i) { return hx::loom_call(p, CL[i], A[i], B[i], bench.s); };
-  auto cublas = [&](int i) { return int(cublas_call(bench.cublas, p, CB[i], A[i], B[i])); };
+  auto cublas = [&](int i) { return int(hx::cublas_call(bench.cublas, p, CB[i], A[i], B[i])); };
 
   // Agreement on copy 0, from poisoned outputs.
   const int rc = loom(0);

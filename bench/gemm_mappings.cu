@@ -11,7 +11,7 @@
 // (or -IGEN/batched_gemm -DLOOM_HAVE_BATCHED_GEMM).
 // Usage: gemm_mappings --out FILE.md [--sweep N] [--sweep-seed S] [--seed S] [--only SHAPE]
 //        [--shape MxNxK | BxMxNxK] [--check-only] [--command TEXT]
-// --shape adds a shape of one's own (and runs only it with --only); --check-only checks every
+// --shape adds a shape of one's own (without --sweep: only the --shape ones run); --check-only checks every
 // mapping's output and skips the timing (for compute-sanitizer).
 // Without --sweep the fixed table of gemm_bench runs. Per shape: each mapping's output is checked
 // against cuBLAS's (relative Frobenius error < 1e-2, poisoned output, nothing written outside C),
@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "cublas_gemm.cuh"
 #include "gemm_harness.cuh"
 #include "timing.cuh"
 
@@ -93,35 +94,6 @@ const Mapping kMappings[] = {
 constexpr int kCount = LOOM_MAPPINGS;
 
 constexpr double kTolerance = 1e-2;
-
-#define HX_CUBLAS(call)                                                                       \
-  do {                                                                                        \
-    cublasStatus_t st_ = (call);                                                              \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                       \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,              \
-                   cublasGetStatusString(st_));                                               \
-      std::exit(3);                                                                           \
-    }                                                                                         \
-  } while (0)
-
-cudaDataType cuda_type(int dtype) {
-  return dtype == LOOM_BF16 ? CUDA_R_16BF : dtype == LOOM_F16 ? CUDA_R_16F : CUDA_R_32F;
-}
-
-// Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets (m, n, k) = (N, M, K), B first.
-int cublas_call(cublasHandle_t h, const hx::Problem& p, const hx::Matrix& C, const hx::Matrix& A,
-                const hx::Matrix& B) {
-  const float alpha = 1.0f, beta = 0.0f;
-  if (!p.batched)
-    return int(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(p.N), int(p.M), int(p.K), &alpha, B.data,
-                            cuda_type(B.dtype), int(B.ld), A.data, cuda_type(A.dtype), int(A.ld), &beta,
-                            C.data, cuda_type(C.dtype), int(C.ld), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-  return int(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(p.N), int(p.M), int(p.K), &alpha,
-                                        B.data, cuda_type(B.dtype), int(B.ld), B.batch_stride, A.data,
-                                        cuda_type(A.dtype), int(A.ld), A.batch_stride, &beta, C.data,
-                                        cuda_type(C.dtype), int(C.ld), C.batch_stride, int(p.batch),
-                                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-}
 
 struct Row {
   hx::Problem p;
@@ -182,7 +154,7 @@ Row run_shape(cublasHandle_t cublas, cudaStream_t s, const cudaDeviceProp& prop,
   }
   // Agreement of every mapping with cuBLAS on copy 0, each from a poisoned output.
   for (int i = 0; i < sets; ++i) hx::poison(CB[i], s);
-  if (int cb = cublas_call(cublas, p, CB[0], A[0], B[0])) {
+  if (int cb = int(hx::cublas_call(cublas, p, CB[0], A[0], B[0]))) {
     r.status = "cuBLAS status " + std::to_string(cb);
   }
   std::vector<bool> ok(kCount, false);
@@ -216,7 +188,7 @@ Row run_shape(cublasHandle_t cublas, cudaStream_t s, const cudaDeviceProp& prop,
     int error = 0;
   };
   std::vector<Timed> timed;
-  timed.push_back({[&](int i) { return cublas_call(cublas, p, CB[i], A[i], B[i]); }, &r.cublas_us});
+  timed.push_back({[&](int i) { return int(hx::cublas_call(cublas, p, CB[i], A[i], B[i])); }, &r.cublas_us});
   for (int m = 0; m < kCount; ++m)
     if (ok[m])
       timed.push_back({[&, m](int i) { auto x = tensors(i); return kMappings[m].launch(x.c, x.a, x.b, s); }, &r.us[m]});
@@ -298,6 +270,7 @@ int main(int argc, char** argv) {
   const bool batched = true;
 #endif
   shapes.erase(std::remove_if(shapes.begin(), shapes.end(), [&](const hx::Problem& p) { return p.batched != batched; }), shapes.end());
+  if (!own.empty() && sweep == 0) shapes.clear();  // --shape without --sweep: only those
   for (const hx::Problem& p : own)
     if (p.batched == batched) shapes.push_back(p);
   cudaDeviceProp prop;
