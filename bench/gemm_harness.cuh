@@ -455,6 +455,42 @@ inline int loom_call(const Problem& p, const Matrix& C, const Matrix& A, const M
   return -1;
 }
 
+// The program's mappings by index (loom_<entry>_mapping, _pick, _mappings): the same call on mapping
+// i whatever the extents, which one the plain call runs, and how many there are.
+inline int loom_mapping_call(const Problem& p, int mapping, const Matrix& C, const Matrix& A, const Matrix& B,
+                             cudaStream_t s) {
+#if defined(LOOM_HAVE_BATCHED_GEMM)
+  if (p.batched) return loom_batched_gemm_mapping(mapping, C.tensor(true), A.tensor(true), B.tensor(true), s);
+#endif
+#if defined(LOOM_HAVE_GEMM)
+  if (!p.batched) return loom_gemm_mapping(mapping, C.tensor(false), A.tensor(false), B.tensor(false), s);
+#endif
+  (void)p, (void)mapping, (void)C, (void)A, (void)B, (void)s;
+  return -1;
+}
+
+inline int loom_pick(const Problem& p, const Matrix& C, const Matrix& A, const Matrix& B, cudaStream_t s) {
+#if defined(LOOM_HAVE_BATCHED_GEMM)
+  if (p.batched) return loom_batched_gemm_pick(C.tensor(true), A.tensor(true), B.tensor(true), s);
+#endif
+#if defined(LOOM_HAVE_GEMM)
+  if (!p.batched) return loom_gemm_pick(C.tensor(false), A.tensor(false), B.tensor(false), s);
+#endif
+  (void)p, (void)C, (void)A, (void)B, (void)s;
+  return -1;
+}
+
+inline int loom_mapping_count(bool batched) {
+#if defined(LOOM_HAVE_BATCHED_GEMM)
+  if (batched) return loom_batched_gemm_mappings();
+#endif
+#if defined(LOOM_HAVE_GEMM)
+  if (!batched) return loom_gemm_mappings();
+#endif
+  (void)batched;
+  return 0;
+}
+
 // Same call with explicit descriptors (for the error-path checks).
 inline int loom_call_tensors(bool batched, loom_tensor C, loom_tensor A, loom_tensor B,
                              cudaStream_t s) {

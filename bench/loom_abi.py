@@ -14,7 +14,7 @@ LOOM_MAX_RANK = 5
 LOOM_BF16 = 1
 LOOM_F32 = 3
 LOOM_ERRORS = {0: "success", 1: "NULL", 2: "RANK", 3: "DTYPE", 4: "SHAPE", 5: "ALIGN", 6: "STRIDE",
-               7: "TENSOR_MAP", 8: "LAUNCH", 9: "SMEM", 10: "DEVICE"}
+               7: "TENSOR_MAP", 8: "LAUNCH", 9: "SMEM", 10: "DEVICE", 11: "MAPPING"}
 DTYPES = {torch.bfloat16: LOOM_BF16, torch.float32: LOOM_F32}
 
 

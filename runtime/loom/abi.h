@@ -113,7 +113,8 @@ typedef enum loom_status {
   LOOM_ERR_TENSOR_MAP = 7, /* the driver refused a TMA descriptor (cuTensorMapEncode*) */
   LOOM_ERR_LAUNCH = 8,     /* the kernel launch (or setting its attributes) failed */
   LOOM_ERR_SMEM = 9,       /* the device cannot give the kernel the shared memory it needs */
-  LOOM_ERR_DEVICE = 10     /* the current device cannot run the kernel (wrong architecture) */
+  LOOM_ERR_DEVICE = 10,    /* the current device cannot run the kernel (wrong architecture) */
+  LOOM_ERR_MAPPING = 11    /* loom_<entry>_mapping(): the program has no mapping of that index */
 } loom_status;
 
 /* A short, static, English description of a return code. Never NULL. */
@@ -130,6 +131,7 @@ static inline const char* loom_error_string(int status) {
     case LOOM_ERR_LAUNCH: return "the kernel launch failed";
     case LOOM_ERR_SMEM: return "the device cannot provide the shared memory the kernel needs";
     case LOOM_ERR_DEVICE: return "the current device cannot run this kernel";
+    case LOOM_ERR_MAPPING: return "the program has no mapping of that index";
     default: return "unknown loom error code";
   }
 }

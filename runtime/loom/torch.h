@@ -232,6 +232,7 @@ inline const char* status_name(int status) {
     case LOOM_ERR_LAUNCH: return "LOOM_ERR_LAUNCH";
     case LOOM_ERR_SMEM: return "LOOM_ERR_SMEM";
     case LOOM_ERR_DEVICE: return "LOOM_ERR_DEVICE";
+    case LOOM_ERR_MAPPING: return "LOOM_ERR_MAPPING";
     default: return "an unknown loom status";
   }
 }
@@ -250,7 +251,7 @@ inline void check_status(int status, const char* op, const char* function) {
     case LOOM_ERR_STRIDE:
       TORCH_CHECK_VALUE(false, op, ": ", function, " returned ", status_name(status), " (", std::to_string(status), "): ",
                         loom_error_string(status));
-    default:  // LOOM_ERR_TENSOR_MAP, LOOM_ERR_LAUNCH, LOOM_ERR_SMEM, LOOM_ERR_DEVICE, unknown codes
+    default:  // LOOM_ERR_TENSOR_MAP, LOOM_ERR_LAUNCH, LOOM_ERR_SMEM, LOOM_ERR_DEVICE, LOOM_ERR_MAPPING, unknown codes
       TORCH_CHECK(false, op, ": ", function, " returned ", status_name(status), " (", std::to_string(status), "): ",
                   loom_error_string(status));
   }

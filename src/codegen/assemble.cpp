@@ -218,7 +218,7 @@ std::string CudaGen::assemble() {
                             std::to_string(f_.warp_roles->compute_regs) + ")"
                       : std::string()) +
                  ", " + std::to_string(smem_bytes) + " bytes of dynamic shared memory";
-  return head_ + body_ + "}  // namespace\n\n" + abi_functions(smem_bytes, threads);
+  return head_ + body_ + "}  // namespace\n\n" + abi_functions(smem_bytes, threads, 1);
 }
 
 }  // namespace loom::codegen::detail

@@ -130,11 +130,15 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
         rec(*e);
       }
     }
-  o << "// Picks the mapping for this call from the run-time extents: the first specialization whose\n"
-    << (candidates.empty() ? "// when(...) holds, else the default. Each mapping's launcher checks the arguments itself.\n"
-                           : "// when(...) holds, else the cheapest by the cost model (estimate_cycles) of the default and the\n"
-                             "// when(fastest) mappings. Each mapping's launcher checks the arguments itself.\n")
-    << "int launch_" << entry << "(" << gens[0]->launch_params() << ") {\n";
+  o << "// The mapping for this call, from the run-time extents: the first specialization whose\n"
+    << (candidates.empty() ? "// when(...) holds, else the default (0).\n"
+                           : "// when(...) holds, else the cheapest by the cost model (estimate_cycles) of the default (0) and\n"
+                             "// the when(fastest) mappings.\n")
+    << "int pick_" << entry << "(" << gens[0]->launch_params() << ") {\n";
+  {  // every argument, as the launchers name them (stream last): the conditions read a few
+    std::istringstream args(gens[0]->launch_args());
+    for (std::string a; std::getline(args, a, ',');) o << "  (void)" << a.substr(a.find_first_not_of(' ')) << ";\n";
+  }
   std::set<std::string> done;
   for (const ir::EntryParam& prm : sig.params)  // a scalar has no dimensions
     for (size_t d = 0; d < prm.dims.size(); ++d)
@@ -157,8 +161,7 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
   for (size_t i = 1; i < kernels.size(); ++i)
     if (!kernels[i].function->when->fastest)
       o << "  if (" << condition_cpp(kernels[i].function->when->lhs) << " " << kernels[i].function->when->cmp << " "
-        << condition_cpp(kernels[i].function->when->rhs) << ") return mapping" << i << "::launch_" << entry << "("
-        << gens[0]->launch_args() << ");  // " << kernels[i].when_text << "\n";
+        << condition_cpp(kernels[i].function->when->rhs) << ") return " << i << ";  // " << kernels[i].when_text << "\n";
   if (!candidates.empty()) {
     // The cost model; without the SM count (the launchers report that) the default runs.
     o << "  if (v_SMS > 0) {\n"
@@ -168,13 +171,22 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
       o << "    if (const double e = mapping" << candidates[j] << "::estimate_cycles(" << gens[0]->launch_args()
         << ", v_SMS); e < best) {  // " << kernels[candidates[j]].when_text << "\n"
         << "      best = e;\n      pick = " << candidates[j] << ";\n    }\n";
-    for (size_t j = 1; j < candidates.size(); ++j)
-      o << "    if (pick == " << candidates[j] << ") return mapping" << candidates[j] << "::launch_" << entry << "("
-        << gens[0]->launch_args() << ");\n";
-    o << "  }\n";
+    o << "    return pick;\n  }\n";
   }
-  o << "  return mapping0::launch_" << entry << "(" << gens[0]->launch_args() << ");\n}\n\n";
-  o << "}  // namespace\n\n" << gens[0]->abi(smem, threads);
+  o << "  return 0;\n}\n\n";
+  // Mapping i by index: what the dispatcher runs, and what loom_<entry>_mapping() offers the caller.
+  o << "// Runs mapping `mapping` (0: the default, then the specializations in file order) whatever the\n"
+    << "// extents; each mapping's launcher checks the arguments itself.\n"
+    << "int launch_" << entry << "_mapping(int mapping, " << gens[0]->launch_params() << ") {\n"
+    << "  switch (mapping) {\n";
+  for (size_t i = 0; i < kernels.size(); ++i)
+    o << "    case " << i << ": return mapping" << i << "::launch_" << entry << "(" << gens[0]->launch_args() << ");"
+      << (i ? "  // " + kernels[i].when_text : std::string("  // the default")) << "\n";
+  o << "    default: return LOOM_ERR_MAPPING;\n  }\n}\n\n"
+    << "int launch_" << entry << "(" << gens[0]->launch_params() << ") {\n"
+    << "  return launch_" << entry << "_mapping(pick_" << entry << "(" << gens[0]->launch_args() << "), " << gens[0]->launch_args()
+    << ");\n}\n\n";
+  o << "}  // namespace\n\n" << gens[0]->abi(smem, threads, static_cast<int>(kernels.size()));
   first.cu = o.str();
   return first;
 }

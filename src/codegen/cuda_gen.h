@@ -186,7 +186,9 @@ class CudaGen {
   const std::string& kernel_line() const { return kernel_line_; }
   int64_t smem_bytes() const { return smem_bytes_; }
   int64_t threads() const { return threads_; }
-  std::string abi(int64_t smem_bytes, int64_t threads) { return abi_functions(smem_bytes, threads); }
+  // The extern "C" functions; `mappings` > 1: the dispatching launcher's pick_<entry> and
+  // launch_<entry>_mapping exist (cuda.cpp), else the kernel's own launch_<entry> is mapping 0.
+  std::string abi(int64_t smem_bytes, int64_t threads, int mappings) { return abi_functions(smem_bytes, threads, mappings); }
   // The C parameter list of launch_<entry> (each mapping's launcher and the dispatching one), and
   // the dispatcher's arguments to a mapping's launcher.
   std::string launch_params() const;
@@ -446,8 +448,10 @@ class CudaGen {
   std::vector<std::string> slice_lines(ValueId v, std::set<ValueId>& have, const Op& for_loop);
   std::string tensor_checks(ValueId p) const;
   std::vector<std::tuple<ValueId, int, int64_t>> first_block_only() const;
+  // The ABI functions' C parameters: tensors as loom_tensor, scalars, then the stream.
+  std::string abi_params() const;
   std::string abi_signature();
-  std::string abi_functions(int64_t smem_bytes, int64_t threads);
+  std::string abi_functions(int64_t smem_bytes, int64_t threads, int mappings = 1);
   // A scalar parameter's C type (docs/artifact.md): f32 -> float, integers -> int64_t.
   std::string scalar_type(ValueId p) const { return f_.info(p).type == ir::Type::Float ? "float" : "int64_t"; }
   // The entry signature's entry for parameter `p` (one of f_.params).

@@ -40,7 +40,16 @@ std::string CudaGen::header() {
          "   partial sums into it with atomic adds (order unspecified); the caller need not clear it.";
   }
   o << " */\n"
-    << abi_signature() << ";\n\n"
+    << abi_signature() << ";\n\n";
+  const std::string params = abi_params();
+  o << "/* The same call on mapping `mapping` of the program (0: the default, then its specializations in\n"
+    << "   file order), whatever the extents: for tuning, and to pin one order of the fp32 sums (a split-K\n"
+    << "   mapping adds partial sums in another). LOOM_ERR_MAPPING when there is no such mapping. */\n"
+    << "int loom_" << entry << "_mapping(int mapping, " << params << ");\n\n"
+    << "/* The mapping loom_" << entry << "() runs for these arguments on the current device (nothing is launched). */\n"
+    << "int loom_" << entry << "_pick(" << params << ");\n\n"
+    << "/* How many mappings the program has (at least 1). */\n"
+    << "int loom_" << entry << "_mappings(void);\n\n"
     << "/* Arguments, element types, alignment, shared memory and threads of the kernel. */\n"
     << "const loom_kernel_info* loom_" << entry << "_info(void);\n\n"
     << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";

@@ -262,20 +262,39 @@ std::string CudaGen::tensor_checks(ValueId p) const {
   return o.str();
 }
 
-std::string CudaGen::abi_signature() {
-  const std::string entry = entry_.task;
-  std::string s = "int loom_" + entry + "(";
+std::string CudaGen::abi_params() const {
+  std::string s;
   for (ValueId p : f_.params)
     s += (f_.info(p).type == ir::Type::Tensor ? "loom_tensor " + pname(p) : scalar_type(p) + " " + pname(p)) + ", ";
-  return s + "cudaStream_t stream)";
+  return s + "cudaStream_t stream";
 }
 
-std::string CudaGen::abi_functions(int64_t smem_bytes, int64_t threads) {
+std::string CudaGen::abi_signature() { return "int loom_" + entry_.task + "(" + abi_params() + ")"; }
+
+std::string CudaGen::abi_functions(int64_t smem_bytes, int64_t threads, int mappings) {
   std::ostringstream o;
   const std::string entry = entry_.task;
-  o << "extern \"C\" " << abi_signature() << " {\n  return launch_" << entry << "(";
-  for (ValueId p : f_.params) o << pname(p) << ", ";
-  o << "stream);\n}\n\n";
+  const std::string params = abi_params();
+  std::string args;
+  for (ValueId p : f_.params) args += pname(p) + ", ";
+  args += "stream";
+  o << "extern \"C\" " << abi_signature() << " {\n  return launch_" << entry << "(" << args << ");\n}\n\n";
+  // One mapping chosen by the caller (tuning; pinning one summation order), the launcher's choice, the count.
+  o << "extern \"C\" int loom_" << entry << "_mapping(int mapping, " << params << ") {\n";
+  if (mappings > 1)
+    o << "  return launch_" << entry << "_mapping(mapping, " << args << ");\n";
+  else
+    o << "  if (mapping != 0) return LOOM_ERR_MAPPING;\n  return launch_" << entry << "(" << args << ");\n";
+  o << "}\n\n"
+    << "extern \"C\" int loom_" << entry << "_pick(" << params << ") {\n";
+  if (mappings > 1)
+    o << "  return pick_" << entry << "(" << args << ");\n";
+  else {
+    for (ValueId p : f_.params) o << "  (void)" << pname(p) << ";\n";
+    o << "  (void)stream;\n  return 0;\n";
+  }
+  o << "}\n\n"
+    << "extern \"C\" int loom_" << entry << "_mappings(void) { return " << mappings << "; }\n\n";
   o << "extern \"C\" const loom_kernel_info* loom_" << entry << "_info(void) {\n"
     << "  static const loom_arg_info args[] = {\n";
   for (size_t i = 0; i < f_.params.size(); ++i) {

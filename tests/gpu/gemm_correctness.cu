@@ -3,8 +3,10 @@
 // For every shape: fresh random inputs per run (seed printed), the whole output buffer poisoned
 // (0xFF bytes, NaN) before every launch, loom's result compared with a reference that accumulates
 // in double on the GPU: relative Frobenius error < 1e-2, no NaN/Inf left, no padding or guard
-// element written. Then the ABI's error paths: each malformed call must return its LOOM_ERR_* code
-// and launch nothing. Prints a table; exit 0 when everything passed, 1 otherwise.
+// element written. Then every mapping of the program on its own (loom_<entry>_mapping) on a few
+// shapes, the same way, and the launcher's pick (loom_<entry>_pick) in range. Then the ABI's error
+// paths: each malformed call (a mapping index out of range too) must return its LOOM_ERR_* code and
+// launch nothing. Prints a table; exit 0 when everything passed, 1 otherwise.
 //
 // Built by bench/run.sh (see docs/artifact.md):
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Ibench -Iruntime -I<gen>/gemm
@@ -41,13 +43,15 @@ void row(const char* what, const std::string& shape, int run, unsigned long long
   std::fflush(stdout);
 }
 
-// One problem, `runs` times with fresh inputs.
-void check_problem(const hx::Problem& p, const Options& opt, int index, cudaStream_t s) {
+// One problem, `runs` times with fresh inputs; on mapping `mapping` when it is >= 0, else on the
+// mapping the launcher picks.
+void check_problem(const hx::Problem& p, const Options& opt, int index, cudaStream_t s, int mapping = -1) {
+  const std::string what = mapping < 0 ? p.name() : p.name() + " m" + std::to_string(mapping);
   hx::KernelTypes types;
   std::string why;
   if (!hx::kernel_types(p.batched, &types, &why)) {
     ++failures;
-    row(p.group, p.name(), 0, 0, "FAIL", why);
+    row(p.group, what, 0, 0, "FAIL", why);
     return;
   }
   hx::Matrix A = hx::make_matrix(types.a, p.batch, p.M, p.K, types.align);
@@ -65,7 +69,7 @@ void check_problem(const hx::Problem& p, const Options& opt, int index, cudaStre
     HX_CUDA(cudaStreamSynchronize(s));
 
     const auto t0 = std::chrono::steady_clock::now();
-    const int rc = hx::loom_call(p, C, A, B, s);
+    const int rc = mapping < 0 ? hx::loom_call(p, C, A, B, s) : hx::loom_mapping_call(p, mapping, C, A, B, s);
     cudaError_t launch = cudaGetLastError();
     cudaError_t done = cudaStreamSynchronize(s);
     const double ms =
@@ -73,7 +77,7 @@ void check_problem(const hx::Problem& p, const Options& opt, int index, cudaStre
     if (launch != cudaSuccess || done != cudaSuccess) {
       // A fault in the kernel leaves the context unusable: report and stop.
       ++failures;
-      row(p.group, p.name(), run, seed, "FAIL",
+      row(p.group, what, run, seed, "FAIL",
           std::string("CUDA error after launch: ") +
               cudaGetErrorString(launch != cudaSuccess ? launch : done));
       std::printf("\ngemm_correctness: FAIL (stopped after a CUDA error; the context is lost)\n");
@@ -81,7 +85,7 @@ void check_problem(const hx::Problem& p, const Options& opt, int index, cudaStre
     }
     if (rc != LOOM_OK) {
       ++failures;
-      row(p.group, p.name(), run, seed, "FAIL",
+      row(p.group, what, run, seed, "FAIL",
           "returned " + std::to_string(rc) + " (" + loom_error_string(rc) + ")");
       continue;
     }
@@ -94,7 +98,7 @@ void check_problem(const hx::Problem& p, const Options& opt, int index, cudaStre
                   loom_dtype_name(types.c), (long long)C.ld, (long long)A.ld, (long long)B.ld, ms);
     const bool ok = c.ok(kTolerance);
     failures += !ok;
-    row(p.group, p.name(), run, seed, ok ? "ok" : "FAIL", detail);
+    row(p.group, what, run, seed, ok ? "ok" : "FAIL", detail);
   }
   HX_CUDA(cudaFree(R));
   hx::free_matrix(A);
@@ -179,6 +183,14 @@ void check_problem(const hx::Problem& p, const Options& opt, int index, cudaStre
     row(group, k.name, 0, 0, ok ? "ok" : "FAIL",
         "returned " + std::to_string(rc) + " (" + loom_error_string(rc) + "), expected " +
             std::to_string(k.expect) + " (" + loom_error_string(k.expect) + ")");
+  }
+  for (int m : {-1, hx::loom_mapping_count(batched)}) {  // mapping indices out of range
+    const int rc = hx::loom_mapping_call(p, m, C, A, B, s);
+    const bool ok = rc == LOOM_ERR_MAPPING;
+    failures += !ok;
+    row(group, "mapping " + std::to_string(m), 0, 0, ok ? "ok" : "FAIL",
+        "returned " + std::to_string(rc) + " (" + loom_error_string(rc) + "), expected " +
+            std::to_string(LOOM_ERR_MAPPING) + " (" + loom_error_string(LOOM_ERR_MAPPING) + ")");
   }
   // Nothing may have been launched: C is still all poison (padding and guard included).
   HX_CUDA(cudaDeviceSynchronize());
@@ -279,6 +291,35 @@ int main(int argc, char** argv) {
     if (!opt.only.empty() && p.name() != opt.only) continue;
     if (opt.skip_large && p.flops() > 2.0 * 4096.0 * 4096.0 * 4096.0) continue;
     check_problem(p, opt, int(i), s);
+  }
+  // Every mapping on its own, and the pick in range, on shapes that cut tiles in every mapping.
+  std::vector<hx::Problem> every;
+#if defined(LOOM_HAVE_GEMM)
+  every.push_back(hx::gemm_problem(129, 257, 65));
+  every.push_back(hx::gemm_problem(300, 200, 1000));
+  every.push_back(hx::gemm_problem(1000, 1000, 1000));
+#endif
+#if defined(LOOM_HAVE_BATCHED_GEMM)
+  every.push_back(hx::batched_problem(3, 113, 280, 3400));
+#endif
+  for (size_t i = 0; i < every.size() && opt.only.empty(); ++i) {
+    const hx::Problem& p = every[i];
+    const int n = hx::loom_mapping_count(p.batched);
+    for (int m = 0; m < n; ++m) check_problem(p, opt, int(problems.size() + i), s, m);
+    hx::KernelTypes types;
+    std::string why;
+    if (!hx::kernel_types(p.batched, &types, &why)) continue;
+    hx::Matrix A = hx::make_matrix(types.a, p.batch, p.M, p.K, types.align);
+    hx::Matrix B = hx::make_matrix(types.b, p.batch, p.K, p.N, types.align);
+    hx::Matrix C = hx::make_matrix(types.c, p.batch, p.M, p.N, types.align);
+    const int pick = hx::loom_pick(p, C, A, B, s);
+    const bool ok = n >= 1 && pick >= 0 && pick < n;
+    failures += !ok;
+    row(p.group, p.name() + " pick", 0, 0, ok ? "ok" : "FAIL",
+        "loom_*_pick = " + std::to_string(pick) + " of " + std::to_string(n) + " mappings");
+    hx::free_matrix(A);
+    hx::free_matrix(B);
+    hx::free_matrix(C);
   }
   if (opt.only.empty()) {
 #if defined(LOOM_HAVE_GEMM)

@@ -254,7 +254,7 @@ Program build_gemm() {
   b.comment("on three compute warpgroups, as efficient per FMA as 128 x 256 on large problems but cut finer");
   b.comment("(6736 x 5016 makes 1060 tiles of 128 x 256, 8.03 waves on 132 SMs, and 1431 of 128 x 192); and");
   b.comment("64 x 128 tiles on one compute warpgroup with six 24 KB stages, for problems whose M is small.");
-  // A tile-shape candidate: U x V tiles, W-deep K steps, P stages, G compute warpgroups.
+  // A tile-shape candidate: U x V tiles, 64-deep K steps, P stages, G compute warpgroups.
   auto tile_shape = [&](int64_t U, int64_t V, int64_t G, int64_t P) {
     b.specialize_fastest("sm_90a");
     b.instance("gemm_host", "gemm_host", "HOST")
@@ -289,6 +289,11 @@ Program build_gemm() {
   tile_shape(128, 192, 2, 4);
   tile_shape(192, 128, 3, 4);
   tile_shape(64, 128, 1, 6);
+  b.comment("192 x 192 tiles on three compute warpgroups, 3 stages: the least L2 traffic per FMA of these");
+  b.comment("tiles (384 rows per K step for 36864 products per row of K; 128 x 256: 384 for 32768), for large");
+  b.comment("problems where the L2 bandwidth, not the tensor cores, sets the pace (an H100 at 5264 x 7640 x 7224:");
+  b.comment("L2 87% busy with 128 x 256 tiles; bench/results/2026-11-27-h100-gemm-mappings.md).");
+  tile_shape(192, 192, 3, 3);
   return b.build();
 }
 

@@ -25,6 +25,7 @@
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,33 @@ std::string example_edited(const std::string& name, const std::string& from, con
 // examples/gemm with every occurrence of `from` (in the default mapping and the specializations)
 // replaced.
 std::string gemm_edited(const std::string& from, const std::string& to) { return example_edited("gemm", from, to); }
+
+// examples/gemm_bias_act with a written condition in place of its when(fastest) candidates: 128 x 64
+// tiles with 128-deep K steps when 128 x 256 ones would leave more than half of the SMs idle (the
+// mapping the example had before the cost model chose its tiles). *line: the line of that block.
+std::string bias_act_with_condition(int* line) {
+  std::string text = read_file(example_path("gemm_bias_act"));
+  text = text.substr(0, text.find("// Other tile shapes"));
+  *line = 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  return text +
+         "mapping sm_90a when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS) {\n"
+         "  instance host = gemm_bias_act_host on HOST mem(GLOBAL, GLOBAL, GLOBAL, GLOBAL) tune(U=128, V=64)\n"
+         "      call(gemm_bias_act: block) entry(T=bf16, E=bf16);\n"
+         "  instance block = gemm_bias_act_block on BLOCK mem(GLOBAL, GLOBAL, GLOBAL, GLOBAL) tune(W=128)\n"
+         "      call(gemm: gemm_tile, clear: clear_tile, bias_act: act_tile) warpspecialize pipeline(4)\n"
+         "      smem(227KB);\n"
+         "  instance gemm_wg = gemm_mma on WARPGROUP mem(NONE, SHARED, SHARED) tune(N_MMA=64)\n"
+         "      call(gemm: gemm_warp);\n"
+         "  instance gemm_warp = gemm_mma on WARP mem(NONE, SHARED, SHARED) tune(N_MMA=64)\n"
+         "      call(gemm: gemm_thread);\n"
+         "  instance clear_wg = clear_mma on WARPGROUP mem(NONE) tune(N_MMA=64) call(clear: clear_warp);\n"
+         "  instance clear_warp = clear_mma on WARP mem(NONE) tune(N_MMA=64) call(clear: clear_thread);\n"
+         "  instance act_wg = bias_act_mma on WARPGROUP mem(GLOBAL, NONE, GLOBAL) tune(N_MMA=64)\n"
+         "      call(bias_act: act_warp);\n"
+         "  instance act_warp = bias_act_mma on WARP mem(GLOBAL, NONE, GLOBAL) tune(N_MMA=64)\n"
+         "      call(bias_act: act_thread);\n"
+         "}\n";
+}
 
 // ---- text helpers ----------------------------------------------------------------------------------------
 
@@ -400,15 +428,21 @@ TEST(Codegen, ColumnMajorB) {
 // and a launch_<entry> that tests the condition on the call's extents and the device's SM count; the
 // ABI is that of one kernel, its info reports the larger shared memory.
 TEST(Codegen, SpecializedMappingDispatch) {
-  codegen::CudaArtifact a = tma_kernels(artifact_of("gemm_bias_act"));
+  int line = 0;
+  Generated g = generate("gemm_bias_act", bias_act_with_condition(&line));
+  ASSERT_TRUE(g.artifact) << g.diagnostics << g.internal << (g.error ? g.error->message : "");
+  codegen::CudaArtifact a = tma_kernels(*g.artifact);
   for (const char* ns : {"namespace mapping0 {", "}  // namespace mapping0", "namespace mapping1 {", "}  // namespace mapping1"})
     EXPECT_EQ(count(a.cu, ns), 1) << ns;
   EXPECT_EQ(count(a.cu, "__global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel("), 2);
-  EXPECT_NE(a.cu.find("  if (((2 * loom_cdiv(v_M, 128)) * loom_cdiv(v_N, 256)) <= v_SMS) return mapping1::launch_gemm_bias_act("
-                      "C, A, B, bias, stream);  // when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS) [gemm_bias_act.loom:155]"),
+  EXPECT_NE(a.cu.find("  if (((2 * loom_cdiv(v_M, 128)) * loom_cdiv(v_N, 256)) <= v_SMS) return 1;  "
+                      "// when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS) [gemm_bias_act.loom:" + std::to_string(line) + "]"),
             std::string::npos)
       << a.cu;
-  EXPECT_NE(a.cu.find("  return mapping0::launch_gemm_bias_act(C, A, B, bias, stream);\n}"), std::string::npos);
+  EXPECT_NE(a.cu.find("  return 0;\n}"), std::string::npos);
+  EXPECT_NE(a.cu.find("    case 1: return mapping1::launch_gemm_bias_act(C, A, B, bias, stream);"), std::string::npos);
+  EXPECT_NE(a.cu.find("  return launch_gemm_bias_act_mapping(pick_gemm_bias_act(C, A, B, bias, stream), C, A, B, bias, stream);"),
+            std::string::npos);
   EXPECT_NE(a.cu.find("const int64_t v_M = C.shape[0];"), std::string::npos);
   EXPECT_EQ(a.cu.find("estimate_cycles"), std::string::npos);  // no when(fastest): no cost model
   // mapping 1: 128 x 64 tiles, 128-deep K steps in 4 stages, 64-column wgmma.
@@ -417,8 +451,8 @@ TEST(Codegen, SpecializedMappingDispatch) {
   EXPECT_NE(k1.find("for (int ks = 0; ks < 8; ++ks)"), std::string::npos);
   EXPECT_NE(k1.find("loom::rt::wgmma_m64nNk16<64, __nv_bfloat16, 0, 1>("), std::string::npos);
   // One ABI for both.
-  EXPECT_EQ(count(a.cu, "extern \"C\""), 2);
-  EXPECT_EQ(a.header, artifact_of("gemm_bias_act").header);
+  EXPECT_EQ(count(a.cu, "extern \"C\""), 5);  // loom_<entry>, its _mapping, _pick, _mappings and _info
+  EXPECT_EQ(a.header, artifact_of("gemm_bias_act").header);  // the same C ABI as the example's
   size_t s0 = a.cu.find("constexpr int kSmemBytes = "), s1 = a.cu.find("constexpr int kSmemBytes = ", s0 + 1);
   ASSERT_NE(s1, std::string::npos);
   auto smem_at = [&](size_t at) { at += std::string("constexpr int kSmemBytes = ").size(); return std::stoll(a.cu.substr(at, a.cu.find(';', at) - at)); };
@@ -455,18 +489,51 @@ TEST(Codegen, FastestMappingsChosenByTheCostModel) {
                       "    if (const double e = mapping1::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [gemm.loom:123]\n"),
             std::string::npos)
       << a.cu;
-  EXPECT_NE(a.cu.find("    if (pick == 8) return mapping8::launch_gemm(C, A, B, stream);\n  }\n  return mapping0::launch_gemm(C, A, B, stream);\n}"),
+  EXPECT_NE(a.cu.find("      pick = 9;\n    }\n    return pick;\n  }\n  return 0;\n}"), std::string::npos);
+}
+
+// Every mapping by index: loom_<entry>_mapping runs mapping i whatever the extents (LOOM_ERR_MAPPING
+// past the last), loom_<entry>_pick says which one loom_<entry> runs, loom_<entry>_mappings how many
+// there are; a program of one mapping has them too (mapping 0 only).
+TEST(Codegen, EveryMappingByIndex) {
+  codegen::CudaArtifact a = artifact_of("gemm");
+  EXPECT_NE(a.cu.find("int launch_gemm_mapping(int mapping, const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, "
+                      "cudaStream_t stream) {\n  switch (mapping) {\n    case 0: return mapping0::launch_gemm(C, A, B, stream);  // the default\n"),
+            std::string::npos);
+  EXPECT_NE(a.cu.find("    case 9: return mapping9::launch_gemm(C, A, B, stream);  // when(fastest) [gemm.loom:"), std::string::npos);
+  EXPECT_NE(a.cu.find("    default: return LOOM_ERR_MAPPING;\n  }\n}"), std::string::npos);
+  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {\n"
+                      "  return launch_gemm_mapping(mapping, C, A, B, stream);\n}"),
+            std::string::npos);
+  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {\n"
+                      "  return pick_gemm(C, A, B, stream);\n}"),
+            std::string::npos);
+  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_mappings(void) { return 10; }"), std::string::npos);
+  EXPECT_NE(a.header.find("int loom_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"),
+            std::string::npos);
+  EXPECT_NE(a.header.find("int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"), std::string::npos);
+  EXPECT_NE(a.header.find("int loom_gemm_mappings(void);"), std::string::npos);
+  codegen::CudaArtifact d = artifact_of("dual_gemm");  // one mapping
+  EXPECT_NE(d.cu.find("  if (mapping != 0) return LOOM_ERR_MAPPING;\n  return launch_dual_gemm(D, A, B1, B2, stream);\n}"), std::string::npos);
+  EXPECT_NE(d.cu.find("extern \"C\" int loom_dual_gemm_mappings(void) { return 1; }"), std::string::npos);
+  EXPECT_NE(d.cu.find("  (void)stream;\n  return 0;\n}"), std::string::npos);
+  EXPECT_NE(d.header.find("int loom_dual_gemm_pick(loom_tensor D, loom_tensor A, loom_tensor B1, loom_tensor B2, cudaStream_t stream);"),
             std::string::npos);
 }
 
 // A condition may name the entry task's dimensions and SMS only.
 TEST(Codegen, SpecializedMappingConditionErrors) {
-  Generated g = generate("gemm_bias_act", example_edited("gemm_bias_act", "when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS)", "when(cdiv(M, U) < SM)"));
+  int line = 0;
+  std::string cond = bias_act_with_condition(&line);
+  const std::string from = "when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS)";
+  cond.replace(cond.find(from), from.size(), "when(cdiv(M, U) < SM)");
+  Generated g = generate("gemm_bias_act", cond);
   EXPECT_FALSE(g.checked);
-  EXPECT_NE(g.diagnostics.find("gemm_bias_act.loom:155:29: error: `U` in a mapping's when(...) is not a dimension of the entry task or SMS"),
+  const std::string at = "gemm_bias_act.loom:" + std::to_string(line);
+  EXPECT_NE(g.diagnostics.find(at + ":29: error: `U` in a mapping's when(...) is not a dimension of the entry task or SMS"),
             std::string::npos)
       << g.diagnostics;
-  EXPECT_NE(g.diagnostics.find("gemm_bias_act.loom:155:34: error: `SM` in a mapping's when(...) is not a dimension of the entry task or SMS"),
+  EXPECT_NE(g.diagnostics.find(at + ":34: error: `SM` in a mapping's when(...) is not a dimension of the entry task or SMS"),
             std::string::npos)
       << g.diagnostics;
   EXPECT_NE(g.diagnostics.find("hint: a condition may use the entry task's dimension names and SMS"), std::string::npos)
@@ -477,7 +544,7 @@ TEST(Codegen, SpecializedMappingConditionErrors) {
   text.replace(last, std::string("entry(T=bf16, E=bf16)").size(), "entry(T=f16, E=f16)");
   Generated h = generate("gemm", text);
   EXPECT_FALSE(h.checked);
-  EXPECT_NE(h.diagnostics.find("gemm.loom:250:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
+  EXPECT_NE(h.diagnostics.find("gemm.loom:274:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
                                "argument types (both share one C ABI)"),
             std::string::npos)
       << h.diagnostics;
@@ -546,19 +613,23 @@ TEST_F(CodegenGemm, HeaderDeclaresTheCAbi) {
   EXPECT_NE(h.find("#include \"loom/abi.h\""), std::string::npos);
   EXPECT_NE(h.find("#ifndef LOOM_GENERATED_GEMM_H"), std::string::npos);
   EXPECT_NE(h.find("#ifdef __cplusplus\nextern \"C\" {\n#endif"), std::string::npos) << h;
-  // Exactly two declarations, and nothing C cannot parse.
+  EXPECT_NE(h.find("int loom_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"),
+            std::string::npos);
+  EXPECT_NE(h.find("int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"), std::string::npos);
+  EXPECT_NE(h.find("int loom_gemm_mappings(void);"), std::string::npos);
+  // Exactly five declarations, and nothing C cannot parse.
   int decls = 0;
   for (const std::string& l : lines_of(h))
     if (!l.empty() && l.back() == ';' && l.find("/*") == std::string::npos) ++decls;
-  EXPECT_EQ(decls, 2) << h;
+  EXPECT_EQ(decls, 5) << h;
   EXPECT_EQ(h.find("::"), std::string::npos) << h;
   EXPECT_EQ(h.find("&"), std::string::npos) << h;
 }
 
 TEST_F(CodegenGemm, ExternCOnlyOnTheAbiFunctions) {
-  EXPECT_EQ(count(cu(), "extern \"C\""), 2);
+  EXPECT_EQ(count(cu(), "extern \"C\""), 5);
   // Top-level lines (column 0, not a comment, preprocessor line, brace or blank): before the
-  // anonymous namespace none, after it only the two ABI functions.
+  // anonymous namespace none, after it only the five ABI functions.
   const std::vector<std::string> ls = lines_of(cu());
   enum { Before, Inside, After } where = Before;
   std::vector<std::string> outside;
@@ -576,9 +647,12 @@ TEST_F(CodegenGemm, ExternCOnlyOnTheAbiFunctions) {
     outside.push_back(l);
   }
   EXPECT_EQ(where, After);
-  ASSERT_EQ(outside.size(), 2u) << testing::PrintToString(outside);
+  ASSERT_EQ(outside.size(), 5u) << testing::PrintToString(outside);
   EXPECT_EQ(outside[0], "extern \"C\" int loom_gemm(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {");
-  EXPECT_EQ(outside[1], "extern \"C\" const loom_kernel_info* loom_gemm_info(void) {");
+  EXPECT_EQ(outside[1], "extern \"C\" int loom_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {");
+  EXPECT_EQ(outside[2], "extern \"C\" int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {");
+  EXPECT_EQ(outside[3], "extern \"C\" int loom_gemm_mappings(void) { return 1; }");
+  EXPECT_EQ(outside[4], "extern \"C\" const loom_kernel_info* loom_gemm_info(void) {");
   // The kernel, the launcher and the helpers are inside the namespace.
   const std::string inside = between(cu(), "namespace {", "}  // namespace");
   for (const char* sym : {"gemm_kernel(", "int launch_gemm(", "loom_cdiv(", "constexpr int kSmemBytes"})
@@ -614,8 +688,8 @@ TEST(Codegen, BatchedGemmFacts) {
   EXPECT_EQ(count(between(a.cu, "namespace mapping2 {", "}  // namespace mapping2"), "loom::rt::tma_load_3d("), 3);
   EXPECT_EQ(count(a.cu, "loom::rt::tma_load_2d("), 0);
   EXPECT_NE(a.cu.find("const int64_t blocks = grid_n0 * grid_n1 * grid_n2;"), std::string::npos);
-  EXPECT_EQ(count(a.cu, "double estimate_cycles("), 9);  // eight when(fastest) candidates (three split-K) and the default
-  EXPECT_EQ(count(a.cu, "extern \"C\""), 2);
+  EXPECT_EQ(count(a.cu, "double estimate_cycles("), 10);  // nine when(fastest) candidates (three split-K) and the default
+  EXPECT_EQ(count(a.cu, "extern \"C\""), 5);  // loom_<entry>, its _mapping, _pick, _mappings and _info
   // Its own kernel and launcher names: both kernels link into one program.
   EXPECT_NE(a.cu.find("batched_gemm_kernel("), std::string::npos);
   EXPECT_NE(a.cu.find("int launch_batched_gemm("), std::string::npos);
@@ -892,7 +966,7 @@ TEST(Codegen, AsyncCopyVariantLaunch) {
 // batch index past the extent.
 TEST(Codegen, AsyncCopyVariantPerMapping) {
   const codegen::CudaArtifact g = artifact_of("gemm");
-  EXPECT_EQ(count(g.cu, "namespace async_copy {"), 9);  // one per mapping: the default and eight when(fastest)
+  EXPECT_EQ(count(g.cu, "namespace async_copy {"), 10);  // one per mapping: the default and nine when(fastest)
   EXPECT_NE(between(g.cu, "namespace mapping1 {", "}  // namespace mapping1").find("namespace async_copy {"), std::string::npos);
   const codegen::CudaArtifact b = artifact_of("batched_gemm");
   EXPECT_NE(first_variant(b.cu).find("const int64_t rows_in = ((0 + v_b)) < A.shape[0] ? A.shape[1] - (v_Ap_o0) : 0;"),

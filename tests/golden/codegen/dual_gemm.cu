@@ -908,6 +908,22 @@ extern "C" int loom_dual_gemm(loom_tensor D, loom_tensor A, loom_tensor B1, loom
   return launch_dual_gemm(D, A, B1, B2, stream);
 }
 
+extern "C" int loom_dual_gemm_mapping(int mapping, loom_tensor D, loom_tensor A, loom_tensor B1, loom_tensor B2, cudaStream_t stream) {
+  if (mapping != 0) return LOOM_ERR_MAPPING;
+  return launch_dual_gemm(D, A, B1, B2, stream);
+}
+
+extern "C" int loom_dual_gemm_pick(loom_tensor D, loom_tensor A, loom_tensor B1, loom_tensor B2, cudaStream_t stream) {
+  (void)D;
+  (void)A;
+  (void)B1;
+  (void)B2;
+  (void)stream;
+  return 0;
+}
+
+extern "C" int loom_dual_gemm_mappings(void) { return 1; }
+
 extern "C" const loom_kernel_info* loom_dual_gemm_info(void) {
   static const loom_arg_info args[] = {
       {"D", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_W},

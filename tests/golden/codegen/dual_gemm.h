@@ -14,6 +14,17 @@ extern "C" {
    Returns LOOM_OK (0) or a LOOM_ERR_* code; launches on `stream` (asynchronous). */
 int loom_dual_gemm(loom_tensor D, loom_tensor A, loom_tensor B1, loom_tensor B2, cudaStream_t stream);
 
+/* The same call on mapping `mapping` of the program (0: the default, then its specializations in
+   file order), whatever the extents: for tuning, and to pin one order of the fp32 sums (a split-K
+   mapping adds partial sums in another). LOOM_ERR_MAPPING when there is no such mapping. */
+int loom_dual_gemm_mapping(int mapping, loom_tensor D, loom_tensor A, loom_tensor B1, loom_tensor B2, cudaStream_t stream);
+
+/* The mapping loom_dual_gemm() runs for these arguments on the current device (nothing is launched). */
+int loom_dual_gemm_pick(loom_tensor D, loom_tensor A, loom_tensor B1, loom_tensor B2, cudaStream_t stream);
+
+/* How many mappings the program has (at least 1). */
+int loom_dual_gemm_mappings(void);
+
 /* Arguments, element types, alignment, shared memory and threads of the kernel. */
 const loom_kernel_info* loom_dual_gemm_info(void);
 

@@ -3864,12 +3864,32 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 
 }  // namespace mapping1
 
-// Picks the mapping for this call from the run-time extents: the first specialization whose
-// when(...) holds, else the default. Each mapping's launcher checks the arguments itself.
-int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
+// The mapping for this call, from the run-time extents: the first specialization whose
+// when(...) holds, else the default (0).
+int pick_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
+  (void)O;
+  (void)Q;
+  (void)Kt;
+  (void)V;
+  (void)v_scale;
+  (void)stream;
   const int64_t v_D = O.shape[2];
-  if (v_D <= 64) return mapping1::launch_mha(O, Q, Kt, V, v_scale, stream);  // when(D <= 64) [flash_attention_3.loom:434]
-  return mapping0::launch_mha(O, Q, Kt, V, v_scale, stream);
+  if (v_D <= 64) return 1;  // when(D <= 64) [flash_attention_3.loom:434]
+  return 0;
+}
+
+// Runs mapping `mapping` (0: the default, then the specializations in file order) whatever the
+// extents; each mapping's launcher checks the arguments itself.
+int launch_mha_mapping(int mapping, const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
+  switch (mapping) {
+    case 0: return mapping0::launch_mha(O, Q, Kt, V, v_scale, stream);  // the default
+    case 1: return mapping1::launch_mha(O, Q, Kt, V, v_scale, stream);  // when(D <= 64) [flash_attention_3.loom:434]
+    default: return LOOM_ERR_MAPPING;
+  }
+}
+
+int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
+  return launch_mha_mapping(pick_mha(O, Q, Kt, V, v_scale, stream), O, Q, Kt, V, v_scale, stream);
 }
 
 }  // namespace
@@ -3877,6 +3897,16 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 extern "C" int loom_mha(loom_tensor O, loom_tensor Q, loom_tensor Kt, loom_tensor V, float scale, cudaStream_t stream) {
   return launch_mha(O, Q, Kt, V, scale, stream);
 }
+
+extern "C" int loom_mha_mapping(int mapping, loom_tensor O, loom_tensor Q, loom_tensor Kt, loom_tensor V, float scale, cudaStream_t stream) {
+  return launch_mha_mapping(mapping, O, Q, Kt, V, scale, stream);
+}
+
+extern "C" int loom_mha_pick(loom_tensor O, loom_tensor Q, loom_tensor Kt, loom_tensor V, float scale, cudaStream_t stream) {
+  return pick_mha(O, Q, Kt, V, scale, stream);
+}
+
+extern "C" int loom_mha_mappings(void) { return 2; }
 
 extern "C" const loom_kernel_info* loom_mha_info(void) {
   static const loom_arg_info args[] = {

@@ -889,6 +889,22 @@ extern "C" int loom_gemm_reduce(loom_tensor C, loom_tensor R, loom_tensor A, loo
   return launch_gemm_reduce(C, R, A, B, stream);
 }
 
+extern "C" int loom_gemm_reduce_mapping(int mapping, loom_tensor C, loom_tensor R, loom_tensor A, loom_tensor B, cudaStream_t stream) {
+  if (mapping != 0) return LOOM_ERR_MAPPING;
+  return launch_gemm_reduce(C, R, A, B, stream);
+}
+
+extern "C" int loom_gemm_reduce_pick(loom_tensor C, loom_tensor R, loom_tensor A, loom_tensor B, cudaStream_t stream) {
+  (void)C;
+  (void)R;
+  (void)A;
+  (void)B;
+  (void)stream;
+  return 0;
+}
+
+extern "C" int loom_gemm_reduce_mappings(void) { return 1; }
+
 extern "C" const loom_kernel_info* loom_gemm_reduce_info(void) {
   static const loom_arg_info args[] = {
       {"C", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_W},

@@ -16,6 +16,17 @@ extern "C" {
    partial sums into it with atomic adds (order unspecified); the caller need not clear it. */
 int loom_gemm_reduce(loom_tensor C, loom_tensor R, loom_tensor A, loom_tensor B, cudaStream_t stream);
 
+/* The same call on mapping `mapping` of the program (0: the default, then its specializations in
+   file order), whatever the extents: for tuning, and to pin one order of the fp32 sums (a split-K
+   mapping adds partial sums in another). LOOM_ERR_MAPPING when there is no such mapping. */
+int loom_gemm_reduce_mapping(int mapping, loom_tensor C, loom_tensor R, loom_tensor A, loom_tensor B, cudaStream_t stream);
+
+/* The mapping loom_gemm_reduce() runs for these arguments on the current device (nothing is launched). */
+int loom_gemm_reduce_pick(loom_tensor C, loom_tensor R, loom_tensor A, loom_tensor B, cudaStream_t stream);
+
+/* How many mappings the program has (at least 1). */
+int loom_gemm_reduce_mappings(void);
+
 /* Arguments, element types, alignment, shared memory and threads of the kernel. */
 const loom_kernel_info* loom_gemm_reduce_info(void);
 

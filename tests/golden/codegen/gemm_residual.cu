@@ -922,6 +922,23 @@ extern "C" int loom_gemm_residual(loom_tensor D, loom_tensor A, loom_tensor B, l
   return launch_gemm_residual(D, A, B, C, alpha, stream);
 }
 
+extern "C" int loom_gemm_residual_mapping(int mapping, loom_tensor D, loom_tensor A, loom_tensor B, loom_tensor C, float alpha, cudaStream_t stream) {
+  if (mapping != 0) return LOOM_ERR_MAPPING;
+  return launch_gemm_residual(D, A, B, C, alpha, stream);
+}
+
+extern "C" int loom_gemm_residual_pick(loom_tensor D, loom_tensor A, loom_tensor B, loom_tensor C, float alpha, cudaStream_t stream) {
+  (void)D;
+  (void)A;
+  (void)B;
+  (void)C;
+  (void)alpha;
+  (void)stream;
+  return 0;
+}
+
+extern "C" int loom_gemm_residual_mappings(void) { return 1; }
+
 extern "C" const loom_kernel_info* loom_gemm_residual_info(void) {
   static const loom_arg_info args[] = {
       {"D", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_W},

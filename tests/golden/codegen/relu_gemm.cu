@@ -868,6 +868,21 @@ extern "C" int loom_relu_gemm(loom_tensor C, loom_tensor A, loom_tensor B, cudaS
   return launch_relu_gemm(C, A, B, stream);
 }
 
+extern "C" int loom_relu_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {
+  if (mapping != 0) return LOOM_ERR_MAPPING;
+  return launch_relu_gemm(C, A, B, stream);
+}
+
+extern "C" int loom_relu_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {
+  (void)C;
+  (void)A;
+  (void)B;
+  (void)stream;
+  return 0;
+}
+
+extern "C" int loom_relu_gemm_mappings(void) { return 1; }
+
 extern "C" const loom_kernel_info* loom_relu_gemm_info(void) {
   static const loom_arg_info args[] = {
       {"C", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_W},
