@@ -1673,7 +1673,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping1
 
-// ==== mapping 2: when(fastest) [gemm_bias_act.loom:176]
+// ==== mapping 2: when(fastest) [gemm_bias_act.loom:175]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping2 {
 
@@ -2491,7 +2491,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping2
 
-// ==== mapping 3: when(fastest) [gemm_bias_act.loom:198]
+// ==== mapping 3: when(fastest) [gemm_bias_act.loom:196]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230528 bytes of dynamic shared memory.
 namespace mapping3 {
 
@@ -3533,7 +3533,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping3
 
-// ==== mapping 4: when(fastest) [gemm_bias_act.loom:217]
+// ==== mapping 4: when(fastest) [gemm_bias_act.loom:214]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230528 bytes of dynamic shared memory.
 namespace mapping4 {
 
@@ -4575,7 +4575,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping4
 
-// ==== mapping 5: when(fastest) [gemm_bias_act.loom:236]
+// ==== mapping 5: when(fastest) [gemm_bias_act.loom:232]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 197736 bytes of dynamic shared memory.
 namespace mapping5 {
 
@@ -5618,7 +5618,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping5
 
-// ==== mapping 6: when(fastest) [gemm_bias_act.loom:256]
+// ==== mapping 6: when(fastest) [gemm_bias_act.loom:252]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping6 {
 
@@ -6444,7 +6444,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping6
 
-// ==== mapping 7: when(fastest) [gemm_bias_act.loom:275]
+// ==== mapping 7: when(fastest) [gemm_bias_act.loom:270]
 // Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 214112 bytes of dynamic shared memory.
 namespace mapping7 {
 
@@ -7268,7 +7268,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping7
 
-// ==== mapping 8: when(fastest) [gemm_bias_act.loom:299]
+// ==== mapping 8: when(fastest) [gemm_bias_act.loom:293]
 // Kernel: 256 threads per block (1 DMA warpgroup at 40 registers, 1 compute warpgroups at 256), 165008 bytes of dynamic shared memory.
 namespace mapping8 {
 
@@ -8116,31 +8116,31 @@ int pick_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_te
       best = e;
       pick = 1;
     }
-    if (const double e = mapping2::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:176]
+    if (const double e = mapping2::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:175]
       best = e;
       pick = 2;
     }
-    if (const double e = mapping3::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:198]
+    if (const double e = mapping3::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:196]
       best = e;
       pick = 3;
     }
-    if (const double e = mapping4::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:217]
+    if (const double e = mapping4::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:214]
       best = e;
       pick = 4;
     }
-    if (const double e = mapping5::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:236]
+    if (const double e = mapping5::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:232]
       best = e;
       pick = 5;
     }
-    if (const double e = mapping6::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:256]
+    if (const double e = mapping6::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:252]
       best = e;
       pick = 6;
     }
-    if (const double e = mapping7::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:275]
+    if (const double e = mapping7::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:270]
       best = e;
       pick = 7;
     }
-    if (const double e = mapping8::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:299]
+    if (const double e = mapping8::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:293]
       best = e;
       pick = 8;
     }
@@ -8155,13 +8155,13 @@ int launch_gemm_bias_act_mapping(int mapping, const loom_tensor& C, const loom_t
   switch (mapping) {
     case 0: return mapping0::launch_gemm_bias_act(C, A, B, bias, stream);  // the default
     case 1: return mapping1::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:157]
-    case 2: return mapping2::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:176]
-    case 3: return mapping3::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:198]
-    case 4: return mapping4::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:217]
-    case 5: return mapping5::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:236]
-    case 6: return mapping6::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:256]
-    case 7: return mapping7::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:275]
-    case 8: return mapping8::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:299]
+    case 2: return mapping2::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:175]
+    case 3: return mapping3::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:196]
+    case 4: return mapping4::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:214]
+    case 5: return mapping5::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:232]
+    case 6: return mapping6::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:252]
+    case 7: return mapping7::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:270]
+    case 8: return mapping8::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:293]
     default: return LOOM_ERR_MAPPING;
   }
 }
