@@ -39,6 +39,9 @@
 
 namespace {
 
+using hx::fmt;
+using hx::now_utc;
+
 constexpr double kTolerance = 1e-2;
 constexpr double kAcceptGeomean = 0.95, kAcceptMin = 0.85;
 constexpr double kSweepAcceptGeomean = 0.97, kSweepAcceptMin = 0.90;
@@ -75,14 +78,7 @@ Result run_problem(Bench& bench, const hx::Problem& p, int index) {
     return r;
   }
   // Enough copies that one pass over them does not fit in L2 (3x), within 40% of free memory.
-  const double set_bytes = double(p.batch) *
-                           (double(p.M * p.K) * loom_dtype_size(t.a) +
-                            double(p.K * p.N) * loom_dtype_size(t.b) +
-                            2.0 * double(p.M * p.N) * loom_dtype_size(t.c));
-  size_t free_bytes = 0, total_bytes = 0;
-  HX_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  int sets = int(std::ceil(3.0 * bench.prop.l2CacheSize / set_bytes));
-  sets = std::max(1, std::min({sets, 64, int(0.4 * double(free_bytes) / set_bytes)}));
+  const int sets = hx::rotation_sets(p, t, bench.prop);
   r.sets = sets;
 
   std::vector<hx::Matrix> A, B, CL, CB;
@@ -165,26 +161,12 @@ Result run_problem(Bench& bench, const hx::Problem& p, int index) {
   return r;
 }
 
-std::string now_utc(const char* fmt) {
-  std::time_t t = std::time(nullptr);
-  char buf[64];
-  std::strftime(buf, sizeof buf, fmt, std::gmtime(&t));
-  return buf;
-}
-
 std::string cublas_version() {
   int major = 0, minor = 0, patch = 0;
   cublasGetProperty(MAJOR_VERSION, &major);
   cublasGetProperty(MINOR_VERSION, &minor);
   cublasGetProperty(PATCH_LEVEL, &patch);
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
-
-std::string fmt(const char* f, double v) {
-  if (std::isnan(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 std::string table(const std::vector<Result>& results) {

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -440,6 +441,18 @@ inline Comparison compare_with_reference(const Matrix& out, const double* R, cud
   return compare(out, R, LOOM_F64, out.cols, out.rows * out.cols, true, s);
 }
 
+// How many copies of a problem's operands (A, B and two outputs) to rotate among so that one pass
+// over them does not fit in L2 (3x its size), at most 64 and within 40% of the free memory.
+inline int rotation_sets(const Problem& p, const KernelTypes& t, const cudaDeviceProp& prop) {
+  const double set_bytes = double(p.batch) * (double(p.M * p.K) * loom_dtype_size(t.a) +
+                                              double(p.K * p.N) * loom_dtype_size(t.b) +
+                                              2.0 * double(p.M * p.N) * loom_dtype_size(t.c));
+  size_t free_bytes = 0, total_bytes = 0;
+  HX_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const int sets = int(std::ceil(3.0 * prop.l2CacheSize / set_bytes));
+  return std::max(1, std::min({sets, 64, int(0.4 * double(free_bytes) / set_bytes)}));
+}
+
 // ---------------------------------------------------------------------------------------------
 // The call under test
 
@@ -520,6 +533,21 @@ inline std::string device_description(cudaDeviceProp* out_prop = nullptr) {
                 "runtime %d",
                 prop.name, prop.multiProcessorCount, prop.major, prop.minor,
                 prop.l2CacheSize >> 20, prop.totalGlobalMem >> 20, driver, runtime);
+  return buf;
+}
+
+// A number for a report table ("-" for NaN), and the current UTC time for its header.
+inline std::string fmt(const char* f, double v) {
+  if (std::isnan(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+inline std::string now_utc(const char* format) {
+  std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, std::gmtime(&t));
   return buf;
 }
 

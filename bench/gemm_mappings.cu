@@ -20,9 +20,13 @@
 #if defined(LOOM_HAVE_GEMM)
 #include "gemm.cu"
 #define LOOM_LAUNCH launch_gemm
+#define LOOM_PICK loom_gemm_pick
+#define LOOM_COUNT loom_gemm_mappings
 #elif defined(LOOM_HAVE_BATCHED_GEMM)
 #include "batched_gemm.cu"
 #define LOOM_LAUNCH launch_batched_gemm
+#define LOOM_PICK loom_batched_gemm_pick
+#define LOOM_COUNT loom_batched_gemm_mappings
 #else
 #error "compile with -DLOOM_HAVE_GEMM or -DLOOM_HAVE_BATCHED_GEMM and the generated kernel's directory"
 #endif
@@ -45,6 +49,9 @@
 #include "timing.cuh"
 
 namespace {
+
+using hx::fmt;
+using hx::now_utc;
 
 using Launch = int (*)(const loom_tensor&, const loom_tensor&, const loom_tensor&, cudaStream_t);
 using Estimate = double (*)(const loom_tensor&, const loom_tensor&, const loom_tensor&, cudaStream_t, int64_t);
@@ -103,13 +110,6 @@ struct Row {
   int pick = -1, best = -1;
 };
 
-std::string fmt(const char* f, double v) {
-  if (std::isnan(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 Row run_shape(cublasHandle_t cublas, cudaStream_t s, const cudaDeviceProp& prop, double clock_ghz,
               const hx::Problem& p, uint64_t seed, bool check_only) {
   Row r;
@@ -121,13 +121,7 @@ Row run_shape(cublasHandle_t cublas, cudaStream_t s, const cudaDeviceProp& prop,
     r.status = why;
     return r;
   }
-  const double set_bytes = double(p.batch) * (double(p.M * p.K) * loom_dtype_size(t.a) +
-                                               double(p.K * p.N) * loom_dtype_size(t.b) +
-                                               2.0 * double(p.M * p.N) * loom_dtype_size(t.c));
-  size_t free_bytes = 0, total_bytes = 0;
-  HX_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  int sets = int(std::ceil(3.0 * prop.l2CacheSize / set_bytes));
-  sets = std::max(1, std::min({sets, 64, int(0.4 * double(free_bytes) / set_bytes)}));
+  const int sets = hx::rotation_sets(p, t, prop);
   std::vector<hx::Matrix> A, B, CL, CB;
   for (int i = 0; i < sets; ++i) {
     A.push_back(hx::make_matrix(t.a, p.batch, p.M, p.K, t.align));
@@ -144,13 +138,11 @@ Row run_shape(cublasHandle_t cublas, cudaStream_t s, const cudaDeviceProp& prop,
   int sms = 0;
   HX_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 
-  // The cost model's estimates and pick (the dispatcher takes the smallest, the first on a tie).
+  // The cost model's estimates, and the mapping the launcher picks (loom_<entry>_pick).
   {
     auto x = tensors(0);
-    for (int i = 0; i < kCount; ++i) {
-      r.estimate_us[i] = kMappings[i].estimate(x.c, x.a, x.b, s, sms) / (clock_ghz * 1e3);
-      if (r.pick < 0 || r.estimate_us[i] < r.estimate_us[r.pick]) r.pick = i;
-    }
+    for (int i = 0; i < kCount; ++i) r.estimate_us[i] = kMappings[i].estimate(x.c, x.a, x.b, s, sms) / (clock_ghz * 1e3);
+    r.pick = LOOM_PICK(x.c, x.a, x.b, s);
   }
   // Agreement of every mapping with cuBLAS on copy 0, each from a poisoned output.
   for (int i = 0; i < sets; ++i) hx::poison(CB[i], s);
@@ -213,13 +205,6 @@ Row run_shape(cublasHandle_t cublas, cudaStream_t s, const cudaDeviceProp& prop,
   return r;
 }
 
-std::string now_utc(const char* f) {
-  std::time_t t = std::time(nullptr);
-  char buf[64];
-  std::strftime(buf, sizeof buf, f, std::gmtime(&t));
-  return buf;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -261,6 +246,10 @@ int main(int argc, char** argv) {
   }
   if (out_path.empty()) {
     std::fprintf(stderr, "gemm_mappings: --out FILE.md is required\n");
+    return 2;
+  }
+  if (LOOM_COUNT() != kCount) {
+    std::fprintf(stderr, "gemm_mappings: built with -DLOOM_MAPPINGS=%d, the kernel has %d mappings\n", kCount, LOOM_COUNT());
     return 2;
   }
   std::vector<hx::Problem> shapes = sweep > 0 ? hx::sweep_problems(sweep, sweep_seed) : hx::bench_problems();
@@ -316,7 +305,7 @@ int main(int argc, char** argv) {
      << "- shapes: " << (sweep > 0 ? std::to_string(sweep) + " seeded random shapes (--sweep-seed " + std::to_string(sweep_seed) + ")" : std::string("the fixed table"))
      << "; input seed " << seed << "\n"
      << "- columns: µs per call (median of per-launch CUDA events over two alternating rounds), the cost model's "
-        "estimate in brackets; pick = the mapping with the smallest estimate (what the launcher runs), best = the "
+        "estimate in brackets; pick = the mapping the launcher runs (loom_<entry>_pick: the smallest estimate), best = the "
         "fastest measured; every mapping's output agreed with cuBLAS (rel. Frobenius error < 1e-2) or the row says which did not\n\n";
   md << "| shape | cuBLAS µs |";
   for (int i = 0; i < kCount; ++i) md << " m" << i << " µs (est.) |";
