@@ -30,8 +30,8 @@
 #else
 #error "compile with -DLOOM_HAVE_GEMM or -DLOOM_HAVE_BATCHED_GEMM and the generated kernel's directory"
 #endif
-#if !defined(LOOM_MAPPINGS) || LOOM_MAPPINGS < 1 || LOOM_MAPPINGS > 12
-#error "-DLOOM_MAPPINGS=N: the generated file's mapping count (its 'Kernels: one per mapping (N)' line), 1..12"
+#if !defined(LOOM_MAPPINGS) || LOOM_MAPPINGS < 1 || LOOM_MAPPINGS > 24
+#error "-DLOOM_MAPPINGS=N: the generated file's mapping count (its 'Kernels: one per mapping (N)' line), 1..24"
 #endif
 
 #include <cublas_v2.h>
@@ -95,6 +95,42 @@ const Mapping kMappings[] = {
 #endif
 #if LOOM_MAPPINGS > 11
     LOOM_M(11)
+#endif
+#if LOOM_MAPPINGS > 12
+    LOOM_M(12)
+#endif
+#if LOOM_MAPPINGS > 13
+    LOOM_M(13)
+#endif
+#if LOOM_MAPPINGS > 14
+    LOOM_M(14)
+#endif
+#if LOOM_MAPPINGS > 15
+    LOOM_M(15)
+#endif
+#if LOOM_MAPPINGS > 16
+    LOOM_M(16)
+#endif
+#if LOOM_MAPPINGS > 17
+    LOOM_M(17)
+#endif
+#if LOOM_MAPPINGS > 18
+    LOOM_M(18)
+#endif
+#if LOOM_MAPPINGS > 19
+    LOOM_M(19)
+#endif
+#if LOOM_MAPPINGS > 20
+    LOOM_M(20)
+#endif
+#if LOOM_MAPPINGS > 21
+    LOOM_M(21)
+#endif
+#if LOOM_MAPPINGS > 22
+    LOOM_M(22)
+#endif
+#if LOOM_MAPPINGS > 23
+    LOOM_M(23)
 #endif
 };
 #undef LOOM_M

@@ -9,7 +9,8 @@
 #   bash bench/run.sh --prepare      on the development machine. Builds loom (build-gpu/), runs
 #                                    `loom compile` on examples/gemm and examples/batched_gemm into
 #                                    build-gpu/gen/<entry>/ (and, for tests/gpu/run.sh, dual_gemm and
-#                                    gemm with a column-major B into gen/dual_gemm, gen/gemm_colmajor_b),
+#                                    gemm with a column-major B or with multicast(2) into gen/dual_gemm,
+#                                    gen/gemm_colmajor_b, gen/gemm_multicast),
 #                                    builds examples/consumer_cmake against it and leaves the binary
 #                                    in build-gpu/gen/consumer.
 #   bash bench/run.sh [options]      on the GPU machine, in ONE device call that carries
@@ -159,6 +160,11 @@ generate() {  # loom compile each example into $gen/<entry>, timing it
   sed -f tests/gpu/e2e/colmajor_b.sed examples/gemm/gemm.loom >"$gen/gemm_colmajor_b/gemm_colmajor_b.loom"
   step "loom compile gemm (column-major B)" 300 "$build/loom" compile "$gen/gemm_colmajor_b/gemm_colmajor_b.loom" \
     -o "$gen/gemm_colmajor_b"
+  # gemm with multicast(2) on its non-split mappings (tests/gpu/e2e/multicast.sed).
+  rm -rf "${gen:?}/gemm_multicast"
+  mkdir -p "$gen/gemm_multicast"
+  sed -f tests/gpu/e2e/multicast.sed examples/gemm/gemm.loom >"$gen/gemm_multicast/gemm_multicast.loom"
+  step "loom compile gemm (multicast)" 300 "$build/loom" compile "$gen/gemm_multicast/gemm_multicast.loom" -o "$gen/gemm_multicast"
   # Attention (tests/gpu/e2e/attention.sh, bench/attention.sh): the FA2 program, the hand-pipelined
   # FA3 and the causal one.
   local a

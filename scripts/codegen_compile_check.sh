@@ -100,6 +100,20 @@ else
   fail "gemm with layout(B: col_major): loom compile + nvcc -c" "$WORK/colmajor.log"
 fi
 
+# 2b'. gemm with multicast(2) (tests/gpu/e2e/multicast.sed): a cluster launch, multicast TMA loads,
+# cluster-wide ring releases. The default mapping only, as for 2b.
+mkdir -p "$WORK/gemm_multicast"
+sed -f tests/gpu/e2e/multicast.sed examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' \
+  >"$WORK/gemm_multicast/gemm_multicast.loom"
+if "$LOOM" compile "$WORK/gemm_multicast/gemm_multicast.loom" -o "$WORK/gemm_multicast" >"$WORK/multicast.log" 2>&1 &&
+    grep -q "tma_load_2d_multicast" "$WORK/gemm_multicast/gemm.cu" &&
+    "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/gemm_multicast" -c "$WORK/gemm_multicast/gemm.cu" -o "$WORK/gemm_multicast/gemm.o" \
+      >>"$WORK/multicast.log" 2>&1 && ! grep -Eq "warning|C75[0-9][0-9]" "$WORK/multicast.log"; then
+  echo "ok   gemm with multicast(2): loom compile + nvcc -c (sm_90a)"
+else
+  fail "gemm with multicast(2): loom compile + nvcc -c" "$WORK/multicast.log"
+fi
+
 # 2c. Attention: examples/flash_attention_2 (entry `mha`; two kernels, D = 128 and D <= 64).
 if "$LOOM" compile examples/flash_attention_2/flash_attention_2.loom -o "$WORK/fa2" >"$WORK/fa2.log" 2>&1 &&
     "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/fa2" -c "$WORK/fa2/mha.cu" -o "$WORK/fa2/mha.o" >>"$WORK/fa2.log" 2>&1 &&

@@ -202,6 +202,11 @@ struct Instance {
   // iteration, adding the others' partial sums from a global workspace.
   bool streamk = false;
   SourceLoc streamk_loc;
+  // `multicast(S)`: the blocks run in clusters of S that take S neighbouring tiles of the kernel's
+  // next-to-innermost block loop; each pipelined TMA load whose box does not move with that index
+  // is loaded once per cluster, a share by each block, and multicast to all S.
+  std::optional<int64_t> multicast;
+  SourceLoc multicast_loc;
   // `schedule(optimal)`: the compiler solves the srange loop's schedule (src/sched) and chooses the
   // warp specialization, the pipeline depth and the turns of the compute warpgroups from it
   // (src/passes/schedule_optimal.h) instead of `warpspecialize pipeline(D) pingpong` by hand.

@@ -1,6 +1,7 @@
 // Thread-block cluster atoms (HOPPER-FACTS F7): the block's place in its cluster, the cluster
 // barrier, and distributed shared memory (a peer block's shared memory, addressed through mapa).
-// Used by the split-K reduction of a mapping's splitk(S) (src/codegen/splitk.cpp); GPU test:
+// Used by the split-K reduction of a mapping's splitk(S) (src/codegen/splitk.cpp) and by the
+// multicast loads of a mapping's multicast(S) (src/codegen/multicast.cpp); GPU test:
 // tests/gpu/cluster_test.cu. Included by loom/runtime.cuh.
 #pragma once
 
@@ -81,6 +82,58 @@ __device__ __forceinline__ void wait_cluster(std::uint64_t* bar, std::uint32_t p
   } while (done == 0);
 }
 
+// One arrival on the barrier at `bar`'s offset in every block of a cluster of `blocks` (ranks 0 ..
+// blocks - 1, this block's own included), with mbarrier.arrive's default semantics (release, CTA
+// scope): the consumers' release of a ring slot that the cluster's producers fill by multicast,
+// after wgmma_wait has retired the wgmmas that read it (HOPPER-FACTS F7, "Multicast pipeline";
+// CUTLASS's consumer_release arrives the same way). Unlike arrive_peer, it does not make the
+// caller's generic-proxy writes visible to the peer.
+__device__ __forceinline__ void arrive_cluster(std::uint64_t* bar, std::uint32_t blocks) {
+  const std::uint32_t self = cluster_rank();
+  for (std::uint32_t r = 0; r < blocks; ++r) {
+    if (r == self)
+      asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(bar))) : "memory");
+    else
+      asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(peer_smem(bar, r)) : "memory");
+  }
+}
+
 }  // namespace mbarrier
+
+// cp.async.bulk.tensor ... .multicast::cluster: a TMA load whose box lands at `dst`'s offset in the
+// shared memory of every block whose bit is set in `mask` (bit r = cluster rank r), completing
+// `bar`'s bytes at the barrier of the same offset in each of them (HOPPER-FACTS F4). Each receiving
+// block's expect-tx counts the bytes that land in it, whoever issued them.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar,
+                                                      std::uint16_t mask, std::int32_t c0, std::int32_t c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%4, %5}], [%2], %3;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(dst))),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(bar))), "h"(mask),
+      "r"(c0), "r"(c1)
+      : "memory");
+}
+
+__device__ __forceinline__ void tma_load_3d_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar,
+                                                      std::uint16_t mask, std::int32_t c0, std::int32_t c1,
+                                                      std::int32_t c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%4, %5, %6}], [%2], %3;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(dst))),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(bar))), "h"(mask),
+      "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
+__device__ __forceinline__ void tma_load_4d_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar,
+                                                      std::uint16_t mask, std::int32_t c0, std::int32_t c1,
+                                                      std::int32_t c2, std::int32_t c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%4, %5, %6, %7}], [%2], %3;" ::"r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(dst))),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(bar))), "h"(mask),
+      "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+      : "memory");
+}
 
 }  // namespace loom::rt

@@ -119,12 +119,17 @@ std::string CudaGen::assemble() {
       << "  // warpgroup (" << compute_wgs_ << " x " << split_wg_bytes() << " bytes; splitk.cpp)\n"
       << "  uint8_t* const loom_splitk = smem + " << split_offset_ << ";\n"
       << "  const uint32_t splitk_rank = loom::rt::cluster_rank();  // this block's share of each tile's K loop\n";
+  if (multicast_ > 1)
+    o << "  // multicast(" << multicast_ << "): this block's rank in its cluster: which tile of the cluster's group it runs and which\n"
+      << "  // share of the shared loads it issues (multicast.cpp)\n"
+      << "  const uint32_t mc_rank = loom::rt::cluster_rank();\n"
+      << "  (void)mc_rank;\n";
   o << "  if (threadIdx.x == 0) {\n";
   for (const TensorMap& t : maps_) o << "    loom::rt::prefetch_tensormap(&" << t.name << ");\n";
   for (const Barrier& b : barriers_)
     o << "    for (int s = 0; s < " << b.ring << "; ++s) loom::rt::mbarrier::init(&" << b.name << "[s], " << b.count << ");\n";
   o << "    loom::rt::fence_barrier_init();\n  }\n";
-  if (cluster_split()) o << "  loom::rt::cluster_sync();  // every block's barriers are initialized before a peer arrives on them\n";
+  if (cluster_blocks() > 1) o << "  loom::rt::cluster_sync();  // every block's barriers are initialized before a peer arrives on them\n";
   else o << "  __syncthreads();\n";
   // The persistent tile loop each role runs: decode the tile (grouped order on the two innermost
   // block loops), recompute the tile's index and view values, then the role's code.
@@ -136,37 +141,41 @@ std::string CudaGen::assemble() {
     const size_t G = grid_.size();
     std::string total = "grid_n0";
     for (size_t i = 1; i < G; ++i) total += " * grid_n" + std::to_string(i);
-    if (stream_)
-      stream_tile_loop_head(o, ind, total);
-    else if (split_loop_)  // splitk: the blocks of a cluster run the same tiles
-      o << ind << "for (int64_t tile = loom::rt::cluster_id_x(); tile < " << total << "; tile += loom::rt::cluster_count_x()) {\n";
-    else
-      o << ind << "for (int64_t tile = blockIdx.x; tile < " << total << "; tile += gridDim.x) {\n";
     const std::string in = ind + "  ";
-    o << in << "int64_t lin = tile;\n";
-    if (G >= 2) {
-      std::string a = "grid_n" + std::to_string(G - 2), b = "grid_n" + std::to_string(G - 1);
-      if (G > 2)
-        o << in << "int64_t outer = lin / (" << a << " * " << b << ");\n"
-          << in << "lin %= " << a << " * " << b << ";\n";
-      o << in << "// " << kGroupTiles << " tiles of loop " << G - 2 << " walk loop " << G - 1 << " together (their operands stay in L2)\n"
-        << in << "const int64_t group = lin / (" << kGroupTiles << " * " << b << "), first = group * " << kGroupTiles
-          << ", gsize = loom_min(" << a << " - first, " << kGroupTiles << ");\n"
-        << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + (lin % (" << kGroupTiles << " * " << b << ")) % gsize;\n";
-      const ValueId inner = grid_[G - 1]->regions[0].args[0];
-      if (uneven_) {
-        o << in << "const int64_t pos = (lin % (" << kGroupTiles << " * " << b << ")) / gsize;\n";
-        fold_lines(o, in, "pos", b);
-      } else {
-        o << in << "const int64_t " << var(inner) << " = (lin % (" << kGroupTiles << " * " << b << ")) / gsize;\n";
-      }
-      for (size_t i = G - 2; i-- > 0;)
-        o << in << "const int64_t " << var(grid_[i]->regions[0].args[0]) << " = outer % grid_n" << i << ";\n"
-          << in << "outer /= grid_n" << i << ";\n";
+    if (multicast_ > 1) {
+      mc_tile_decode(o, ind);  // multicast.cpp: the head and the decoding of the block indices
     } else {
-      const ValueId only = grid_[0]->regions[0].args[0];
-      if (uneven_) fold_lines(o, in, "lin", "grid_n0");
-      else o << in << "const int64_t " << var(only) << " = lin;\n";
+      if (stream_)
+        stream_tile_loop_head(o, ind, total);
+      else if (split_loop_)  // splitk: the blocks of a cluster run the same tiles
+        o << ind << "for (int64_t tile = loom::rt::cluster_id_x(); tile < " << total << "; tile += loom::rt::cluster_count_x()) {\n";
+      else
+        o << ind << "for (int64_t tile = blockIdx.x; tile < " << total << "; tile += gridDim.x) {\n";
+      o << in << "int64_t lin = tile;\n";
+      if (G >= 2) {
+        std::string a = "grid_n" + std::to_string(G - 2), b = "grid_n" + std::to_string(G - 1);
+        if (G > 2)
+          o << in << "int64_t outer = lin / (" << a << " * " << b << ");\n"
+            << in << "lin %= " << a << " * " << b << ";\n";
+        o << in << "// " << kGroupTiles << " tiles of loop " << G - 2 << " walk loop " << G - 1 << " together (their operands stay in L2)\n"
+          << in << "const int64_t group = lin / (" << kGroupTiles << " * " << b << "), first = group * " << kGroupTiles
+            << ", gsize = loom_min(" << a << " - first, " << kGroupTiles << ");\n"
+          << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + (lin % (" << kGroupTiles << " * " << b << ")) % gsize;\n";
+        const ValueId inner = grid_[G - 1]->regions[0].args[0];
+        if (uneven_) {
+          o << in << "const int64_t pos = (lin % (" << kGroupTiles << " * " << b << ")) / gsize;\n";
+          fold_lines(o, in, "pos", b);
+        } else {
+          o << in << "const int64_t " << var(inner) << " = (lin % (" << kGroupTiles << " * " << b << ")) / gsize;\n";
+        }
+        for (size_t i = G - 2; i-- > 0;)
+          o << in << "const int64_t " << var(grid_[i]->regions[0].args[0]) << " = outer % grid_n" << i << ";\n"
+            << in << "outer /= grid_n" << i << ";\n";
+      } else {
+        const ValueId only = grid_[0]->regions[0].args[0];
+        if (uneven_) fold_lines(o, in, "lin", "grid_n0");
+        else o << in << "const int64_t " << var(only) << " = lin;\n";
+      }
     }
     for (auto& l : prologue_) o << in << l << "\n";
     for (const std::string& l : st.lines) o << ind << l << "\n";
@@ -207,6 +216,8 @@ std::string CudaGen::assemble() {
   // barriers (HOPPER-FACTS F7; the per-tile handshake already orders this, compute-sanitizer's
   // racecheck wants the barrier).
   if (cluster_split()) o << "  loom::rt::cluster_sync();  // splitk: the cluster's blocks leave together\n";
+  // multicast: no block leaves while a peer may still arrive on its release barriers.
+  if (multicast_ > 1) o << "  loom::rt::cluster_sync();  // multicast: the cluster's blocks leave together\n";
   o << "}\n\n";
   if (uneven_) o << tile_order_function();
   o << host_launcher(kname);

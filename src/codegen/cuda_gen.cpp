@@ -60,6 +60,7 @@ CudaArtifact CudaGen::run() {
   plan_zero_fills(*kernel_);
   prologue();
   plan_ring_chains(*kernel_);
+  plan_multicast();
   plan_signals(*kernel_);
   plan_releases();
   emit_kernel_block();

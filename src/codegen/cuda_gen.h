@@ -13,6 +13,8 @@
 //   pingpong.cpp    — compute warpgroups taking turns on the tensor cores, the deferred mma;
 //   splitk.cpp      — splitk(S): a tile's K loop shared by a cluster of S blocks, the partial sums
 //                     added over distributed shared memory;
+//   multicast.cpp   — multicast(S): clusters of S blocks on neighbouring tiles, the loads they
+//                     share issued once per cluster (TMA multicast), ring slots freed cluster-wide;
 //   epilogue.cpp    — stores of accumulator fragments to global memory (staged TMA or direct);
 //   assemble.cpp    — the kernel skeleton (setup / producer / consumer) and shared-memory layout;
 //   launcher.cpp    — the host launcher and the C ABI functions (loom_<entry>, loom_<entry>_info);
@@ -140,6 +142,9 @@ struct Barrier {
   std::string count;    // arrival count per phase (C++ expression)
   std::string comment;
   int64_t offset = 0;   // bytes in dynamic shared memory
+  // multicast.cpp: a release the compute warps of every block of the cluster arrive on (the count
+  // includes them all).
+  bool cluster = false;
 };
 
 // A compute-role event the DMA role waits for.
@@ -282,6 +287,24 @@ class CudaGen {
   // The split loop is shared within a thread-block cluster (splitk(S): cluster launch, partial-sum
   // buffers in shared memory, cluster barriers), not between persistent blocks (streamk).
   bool cluster_split() const { return split_loop_ && !stream_; }
+
+  // ---- multicast.cpp: MULTICAST --------------------------------------------------------------------
+  // A kernel whose pipelined loop says multicast(S) runs its blocks in clusters of S that take S
+  // neighbouring values of the next-to-innermost block index (mc_index_; the only one in a 1-D
+  // grid); cluster rank r runs index S p + r (a ghost tile, clipped to nothing, past the edge). A
+  // TMA copy of such a loop whose box does not move with that index (view_moves) is issued once
+  // per cluster: each block loads its share (a slice or a band of rows) for all S blocks. The ring
+  // slots those copies fill are released by every block's compute warps to every block
+  // (Barrier::cluster), so no producer refills a slot a peer still reads.
+  void plan_multicast();
+  bool view_moves(ValueId t, ValueId lv) const;
+  struct McSplit {
+    bool by_rows = false;  // each block loads outer / S rows of every slice (else: slices r, r + S, ...)
+  };
+  std::optional<McSplit> multicast_split(const Op& copy) const;
+  int64_t cluster_blocks() const { return cluster_split() ? split_ : multicast_; }  // 1: no cluster launch
+  std::string arrive_call(const Barrier& b, const std::string& slot) const;  // the compute warps' arrival
+  void mc_tile_decode(std::ostream& o, const std::string& in) const;
 
   // ---- streamk.cpp: STREAM-K ------------------------------------------------------------------------
   // A loop with stream_k (the mapping's streamk) is the split loop too (split_loop_, stream_ set):
@@ -503,6 +526,10 @@ class CudaGen {
   const Op* split_loop_ = nullptr;          // splitk.cpp: the kernel's split loop, if any
   int64_t split_ = 1;                       // its split_k (the cluster's blocks)
   bool stream_ = false;                     // its stream_k (streamk.cpp)
+  int64_t multicast_ = 1;                   // multicast.cpp: the cluster's blocks (1: none)
+  ValueId mc_index_ = kNone;                // the block index the cluster's tiles differ in
+  std::map<const Op*, McSplit> mc_copies_;  // the multicast TMA copies and their shares
+  std::set<const Op*> mc_heads_;            // ring heads whose slots some multicast copy fills
   std::vector<std::pair<std::string, int64_t>> split_accs_;  // its accumulators: variable, registers
   bool split_owner_open_ = false;           // emitting the owner-only rest of the tile
   int64_t split_offset_ = 0;                // the partial-sum buffers in dynamic shared memory

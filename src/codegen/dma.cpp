@@ -4,6 +4,7 @@
 #include "codegen/cuda_gen.h"
 
 #include <algorithm>
+#include <sstream>
 
 namespace loom::codegen::detail {
 
@@ -68,9 +69,53 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
   std::vector<int64_t> box(static_cast<size_t>(rank), 1);
   box[static_cast<size_t>(outer_dim)] = outer;
   box[static_cast<size_t>(inner_dim)] = box_inner;
-  const std::string tm = tensor_map(src.root, box, layout.swizzle, src.dtype);
   const int64_t bytes = rows * cols * eb;
   bytes_of_[&op] = bytes;
+  if (auto mc = mc_copies_.find(&op); mc != mc_copies_.end()) {
+    // multicast.cpp: every block receives the whole tile; this block issues its share for all.
+    const int64_t S = multicast_;
+    bytes_of_[&op] = bytes / S;
+    const int64_t band = mc->second.by_rows ? outer / S : outer;
+    box[static_cast<size_t>(outer_dim)] = band;
+    const std::string tm = tensor_map(src.root, box, layout.swizzle, src.dtype);
+    const std::string mask = "0x" + [&] {
+      std::ostringstream h;
+      h << std::hex << ((1 << S) - 1);
+      return h.str();
+    }();
+    s.line("loom::rt::mbarrier::arrive_expect_tx(&" + bar + "[" + slot + "], " + std::to_string(bytes) +
+           ");  // the whole tile lands here, a share from each block of the cluster");
+    auto coords = [&](const std::string& sl, const std::string& row) {
+      std::string c;
+      for (int d : physical_order(src.root)) {
+        std::string o = src.off[static_cast<size_t>(d)];
+        if (d == inner_dim && !sl.empty()) o = "(" + o + " + " + sl + " * " + std::to_string(box_inner) + ")";
+        if (d == outer_dim && !row.empty()) o = "(" + o + " + " + row + ")";
+        c += ", static_cast<int32_t>(" + o + ")";
+      }
+      return c;
+    };
+    const std::string fn = "loom::rt::tma_load_" + std::to_string(rank) + "d_multicast(";
+    const std::string tail = ", &" + tm + ", &" + bar + "[" + slot + "], " + mask;
+    if (mc->second.by_rows) {
+      s.line("// multicast(" + std::to_string(S) + "): this block loads rows [" + std::to_string(band) + " mc_rank, " +
+             std::to_string(band) + " (mc_rank + 1)) of the tile for every block of its cluster");
+      const std::string row = "mc_rank * " + std::to_string(band);
+      for (int64_t sl = 0; sl < slices; ++sl)
+        s.line(fn + tile_ptr + " + " + std::to_string(sl * outer * box_inner) + " + " + row + " * " + std::to_string(box_inner) + tail +
+               coords(sl ? std::to_string(sl) : "", row) + ");");
+    } else if (slices == S) {
+      s.line("// multicast(" + std::to_string(S) + "): this block loads slice mc_rank of the tile for every block of its cluster");
+      s.line(fn + tile_ptr + " + mc_rank * " + std::to_string(outer * box_inner) + tail + coords("mc_rank", "") + ");");
+    } else {
+      s.line("// multicast(" + std::to_string(S) + "): this block loads slices mc_rank, mc_rank + " + std::to_string(S) +
+             ", ... of the tile for every block of its cluster");
+      s.line("for (uint32_t sl = mc_rank; sl < " + std::to_string(slices) + "; sl += " + std::to_string(S) + ")");
+      s.line("  " + fn + tile_ptr + " + sl * " + std::to_string(outer * box_inner) + tail + coords("sl", "") + ");");
+    }
+    return;
+  }
+  const std::string tm = tensor_map(src.root, box, layout.swizzle, src.dtype);
   s.line("loom::rt::mbarrier::arrive_expect_tx(&" + bar + "[" + slot + "], " + std::to_string(bytes) + ");");
   for (int64_t sl = 0; sl < slices; ++sl) {
     std::vector<std::string> c;  // innermost first, in the tensor map's dimension order

@@ -20,6 +20,10 @@
 // over distributed shared memory, at CostModel::dsmem_bytes_per_cycle, plus cluster_tile_cycles for
 // the hand-over.
 //
+// multicast(S) (multicast.cpp): a multicast copy's bytes are the issuing block's share (1 / S of
+// the tile); the blocks run in clusters of S (slots: cluster_slots() x S blocks at once) on groups
+// of S tiles, a group cut by the edge still taking S blocks.
+//
 // streamk (streamk.cpp): the host's plan (runtime/loom/streamk_plan.h) gives `workers` blocks and
 // the sk_tiles shared tiles; a block runs its whole tiles, its share ceil(sk_tiles x trips /
 // workers) of the shared iterations, the fixed cost of each turn it takes, and the hand-overs of
@@ -120,6 +124,22 @@ std::string CudaGen::estimate_function() {
       << "  else (void)cudaGetLastError();\n"
       << "  if (slots <= 0) slots = sms / " << split_ << " > 0 ? sms / " << split_ << " : 1;\n"
       << "  return static_cast<double>((blocks + slots - 1) / slots) * tile;\n"
+      << "}\n\n";
+    return o.str();
+  }
+  if (multicast_ > 1) {
+    const std::string S = std::to_string(multicast_);
+    const std::string np = "grid_n" + std::to_string(grid_.size() >= 2 ? grid_.size() - 2 : 0);
+    o << "  // multicast(" << S << "): the shared loads' bytes above are this block's share; the blocks run in clusters of " << S
+      << "\n  // on groups of " << S << " tiles (a group past the edge still takes " << S << " blocks), as many clusters at once as\n"
+      << "  // the launch runs (cluster_slots), else SMs / " << S << "\n"
+      << "  const int64_t mc_blocks = blocks / " << np << " * loom_cdiv(" << np << ", " << S << ") * " << S << ";\n"
+      << "  int device = 0;\n"
+      << "  int64_t slots = 0;\n"
+      << "  if (cudaGetDevice(&device) == cudaSuccess) slots = cluster_slots(device) * " << S << ";\n"
+      << "  else (void)cudaGetLastError();\n"
+      << "  if (slots <= 0) slots = sms / " << S << " > 0 ? sms / " << S << " * " << S << " : " << S << ";\n"
+      << "  return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;\n"
       << "}\n\n";
     return o.str();
   }

@@ -34,9 +34,12 @@ void CudaGen::plan_signal(const Op& waiter, const EventRef& r) {
       if (distance > s.ring) cannot(&waiter, "carried events of different distances into the DMA role");
       return;
     }
-    Barrier bar{"bar_" + var(r.value), distance, std::to_string(compute_wgs_ * 4),
-                "compute warps done with iteration k of the loop at line " + std::to_string(loop->loc.line) +
+    const bool cluster = mc_heads_.count(loop) > 0;  // multicast.cpp: freed by every block of the cluster
+    Barrier bar{"bar_" + var(r.value), distance, std::to_string(compute_wgs_ * 4 * (cluster ? multicast_ : 1)),
+                "compute warps " + std::string(cluster ? "of every block of the cluster " : "") +
+                    "done with iteration k of the loop at line " + std::to_string(loop->loc.line) +
                     " (" + names_[static_cast<size_t>(r.value)] + ", distance " + std::to_string(distance) + ")"};
+    bar.cluster = cluster;
     barriers_.push_back(bar);
     Signal s{static_cast<int>(barriers_.size() - 1), loop, distance};
     signal_of_loop_[loop] = static_cast<int>(signals_.size());
@@ -130,7 +133,7 @@ void CudaGen::arrive(Stream& s, const Signal& sig, const std::string& slot) {
     cannot(split_loop_, "a signal to the DMA role after a " + split_what() + " loop (" + b.comment + ")",
            split_what() + " needs a block whose producer has nothing left to load after the shared loop");
   s.line("__syncwarp();");
-  s.line("if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[" + slot + "]);  // " + b.comment);
+  s.line("if (loom::rt::lane_id() == 0) " + arrive_call(b, slot) + ";  // " + b.comment);
 }
 
 void CudaGen::wgmma_drain(Stream& s, const Op& /*why*/) {
@@ -233,7 +236,7 @@ void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in
       s.line("loom::rt::wgmma_wait<" + std::to_string(wgmma_groups(loop)) + ">();  // this iteration's groups may still run");
       s.line("if (" + k + " > " + loop_start(&loop) + ") {");
       s.line("  __syncwarp();");
-      s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[(" + g + " - 1) % " + R + "]);");
+      s.line("  if (loom::rt::lane_id() == 0) " + arrive_call(b, "(" + g + " - 1) % " + R) + ";");
       s.line("}");
       if (s.groups.empty()) s.groups.push_back({});  // this iteration's groups
     } else {
@@ -249,7 +252,7 @@ void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in
                               : b;
     s.line("if (" + n + " > 0) {");
     s.line("  __syncwarp();");
-    s.line("  if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + last.name + "[(" + base(&loop) + " + " + n + " - 1) % " + R + "]);");
+    s.line("  if (loom::rt::lane_id() == 0) " + arrive_call(last, "(" + base(&loop) + " + " + n + " - 1) % " + R) + ";");
     s.line("}");
   }
 }

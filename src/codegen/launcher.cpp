@@ -58,11 +58,11 @@ std::vector<std::string> CudaGen::grid_lines(std::set<ValueId>& have) {
 std::string CudaGen::host_launcher(const std::string& kname) {
   std::ostringstream o;
   const std::string entry = entry_.task;
-  if (cluster_split()) {
+  if (cluster_blocks() > 1) {
     // One query for the launch (the persistent grid's size) and the cost model (its slots): the GPCs'
     // SM counts decide how many clusters fit, which can be fewer than SMs / S.
-    const std::string S = std::to_string(split_);
-    o << "// splitk(" << S << "): how many clusters of " << S << " blocks of this kernel run at once on `device`\n"
+    const std::string S = std::to_string(cluster_blocks());
+    o << "// " << (cluster_split() ? "splitk(" : "multicast(") << S << "): how many clusters of " << S << " blocks of this kernel run at once on `device`\n"
       << "// (cudaOccupancyMaxActiveClusters); SMs / " << S << " when the runtime cannot say, 0 when nothing is known.\n"
       << "int64_t cluster_slots(int device) {\n"
       << "  static std::atomic<int> clusters[64];\n"
@@ -191,13 +191,22 @@ std::string CudaGen::host_launcher(const std::string& kname) {
   };
   if (stream_) {
     o << stream_launch(kname, args, have);
-  } else if (split_loop_) {
-    const std::string S = std::to_string(split_);
-    o << "  // splitk(" << S << "): a cluster of " << S << " blocks per tile; persistent: as many clusters as run at once,\n"
-      << "  // each runs tile after tile (splitk.cpp)\n"
-      << "  if (blocks > 2147483647 / " << S << ") return LOOM_ERR_SHAPE;\n"
+  } else if (cluster_blocks() > 1) {
+    const std::string S = std::to_string(cluster_blocks());
+    if (cluster_split())
+      o << "  // splitk(" << S << "): a cluster of " << S << " blocks per tile; persistent: as many clusters as run at once,\n"
+        << "  // each runs tile after tile (splitk.cpp)\n"
+        << "  const int64_t clusters = blocks;\n";
+    else {
+      const std::string np = "grid_n" + std::to_string(grid_.size() >= 2 ? grid_.size() - 2 : 0);
+      o << "  // multicast(" << S << "): a cluster of " << S << " blocks per " << S << " neighbouring tiles of loop "
+        << (grid_.size() >= 2 ? grid_.size() - 2 : 0) << "; persistent: as many clusters\n"
+        << "  // as run at once, each runs group after group (multicast.cpp)\n"
+        << "  const int64_t clusters = blocks / " << np << " * loom_cdiv(" << np << ", " << S << ");\n";
+    }
+    o << "  if (clusters > 2147483647 / " << S << ") return LOOM_ERR_SHAPE;\n"
       << "  const int64_t fit = cluster_slots(device);\n"
-      << "  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * " << S << ";\n"
+      << "  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * " << S << ";\n"
       << "  cudaLaunchConfig_t cfg = {};\n"
       << "  cfg.gridDim = dim3(static_cast<unsigned>(grid));\n"
       << "  cfg.blockDim = dim3(kThreads);\n"

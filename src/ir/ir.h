@@ -189,6 +189,10 @@ struct Op {
   bool stream_k = false;          // For: the mapping's streamk: the iterations of all tiles are
                                   // shared equally by persistent blocks; a tile cut between blocks
                                   // is summed in iteration order (src/codegen/streamk.cpp)
+  int64_t multicast = 1;          // For: the mapping's multicast(S): the kernel's blocks run in
+                                  // clusters of S neighbouring tiles, and the loop's TMA loads
+                                  // that do not move between them are multicast (1 = none; only
+                                  // the loads change: src/codegen/multicast.cpp)
   int broadcast_dim = 0;          // Call of a binary leaf op whose B has rank 1 and D rank 2: the
                                   // dimension of D that B runs along — 0: one value per row
                                   // (D[i, j] = A[i, j] op B[i]), 1: one value per column (B[j]);

@@ -196,6 +196,7 @@ class Printer {
             if (op.pingpong) out += " pingpong";
             if (op.split_k != 1) out += " splitk(" + std::to_string(op.split_k) + ")";
             if (op.stream_k) out += " streamk";
+            if (op.multicast != 1) out += " multicast(" + std::to_string(op.multicast) + ")";
             out += after(op) + " {\n";
           } else {
             out += std::string("pfor ") + proc_name(op.proc) + " " + val(body.args.at(0)) + " in [0, " +

@@ -255,6 +255,12 @@ InstanceRef& InstanceRef::splitk(int64_t blocks) {
   return *this;
 }
 
+InstanceRef& InstanceRef::multicast(int64_t blocks) {
+  if (blocks < 1) misuse("instance(" + decl().name.name + ").multicast", std::to_string(blocks) + " blocks is not positive");
+  decl().multicast = blocks;
+  return *this;
+}
+
 InstanceRef& InstanceRef::streamk() {
   decl().streamk = true;
   return *this;

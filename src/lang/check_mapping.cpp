@@ -291,6 +291,32 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         d.hint = "streamk applies to the block variant whose srange loop walks K (gemm_block's `srange k in cdiv(K, W)`)";
       }
     }
+    if (in.multicast) {
+      block_only(in.multicast_loc, "multicast(...)");
+      const int64_t most = machine->limits.cluster_blocks;
+      const std::string mc = "multicast(" + std::to_string(*in.multicast) + ")";
+      if (most <= 1) {
+        auto& d = r.error(in.multicast_loc, mc + " needs thread-block clusters, which " + machine->target + " does not have");
+        d.hint = "remove multicast, or map for sm_90a";
+      } else if (*in.multicast < 1 || *in.multicast > most) {
+        auto& d = r.error(in.multicast_loc, mc + " must be between 1 and " + std::to_string(most) +
+                                                " (the blocks of a portable cluster on " + machine->target + ")");
+        d.hint = "multicast(2): two blocks on neighbouring row tiles load the column panel they share once";
+      } else if ((in.splitk && *in.splitk > 1) || in.streamk) {
+        auto& d = r.error(in.multicast_loc, mc + " together with " +
+                                                (in.streamk ? std::string("streamk") : "splitk(" + std::to_string(*in.splitk) + ")") +
+                                                " on instance '" + in.name.name + "': a cluster runs either neighbouring tiles or one tile's shares");
+        d.hint = "keep one: multicast(S) shares loads between neighbouring tiles, splitk/streamk share one tile's K loop";
+      } else if (*proc == ProcKind::Block && !vi.has_srange) {
+        auto& d = r.error(in.multicast_loc, mc + " on instance '" + in.name.name + "', but variant '" + v.name.name +
+                                                "' has no srange loop whose loads could be shared");
+        d.hint = "multicast applies to the block variant whose srange loop the producer pipelines (gemm_block's `srange k in cdiv(K, W)`)";
+      } else if (*proc == ProcKind::Block && *in.multicast > 1 && !in.warp_specialize.value_or(false) && !in.schedule_optimal) {
+        auto& d = r.error(in.multicast_loc, mc + " on instance '" + in.name.name +
+                                                "' without warpspecialize: the multicast loads are the DMA role's");
+        d.hint = "add warpspecialize and pipeline(2) or deeper to the instance";
+      }
+    }
     if (in.smem_bytes) {
       block_only(in.smem_loc, "smem(...)");
       int64_t limit = machine->limits.smem_per_block;

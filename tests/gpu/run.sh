@@ -57,6 +57,8 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            # a ReLU prologue on A in the wgmma's A fragments (C = ReLU(A)·B; prints its cuBLAS comparison)
            "relu_gemm|bash tests/gpu/e2e/relu_gemm.sh $WORK"
            "gemm_colmajor_b|bash tests/gpu/e2e/gemm_colmajor_b.sh $WORK"  # gemm with layout(B: col_major)
+           # gemm with multicast(2): every mapping by index (odd row-tile counts: a block past the edge), sanitizers
+           "gemm_multicast|bash tests/gpu/e2e/gemm_multicast.sh $WORK"
            # the CUDA generated from examples/tx (gemm, batched_gemm, gemm_bias_relu, add_gemm, mlp)
            "tx|bash tests/gpu/e2e/tx.sh $WORK"
            # the SIMT kernels of examples/tx (transpose, softmax, layernorm): checks, memcheck, bandwidth vs memcpy

@@ -84,7 +84,8 @@ TEST(SplitK, ClusterKernel) {
   // estimate asks too).
   EXPECT_NE(cu.find("int64_t cluster_slots(int device) {"), std::string::npos);
   EXPECT_NE(cu.find("cudaOccupancyMaxActiveClusters(&fit, gemm_kernel, &occ) != cudaSuccess || fit <= 0) {"), std::string::npos);
-  EXPECT_NE(cu.find("const int64_t fit = cluster_slots(device);\n  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 2;"),
+  EXPECT_NE(cu.find("const int64_t clusters = blocks;\n  if (clusters > 2147483647 / 2) return LOOM_ERR_SHAPE;\n"
+                    "  const int64_t fit = cluster_slots(device);\n  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 2;"),
             std::string::npos);
   EXPECT_EQ(count_of(cu, "attr[0].val.clusterDim.x = 2;"), 4);
   EXPECT_NE(cu.find("if (cudaLaunchKernelEx(&cfg, gemm_kernel, C, A, B, tm_A_0, tm_B_1, tm_C_2, grid_n0, grid_n1) != cudaSuccess) {"),

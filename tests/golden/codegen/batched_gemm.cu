@@ -2941,9 +2941,10 @@ int launch_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_t
   if (checked[device] == 2) return LOOM_ERR_DEVICE;
   // splitk(2): a cluster of 2 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 2) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 2) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 2;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 2;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -3480,9 +3481,10 @@ int launch_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_t
   }
   // splitk(2): a cluster of 2 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 2) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 2) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 2;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 2;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -3987,9 +3989,10 @@ int launch_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_t
   if (checked[device] == 2) return LOOM_ERR_DEVICE;
   // splitk(4): a cluster of 4 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 4) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 4) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 4;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 4;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -4526,9 +4529,10 @@ int launch_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_t
   }
   // splitk(4): a cluster of 4 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 4) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 4) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 4;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 4;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -5034,9 +5038,10 @@ int launch_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_t
   if (checked[device] == 2) return LOOM_ERR_DEVICE;
   // splitk(4): a cluster of 4 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 4) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 4) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 4;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 4;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -5573,9 +5578,10 @@ int launch_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_t
   }
   // splitk(4): a cluster of 4 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 4) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 4) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 4;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 4;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);

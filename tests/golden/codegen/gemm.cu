@@ -2741,9 +2741,10 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
   if (checked[device] == 2) return LOOM_ERR_DEVICE;
   // splitk(2): a cluster of 2 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 2) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 2) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 2;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 2;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -3248,9 +3249,10 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
   }
   // splitk(2): a cluster of 2 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 2) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 2) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 2;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 2;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -3728,9 +3730,10 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
   if (checked[device] == 2) return LOOM_ERR_DEVICE;
   // splitk(4): a cluster of 4 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 4) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 4) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 4;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 4;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -4235,9 +4238,10 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
   }
   // splitk(4): a cluster of 4 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 4) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 4) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 4;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 4;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -4716,9 +4720,10 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
   if (checked[device] == 2) return LOOM_ERR_DEVICE;
   // splitk(4): a cluster of 4 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 4) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 4) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 4;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 4;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -5223,9 +5228,10 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
   }
   // splitk(4): a cluster of 4 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 4) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 4) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 4;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 4;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);

@@ -2933,9 +2933,10 @@ int launch_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_
   if (checked[device] == 2) return LOOM_ERR_DEVICE;
   // splitk(2): a cluster of 2 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 2) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 2) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 2;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 2;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -3468,9 +3469,10 @@ int launch_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_
   }
   // splitk(2): a cluster of 2 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 2) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 2) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 2;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 2;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -3975,9 +3977,10 @@ int launch_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_
   if (checked[device] == 2) return LOOM_ERR_DEVICE;
   // splitk(4): a cluster of 4 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 4) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 4) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 4;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 4;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -4510,9 +4513,10 @@ int launch_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_
   }
   // splitk(4): a cluster of 4 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 4) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 4) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 4;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 4;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -5018,9 +5022,10 @@ int launch_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_
   if (checked[device] == 2) return LOOM_ERR_DEVICE;
   // splitk(4): a cluster of 4 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 4) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 4) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 4;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 4;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);
@@ -5553,9 +5558,10 @@ int launch_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_
   }
   // splitk(4): a cluster of 4 blocks per tile; persistent: as many clusters as run at once,
   // each runs tile after tile (splitk.cpp)
-  if (blocks > 2147483647 / 4) return LOOM_ERR_SHAPE;
+  const int64_t clusters = blocks;
+  if (clusters > 2147483647 / 4) return LOOM_ERR_SHAPE;
   const int64_t fit = cluster_slots(device);
-  const int64_t grid = (fit > 0 && blocks > fit ? fit : blocks) * 4;
+  const int64_t grid = (fit > 0 && clusters > fit ? fit : clusters) * 4;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
   cfg.blockDim = dim3(kThreads);

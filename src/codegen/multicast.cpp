@@ -1,0 +1,195 @@
+// multicast(S) (MULTICAST in cuda_gen.h; docs/codegen.md, "Multicast"): the blocks of the kernel
+// run in thread-block clusters of S, and the S blocks of a cluster take S neighbouring tiles along
+// the next-to-innermost block loop (gemm's row tiles i: S p, S p + 1, ..., S p + S - 1 for the same
+// column tile j). Their pipelined TMA loads that do not move with that index (gemm's B panel, the
+// same for every row tile) are loaded once per cluster instead of S times:
+//   - each block arms its own full barrier with the whole tile's bytes, as without multicast, and
+//     issues only its share of the box (slices r, r + S, ... of a swizzled tile, or, when the
+//     slices do not divide by S, a band of outer / S rows of every slice) with the multicast mask
+//     of all S blocks: the bytes land at the same offset in every block and complete on the
+//     barrier at the same offset in each (HOPPER-FACTS F4, F7);
+//   - a ring slot such a copy fills is free only when the compute warps of every block are done
+//     with it: the warps arrive on that slot's release barrier in every block of the cluster
+//     (count S times the compute warps). The readers are wgmmas, done once wgmma_wait returns (as
+//     without multicast), so a plain arrival on the peer's barrier suffices, as CUTLASS's
+//     consumer_release does; a cluster-scope release there made every kernel about 2x slower
+//     (H100, 2026-11-27).
+//     Since every block contributes to every block's slot in each iteration, no block's consumers
+//     can arrive for iteration k + R before every block's barrier completed iteration k: phases
+//     never alias.
+// The loads that move with the index (gemm's A rows) stay per block. Every block of a cluster runs
+// the same number of tiles and iterations (the trip counts may not depend on the index; the
+// cluster walks whole groups of S tiles); a block whose tile lies past the edge (an odd number of
+// row tiles) runs it clipped to nothing, loading and computing zeros and storing none, so that its
+// share of the shared loads still reaches its peer. Results are those of the same mapping without
+// multicast: only where the bytes come from changes. The async-copy variant (cp.async) loads
+// every tile per block and launches no clusters.
+#include "codegen/cuda_gen.h"
+
+#include <functional>
+#include <sstream>
+
+namespace loom::codegen::detail {
+
+// Whether the offsets of view t in its root move with index value lv: some piece on the way from
+// the root is taken at an index, or with a block size, that depends on lv (a `*` dimension's size
+// is the clipped extent, which may; it only matters at an index other than 0).
+bool CudaGen::view_moves(ValueId t, ValueId lv) const {
+  auto d = def_.find(t);
+  if (d == def_.end()) return false;  // a parameter: the root
+  const Op* op = d->second;
+  if (op->kind != OpKind::Piece) return true;
+  auto zero = [&](ValueId v) {
+    auto c = def_.find(v);
+    return c != def_.end() && c->second->kind == OpKind::Const && c->second->ival == 0;
+  };
+  for (size_t i = 1; i < op->operands.size(); ++i)
+    if (depends_on(op->operands[i], lv)) return true;
+  if (op->part.kind == PartitionSpec::Kind::Mma) return true;  // not a TMA source
+  if (op->part.kind == PartitionSpec::Kind::Blocks) {
+    for (size_t dim = 0; dim < op->part.block.size(); ++dim) {
+      const ValueId b = op->part.block[dim];
+      const bool idx0 = dim + 1 < op->operands.size() && zero(op->operands[dim + 1]);
+      if (b != kNone && depends_on(b, lv) && !idx0) return true;
+      if (b == kNone && !idx0 && tensor_extent_depends(op->operands[0], static_cast<int>(dim), lv)) return true;
+    }
+  }
+  return view_moves(op->operands[0], lv);
+}
+
+// How the S blocks share copy's box: by slices when the swizzle slices divide by S, else by bands
+// of rows (whole 8-row swizzle atoms); nullopt when neither does (the copy stays per block).
+std::optional<CudaGen::McSplit> CudaGen::multicast_split(const Op& copy) const {
+  const ValueId root = root_of(copy.operands[1]);
+  const Op* alloc = def_.at(root);
+  const int rank = f_.info(root).rank;
+  if (rank < 2) return std::nullopt;
+  std::vector<int64_t> ext;
+  for (auto& e : bounds_.extent_bounds(root)) {
+    if (!e) return std::nullopt;
+    ext.push_back(*e);
+  }
+  const int64_t rows = ext[static_cast<size_t>(rank - 2)], cols = ext[static_cast<size_t>(rank - 1)];
+  const int64_t eb = dtype_bytes(f_.info(root).dtype);
+  const bool cm = alloc->layout.col_major;
+  const int64_t inner = cm ? rows : cols, outer = cm ? cols : rows;
+  const int64_t span = alloc->layout.swizzle;
+  const int64_t slices = span && inner * eb > span ? inner * eb / span : 1;
+  if (slices % multicast_ == 0) return McSplit{false};
+  if (outer % (8 * multicast_) == 0) return McSplit{true};
+  return std::nullopt;
+}
+
+void CudaGen::plan_multicast() {
+  const Op* first = nullptr;
+  std::function<void(const ir::Block&)> find = [&](const ir::Block& b) {
+    for (const Op& op : b.ops) {
+      if (op.kind == OpKind::For && op.multicast > 1) {
+        if (first && first->multicast != op.multicast)
+          cannot(&op, "multicast(" + std::to_string(op.multicast) + ") and multicast(" + std::to_string(first->multicast) +
+                          ") in one kernel (one cluster shape per launch)");
+        if (!first) first = &op;
+      }
+      for (const ir::Block& r : op.regions) find(r);
+    }
+  };
+  find(*kernel_);
+  if (!first || async_copy_) return;  // the async-copy variant: plain persistent blocks, every load its own
+  const std::string mc = "multicast(" + std::to_string(first->multicast) + ")";
+  if (!ws_) cannot(first, mc + " without warp specialization", "map the loop's instance with `warpspecialize pipeline(2)` or deeper");
+  if (split_loop_) cannot(first, mc + " together with " + split_what());
+  multicast_ = first->multicast;
+  const size_t G = grid_.size();
+  mc_index_ = grid_[G >= 2 ? G - 2 : 0]->regions[0].args[0];
+  // Every block of a cluster runs the same iterations: the shared loads come from all of them.
+  std::function<void(const ir::Block&)> trips = [&](const ir::Block& b) {
+    for (const Op& op : b.ops) {
+      if (op.kind == OpKind::For && depends_on(op.operands[0], mc_index_))
+        cannot(&op, mc + " where this loop's trip count depends on " + names_[static_cast<size_t>(mc_index_)] +
+                        ", the block index the cluster's tiles differ in",
+               "the blocks of a cluster must run the same iterations to share their loads");
+      for (const ir::Block& r : op.regions) trips(r);
+    }
+  };
+  trips(*kernel_);
+  // The copies: per ring chain, only when every loop of the chain has one (each iteration of each
+  // loop must take a share from every block; see the phase argument above).
+  std::map<const Op*, std::vector<const Op*>> chain_loops;
+  std::function<void(const ir::Block&)> loops = [&](const ir::Block& b) {
+    for (const Op& op : b.ops) {
+      if (op.kind == OpKind::For) chain_loops[ring_head(&op)].push_back(&op);
+      for (const ir::Block& r : op.regions) loops(r);
+    }
+  };
+  loops(*kernel_);
+  for (auto& [head, ls] : chain_loops) {
+    std::map<const Op*, McSplit> found;
+    bool every = true;
+    for (const Op* L : ls) {
+      bool any = false;
+      if (L->multicast > 1)
+        for (const Op& c : L->regions[0].ops) {
+          if (!is_tma_copy(c) || view_moves(c.operands[0], mc_index_)) continue;
+          if (auto sp = multicast_split(c)) {
+            found[&c] = *sp;
+            any = true;
+          }
+        }
+      every = every && any;
+    }
+    if (!every || found.empty()) continue;
+    mc_copies_.insert(found.begin(), found.end());
+    mc_heads_.insert(head);
+  }
+  if (mc_copies_.empty())
+    cannot(first, mc + " on a loop none of whose TMA loads is the same for neighbouring tiles along " +
+                      names_[static_cast<size_t>(mc_index_)],
+           "multicast shares a load between the blocks of a cluster: it needs an operand that does not depend on that block index (gemm's B panel)");
+}
+
+std::string CudaGen::arrive_call(const Barrier& b, const std::string& slot) const {
+  if (b.cluster)
+    return "loom::rt::mbarrier::arrive_cluster(&" + b.name + "[" + slot + "], " + std::to_string(multicast_) + ")";
+  return "loom::rt::mbarrier::arrive(&" + b.name + "[" + slot + "])";
+}
+
+// The persistent tile loop's head for a multicast kernel (assemble.cpp): the clusters walk groups
+// of S tiles along mc_index_ in the grouped order, and rank r takes the group's tile S p + r.
+void CudaGen::mc_tile_decode(std::ostream& o, const std::string& ind) const {
+  const size_t G = grid_.size();
+  const size_t p = G >= 2 ? G - 2 : 0;
+  const std::string S = std::to_string(multicast_);
+  const std::string np = "grid_n" + std::to_string(p);
+  if (uneven_)
+    cannot(uneven_, "multicast(" + S + ") in a kernel whose loop trip counts differ between tiles",
+           "multicast needs every tile of a cluster's group to run the same iterations");
+  std::string total = "mc_groups";
+  for (size_t i = 0; i < G; ++i)
+    if (i != p) total += " * grid_n" + std::to_string(i);
+  o << ind << "// " << "multicast(" << S << "): the cluster's " << S << " blocks run tiles " << S << " p, ..., " << S << " p + " << multicast_ - 1
+    << " of loop " << p << " (a tile past the edge runs clipped to nothing)\n"
+    << ind << "const int64_t mc_groups = loom_cdiv(" << np << ", " << S << ");\n"
+    << ind << "for (int64_t tile = loom::rt::cluster_id_x(); tile < " << total << "; tile += loom::rt::cluster_count_x()) {\n";
+  const std::string in = ind + "  ";
+  o << in << "int64_t lin = tile;\n";
+  const int64_t group = std::max<int64_t>(1, kGroupTiles / multicast_);
+  if (G >= 2) {
+    const std::string b = "grid_n" + std::to_string(G - 1);
+    if (G > 2)
+      o << in << "int64_t outer = lin / (mc_groups * " << b << ");\n"
+        << in << "lin %= mc_groups * " << b << ";\n";
+    o << in << "// " << group << " groups of loop " << G - 2 << " walk loop " << G - 1 << " together (their operands stay in L2)\n"
+      << in << "const int64_t group = lin / (" << group << " * " << b << "), first = group * " << group
+      << ", gsize = loom_min(mc_groups - first, " << group << ");\n"
+      << in << "const int64_t " << var(mc_index_) << " = (first + (lin % (" << group << " * " << b << ")) % gsize) * " << S
+      << " + loom::rt::cluster_rank();\n"
+      << in << "const int64_t " << var(grid_[G - 1]->regions[0].args[0]) << " = (lin % (" << group << " * " << b << ")) / gsize;\n";
+    for (size_t i = G - 2; i-- > 0;)
+      o << in << "const int64_t " << var(grid_[i]->regions[0].args[0]) << " = outer % grid_n" << i << ";\n"
+        << in << "outer /= grid_n" << i << ";\n";
+  } else {
+    o << in << "const int64_t " << var(mc_index_) << " = lin * " << S << " + loom::rt::cluster_rank();\n";
+  }
+}
+
+}  // namespace loom::codegen::detail

@@ -1,0 +1,132 @@
+// multicast(S) (docs/mapping.md, docs/codegen.md "Multicast"; src/codegen/multicast.cpp):
+// - the option parses, prints and reaches the IR loop (`multicast(S)` on the K loop's `for`);
+// - examples/gemm's default mapping with multicast(2) lowers to a cluster kernel: rank r runs row
+//   tile 2 p + r of the cluster's pair, the B panel (the same for both row tiles) is loaded a
+//   share per block and multicast, A stays per block, the ring slots are freed by the compute
+//   warps of both blocks (init count 16, arrive_cluster), a cluster launch, and the estimate's
+//   halved bytes and cluster slots; the async-copy variant keeps plain per-block loads;
+// - a tile whose swizzle slices do not divide by S is shared by bands of rows;
+// - what the back end refuses is a located CompileError (no load that neighbouring tiles share);
+//   the checker's errors are tests/errors/multicast_*.loom.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "codegen_util.h"
+
+namespace loom {
+namespace {
+
+using test::check_text;
+using test::compile_mappings;
+using test::count_of;
+using test::example_text;
+using test::replaced;
+
+// The default mapping of examples/gemm (128 x 256 tiles, 3 stages) with multicast(S), or with
+// V-wide tiles.
+std::string multicast_gemm(int S, int V = 256) {
+  std::string t = example_text("gemm");
+  t = t.substr(0, t.find("// Other tile shapes"));
+  if (V != 256) {
+    t = replaced(t, "tune(U=128, V=256)", "tune(U=128, V=" + std::to_string(V) + ")");
+    for (int i = 0; i < 6; ++i) t = replaced(t, "N_MMA=256", "N_MMA=" + std::to_string(V));
+  }
+  return replaced(t, "warpspecialize pipeline(3)", "warpspecialize pipeline(3) multicast(" + std::to_string(S) + ")");
+}
+
+TEST(Multicast, ParsesPrintsAndReachesTheLoop) {
+  const std::string text = multicast_gemm(2);
+  auto r = check_text(text, "gemm.loom");
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_NE(format_program(r.program).find("warpspecialize pipeline(3)\n      multicast(2) smem(227KB);"), std::string::npos)
+      << format_program(r.program);
+  test::CompiledMappings c = compile_mappings(text, "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  EXPECT_NE(c.ir.find("pipeline(3) warpspecialize multicast(2)"), std::string::npos) << c.ir;
+}
+
+TEST(Multicast, NeedsClusters) {
+  std::string text = multicast_gemm(2);
+  text = replaced(text, "mapping sm_90a {", "mapping sm_80 {");
+  auto r = check_text(text, "gemm.loom");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("error: multicast(2) needs thread-block clusters, which sm_80 does not have"), std::string::npos)
+      << r.diagnostics;
+}
+
+TEST(Multicast, ClusterKernel) {
+  test::CompiledMappings c = compile_mappings(multicast_gemm(2), "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  const std::string tma = cu.substr(cu.find("// The TMA kernel."));
+  const std::string variant = cu.substr(0, cu.find("// The TMA kernel."));
+  // The cluster: rank, pairs of row tiles, barriers initialized cluster-wide, leaving together.
+  EXPECT_NE(tma.find("const uint32_t mc_rank = loom::rt::cluster_rank();"), std::string::npos);
+  EXPECT_EQ(count_of(tma, "const int64_t mc_groups = loom_cdiv(grid_n0, 2);"), 2);  // producer and consumer
+  EXPECT_EQ(count_of(tma, "for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {"), 2);
+  EXPECT_EQ(count_of(tma, "const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();"), 2);
+  EXPECT_EQ(count_of(tma, "loom::rt::cluster_sync();"), 2);
+  // B (the same for both row tiles): the whole tile expected, slices mc_rank, mc_rank + 2 issued for both.
+  EXPECT_NE(tma.find("loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_3[(v_e_1_base + v_k) % 3], 32768);  // the whole tile lands here"),
+            std::string::npos);
+  EXPECT_NE(tma.find("for (uint32_t sl = mc_rank; sl < 4; sl += 2)"), std::string::npos);
+  EXPECT_NE(tma.find("loom::rt::tma_load_2d_multicast(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + sl * 4096, &tm_B_1, "
+                     "&bar_v_e_3[(v_e_1_base + v_k) % 3], 0x3, static_cast<int32_t>((v_Bp_o1 + sl * 64)), static_cast<int32_t>(v_Bp_1_o0));"),
+            std::string::npos)
+      << tma;
+  // A (its own rows): one box per block, as without multicast.
+  EXPECT_NE(tma.find("loom::rt::tma_load_2d(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192, &tm_A_0,"), std::string::npos);
+  // The ring's release: 8 compute warps of each of the 2 blocks, arriving in both.
+  EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 16);"), std::string::npos);
+  EXPECT_EQ(count_of(tma, "loom::rt::mbarrier::arrive_cluster(&bar_v_w["), 2);  // in the loop, and after it
+  // The launch: clusters of 2 over pairs of row tiles.
+  EXPECT_NE(tma.find("const int64_t clusters = blocks / grid_n0 * loom_cdiv(grid_n0, 2);"), std::string::npos);
+  EXPECT_NE(tma.find("attr[0].val.clusterDim.x = 2;"), std::string::npos);
+  EXPECT_NE(tma.find("int64_t cluster_slots(int device) {"), std::string::npos);
+  // The async-copy variant loads everything per block and launches no cluster.
+  EXPECT_EQ(variant.find("multicast"), std::string::npos);
+  EXPECT_EQ(variant.find("cluster"), std::string::npos);
+}
+
+TEST(Multicast, CostEstimateCountsTheShare) {
+  // examples/gemm whole (when(fastest) mappings: each has an estimate), its default with multicast(2).
+  const std::string text = replaced(example_text("gemm"), "warpspecialize pipeline(3)\n      smem(227KB);",
+                                    "warpspecialize pipeline(3)\n      multicast(2) smem(227KB);");
+  test::CompiledMappings c = compile_mappings(text, "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  // 16384 bytes of A and half of B's 32768 per block and iteration; blocks in clusters of 2.
+  EXPECT_NE(cu.find("2097152 FMA and 32768 TMA bytes per iteration"), std::string::npos);
+  EXPECT_NE(cu.find("const int64_t mc_blocks = blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2;"), std::string::npos);
+  EXPECT_NE(cu.find("if (cudaGetDevice(&device) == cudaSuccess) slots = cluster_slots(device) * 2;"), std::string::npos);
+}
+
+TEST(Multicast, BandsOfRowsWhenSlicesDoNotDivide) {
+  // 128 x 192 tiles: B's 192 columns are 3 slices of 64; 2 blocks take 32 of its 64 rows each.
+  test::CompiledMappings c = compile_mappings(multicast_gemm(2, 192), "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  EXPECT_NE(cu.find("// multicast(2): this block loads rows [32 mc_rank, 32 (mc_rank + 1)) of the tile for every block of its cluster"),
+            std::string::npos);
+  EXPECT_EQ(count_of(cu, "loom::rt::tma_load_2d_multicast("), 3);  // one band per slice
+  EXPECT_NE(cu.find("+ 4096 + mc_rank * 32 * 64, &tm_B_"), std::string::npos) << cu;
+}
+
+TEST(Multicast, NeedsALoadNeighbouringTilesShare) {
+  // flash attention's grid is (batch x head, Q tile): its K and V tiles move with the batch x head
+  // index the cluster's blocks differ in.
+  std::string t = example_text("flash_attention_2");
+  t = replaced(t, "warpspecialize pipeline(2) pingpong smem(227KB);", "warpspecialize pipeline(2) pingpong multicast(2) smem(227KB);");
+  test::CompiledMappings c = compile_mappings(t, "flash_attention_2");
+  ASSERT_TRUE(c.error) << "compiled";
+  EXPECT_TRUE(c.error->loc.valid());
+  EXPECT_NE(c.error->message.find("the CUDA back end cannot lower multicast(2) on a loop none of whose TMA loads is the same for "
+                                  "neighbouring tiles along"),
+            std::string::npos)
+      << c.error->message;
+  EXPECT_NE(c.error->hint.find("it needs an operand that does not depend on that block index"), std::string::npos) << c.error->hint;
+}
+
+}  // namespace
+}  // namespace loom
