@@ -213,6 +213,9 @@ inline Matrix make_matrix(int dtype, int64_t batch, int64_t rows, int64_t cols, 
   m.rows = rows;
   m.cols = cols;
   const int64_t es = loom_dtype_size(dtype);
+  // HX_LD_ALIGN=BYTES pads every leading dimension to a multiple of BYTES as well (a diagnostic:
+  // how much a row stride that is an odd multiple of 16 bytes costs; both loom and the peer get it).
+  if (const char* e = std::getenv("HX_LD_ALIGN")) align = std::max<int64_t>(align, std::atoll(e));
   m.ld = round_up(std::max<int64_t>(cols, 1), std::max<int64_t>(align / es, 1));
   m.batch_stride = rows * m.ld;
   m.bytes = size_t(m.elems() * es);

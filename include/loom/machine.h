@@ -103,6 +103,14 @@ struct CostModel {
   // streaming loads ceil(latency / II) + 1 stages, enough to cover it at the schedule's II
   // (src/passes/schedule_optimal.h). 0: no model (depth 2).
   int64_t load_latency_cycles = 0;
+  // TMA loads from a tensor whose rows do not start on 32-byte sector boundaries (a row stride or
+  // base address that is a multiple of 16 bytes but not of 32: bf16 with an odd multiple of 8
+  // elements per row) cost this percent of the fill rate's time: each 128-byte box row spans five
+  // sectors instead of four and the loads become L2-bound. 100: no penalty.
+  int64_t offsector_fill_percent = 100;
+  // A fixed cost per tile of a multicast(S) kernel (src/codegen/multicast.cpp: the blocks of a
+  // cluster wait for each other's shares and releases; fitted); 0 without clusters.
+  int64_t multicast_tile_cycles = 0;
 };
 
 struct Machine {

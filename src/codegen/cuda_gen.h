@@ -503,6 +503,7 @@ class CudaGen {
   // each TMA copy's bytes, as generated.
   std::map<const Op*, int64_t> fma_of_;
   std::map<const Op*, int64_t> bytes_of_;
+  std::map<const Op*, ValueId> bytes_root_;  // the tensor parameter each such copy reads
   const ir::Block* kernel_ = nullptr;
   // Fills with 0 of whole entry tensors before the block loops (a `w` tensor the program reduces
   // into starts at the identity): cudaMemsetAsync in the launcher, before the kernel.

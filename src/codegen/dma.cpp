@@ -71,6 +71,7 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
   box[static_cast<size_t>(inner_dim)] = box_inner;
   const int64_t bytes = rows * cols * eb;
   bytes_of_[&op] = bytes;
+  bytes_root_[&op] = src.root;
   if (auto mc = mc_copies_.find(&op); mc != mc_copies_.end()) {
     // multicast.cpp: every block receives the whole tile; this block issues its share for all.
     const int64_t S = multicast_;

@@ -7,6 +7,9 @@
 //                                    trips(L) * max(FMA(L) / fma_per_cycle, TMA bytes(L) / fill_bytes_per_cycle)
 //                                  + bytes written per tile / fill_bytes_per_cycle + tile_cycles )
 //
+// Each tensor's TMA bytes are weighted by CostModel::offsector_fill_percent when the call gives it a
+// base address or row stride that is not a multiple of 32 bytes (checked per call: fill_<tensor>).
+//
 // tiles is the launcher's grid (blocks); the kernel is persistent, so each of min(tiles, SMS) blocks
 // runs about tiles / SMS of them, and an uneven last wave costs a whole tile (wave quantization).
 // FMA(L) and bytes(L) are one iteration's tensor-core work of all consumer warpgroups and its TMA
@@ -69,20 +72,41 @@ std::string CudaGen::estimate_function() {
   std::set<ValueId> have(f_.params.begin(), f_.params.end());
   for (const std::string& l : grid_lines(have)) o << "  " << l << "\n";
   o << "  if (blocks <= 0 || sms <= 0) return 0.0;\n";
+  // Tensors the TMA loads whose rows may start off a 32-byte sector: their bytes cost
+  // offsector_fill_percent of the fill rate's time (CostModel).
+  std::set<ValueId> loaded;
+  for (auto& [op, root] : bytes_root_) loaded.insert(root);
+  for (ValueId p : loaded) {
+    const int rank = f_.info(p).rank;
+    const int64_t eb = dtype_bytes(f_.info(p).dtype);
+    const int contiguous = physical_order(p)[0];
+    std::string off = "reinterpret_cast<uintptr_t>(" + pname(p) + ".data) % 32 != 0";
+    for (int d = 0; d < rank; ++d)
+      if (d != contiguous) off += " || (" + pname(p) + ".stride[" + std::to_string(d) + "] * " + std::to_string(eb) + ") % 32 != 0";
+    o << "  // " << pname(p) << "'s TMA rows off 32-byte sectors: " << cm.offsector_fill_percent << "% of the fill time\n"
+      << "  const double fill_" << pname(p) << " = " << off << " ? " << cm.offsector_fill_percent / 100.0 << " : 1.0;\n";
+  }
   // The first tile's loop trip counts: the index computations they depend on, at block index 0.
   const ir::Block& tile = grid_.back()->regions[0];
   o << "  double tile = " << cm.tile_cycles << ".0;\n";
   for (const Op& L : tile.ops) {
     if (L.kind != OpKind::For) continue;
     int64_t fma = 0, bytes = 0;
+    std::map<ValueId, int64_t> by_root;
     for (auto& [op, n] : fma_of_)
       if (enclosing_loop(op) == &L) fma += n;
     for (auto& [op, n] : bytes_of_)
-      if (enclosing_loop(op) == &L) bytes += n;
+      if (enclosing_loop(op) == &L) bytes += n, by_root[bytes_root_.at(op)] += n;
     if (!fma && !bytes) continue;
     for (const std::string& l : slice_lines(L.operands[0], have, L)) o << "  " << l << "\n";
-    const double per_iter = std::max(static_cast<double>(fma) / static_cast<double>(cm.mma_fma_per_cycle),
-                                     static_cast<double>(bytes) / static_cast<double>(cm.fill_bytes_per_cycle));
+    // max(tensor-core cycles, fill cycles), the fill weighted by each tensor's sector alignment
+    std::string fill;
+    for (auto& [root, n] : by_root) fill += (fill.empty() ? "" : " + ") + std::to_string(n) + ".0 * fill_" + pname(root);
+    std::ostringstream mma_cycles;
+    mma_cycles << static_cast<double>(fma) / static_cast<double>(cm.mma_fma_per_cycle);
+    const std::string per_iter = fill.empty() ? mma_cycles.str()
+                                              : "fmax(" + mma_cycles.str() + ", (" + fill + ") / " +
+                                                    std::to_string(cm.fill_bytes_per_cycle) + ".0)";
     o << "  // " << (L.origin.empty() ? std::string("loop") : L.origin) << "  [" << source_ << ":" << L.loc.line << "]: " << fma << " FMA and " << bytes << " TMA bytes per iteration\n";
     if (&L == split_loop_ && stream_)
       o << "  // streamk: shared between the blocks (below)\n"
@@ -129,6 +153,7 @@ std::string CudaGen::estimate_function() {
   }
   if (multicast_ > 1) {
     const std::string S = std::to_string(multicast_);
+    o << "  tile += " << cm.multicast_tile_cycles << ".0;  // multicast: the cluster's blocks wait for each other (CostModel)\n";
     const std::string np = "grid_n" + std::to_string(grid_.size() >= 2 ? grid_.size() - 2 : 0);
     o << "  // multicast(" << S << "): the shared loads' bytes above are this block's share; the blocks run in clusters of " << S
       << "\n  // on groups of " << S << " tiles (a group past the edge still takes " << S << " blocks), as many clusters at once as\n"

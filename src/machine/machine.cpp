@@ -140,7 +140,14 @@ const Machine& hopper_machine() {
     // 16-20 B per SM and cycle; the fixed cost per hand-over (flag release, spin, barrier) is assumed.
     // A DRAM tile load takes about 0.8 us under load (1500 cycles at 1.83 GHz; an estimate, not
     // measured here): the ring depth schedule(optimal) gives streaming loads.
-    h.cost = {2048, 48, 500, 32, 8000, 16, 2000, 1500};
+    // Rows off the 32-byte sectors: examples/gemm's 128 x 256 tiles at 5264 x 7640 x 7224 took
+    // 1216 us with its bf16 row strides as given (16 x odd bytes) and 872 us with them padded to
+    // 128 bytes; 192 x 192 tiles 1086 / 886 us (bench/results/2026-11-27-h100-gemm-offsector.md):
+    // 140% reproduces both with the model's fill term (1.39x, 1.23x); cuBLAS did not change.
+    // Multicast kernels cost 1-3 us more per tile than the same mapping without it on small and
+    // mid-sized calls (0.8 us per tile at 2440 x 1960 x 73, 2.7 us at 505 x 2856 x 1048: the blocks
+    // of a cluster wait for each other): 3000 cycles per tile, fitted to those measurements.
+    h.cost = {2048, 48, 500, 32, 8000, 16, 2000, 1500, 140, 3000};
     return h;
   }();
   return m;

@@ -254,21 +254,23 @@ Program build_gemm() {
   b.comment("on three compute warpgroups, as efficient per FMA as 128 x 256 on large problems but cut finer");
   b.comment("(6736 x 5016 makes 1060 tiles of 128 x 256, 8.03 waves on 132 SMs, and 1431 of 128 x 192); and");
   b.comment("64 x 128 tiles on one compute warpgroup with six 24 KB stages, for problems whose M is small.");
-  // A tile-shape candidate: U x V tiles, 64-deep K steps, P stages, G compute warpgroups.
-  auto tile_shape = [&](int64_t U, int64_t V, int64_t G, int64_t P) {
+  // A tile-shape candidate: U x V tiles, 64-deep K steps, P stages, G compute warpgroups; multicast
+  // over clusters of `mc` blocks when mc > 1.
+  auto tile_shape = [&](int64_t U, int64_t V, int64_t G, int64_t P, int64_t mc = 1) {
     b.specialize_fastest("sm_90a");
     b.instance("gemm_host", "gemm_host", "HOST")
         .mem(ggg)
         .tune({{"U", U}, {"V", V}})
         .call("gemm", "gemm_block")
         .entry({{"T", "bf16"}, {"E", "bf16"}});
-    b.instance("gemm_block", "gemm_block", "BLOCK")
-        .mem(ggg)
+    auto block = b.instance("gemm_block", "gemm_block", "BLOCK");
+    block.mem(ggg)
         .tune("W", 64)
         .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
         .warpspecialize()
         .pipeline(P)
         .smem("227KB");
+    if (mc > 1) block.multicast(mc);
     if (G != 2) {
       b.instance("gemm_tile", "gemm_tile", "BLOCK")
           .mem(nss)
@@ -294,6 +296,27 @@ Program build_gemm() {
   b.comment("problems where the L2 bandwidth, not the tensor cores, sets the pace (an H100 at 5264 x 7640 x 7224:");
   b.comment("L2 87% busy with 128 x 256 tiles; bench/results/2026-11-27-h100-gemm-mappings.md).");
   tile_shape(192, 192, 3, 3);
+  b.comment("The same tiles on clusters of 2 blocks that load the B panel they share once, by TMA multicast");
+  b.comment("(docs/mapping.md, \"Multicast\"): 128 x 256, 128 x 192 and 192 x 192. They pay where the loads,");
+  b.comment("not the tensor cores, set the pace: large calls whose rows start off 32-byte sectors (bf16 with");
+  b.comment("an odd multiple of 8 elements per row), which make every load cost about 1.4x (the cost model's");
+  b.comment("offsector_fill_percent); elsewhere they cost a little more (multicast_tile_cycles).");
+  b.specialize_fastest("sm_90a");
+  b.instance("gemm_host", "gemm_host", "HOST")
+      .mem(ggg)
+      .tune({{"U", 128}, {"V", 256}})
+      .call("gemm", "gemm_block")
+      .entry({{"T", "bf16"}, {"E", "bf16"}});
+  b.instance("gemm_block", "gemm_block", "BLOCK")
+      .mem(ggg)
+      .tune("W", 64)
+      .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
+      .warpspecialize()
+      .pipeline(3)
+      .multicast(2)
+      .smem("227KB");
+  tile_shape(128, 192, 2, 4, 2);
+  tile_shape(192, 192, 3, 3, 2);
   return b.build();
 }
 

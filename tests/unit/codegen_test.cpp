@@ -476,11 +476,22 @@ TEST(Codegen, FastestMappingsChosenByTheCostModel) {
     EXPECT_EQ(k.find("consumer_wg", k.find("double estimate_cycles")), std::string::npos) << "device code in the host estimate";
   }
   // Per K step: 128 x 256 x 64 FMA (2048 per cycle: 1024 cycles) against 49152 TMA bytes (48 per
-  // cycle: 1024 cycles); 128 x 128 x 64 (512 cycles) against 32768 bytes (682.7 cycles); 128 x 64 x 128
-  // (512 cycles) against 49152 bytes (1024 cycles).
-  EXPECT_NE(between(a.cu, "namespace mapping0 {", "}  // namespace mapping0")
-                .find("2097152 FMA and 49152 TMA bytes per iteration\n  tile += static_cast<double>(v_6) * 1024;"),
+  // cycle: 1024 cycles, each tensor's bytes weighted by its sector alignment); 128 x 128 x 64 (512
+  // cycles) against 32768 bytes (682.7 cycles); 128 x 64 x 128 (512 cycles) against 49152 bytes.
+  const std::string m0 = between(a.cu, "namespace mapping0 {", "}  // namespace mapping0");
+  EXPECT_NE(m0.find("2097152 FMA and 49152 TMA bytes per iteration\n"
+                    "  tile += static_cast<double>(v_6) * fmax(1024, (16384.0 * fill_A + 32768.0 * fill_B) / 48.0);"),
+            std::string::npos)
+      << m0;
+  // Rows off 32-byte sectors cost 140% (CostModel::offsector_fill_percent), checked per call.
+  EXPECT_NE(m0.find("const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;"),
             std::string::npos);
+  EXPECT_NE(m0.find("const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;"),
+            std::string::npos);
+  // The multicast candidates: B's bytes are the block's half, plus the cluster's cost per tile.
+  const std::string m10 = between(a.cu, "namespace mapping10 {", "}  // namespace mapping10");
+  EXPECT_NE(m10.find("fmax(1024, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);"), std::string::npos);
+  EXPECT_NE(m10.find("tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)"), std::string::npos);
   EXPECT_NE(between(a.cu, "namespace mapping1 {", "}  // namespace mapping1").find("1048576 FMA and 32768 TMA bytes per iteration"),
             std::string::npos);
   EXPECT_NE(between(a.cu, "namespace mapping2 {", "}  // namespace mapping2").find("1048576 FMA and 49152 TMA bytes per iteration"),
@@ -489,7 +500,7 @@ TEST(Codegen, FastestMappingsChosenByTheCostModel) {
                       "    if (const double e = mapping1::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [gemm.loom:123]\n"),
             std::string::npos)
       << a.cu;
-  EXPECT_NE(a.cu.find("      pick = 9;\n    }\n    return pick;\n  }\n  return 0;\n}"), std::string::npos);
+  EXPECT_NE(a.cu.find("      pick = 12;\n    }\n    return pick;\n  }\n  return 0;\n}"), std::string::npos);
 }
 
 // Every mapping by index: loom_<entry>_mapping runs mapping i whatever the extents (LOOM_ERR_MAPPING
@@ -508,7 +519,7 @@ TEST(Codegen, EveryMappingByIndex) {
   EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {\n"
                       "  return pick_gemm(C, A, B, stream);\n}"),
             std::string::npos);
-  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_mappings(void) { return 10; }"), std::string::npos);
+  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_mappings(void) { return 13; }"), std::string::npos);
   EXPECT_NE(a.header.find("int loom_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"),
             std::string::npos);
   EXPECT_NE(a.header.find("int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"), std::string::npos);
@@ -544,7 +555,7 @@ TEST(Codegen, SpecializedMappingConditionErrors) {
   text.replace(last, std::string("entry(T=bf16, E=bf16)").size(), "entry(T=f16, E=f16)");
   Generated h = generate("gemm", text);
   EXPECT_FALSE(h.checked);
-  EXPECT_NE(h.diagnostics.find("gemm.loom:274:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
+  EXPECT_NE(h.diagnostics.find("gemm.loom:323:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
                                "argument types (both share one C ABI)"),
             std::string::npos)
       << h.diagnostics;
@@ -884,7 +895,10 @@ TEST(Codegen, F32OutputIsNotLoweredYet) {
 }
 
 TEST(Codegen, WithoutWarpSpecializationIsNotLoweredYet) {
-  Generated g = generate("gemm", gemm_edited(" warpspecialize pipeline(3)", " pipeline(3)"));
+  // (Without the multicast candidates, whose loads need the DMA role: the checker says so first.)
+  std::string text = gemm_edited(" warpspecialize pipeline(3)", " pipeline(3)");
+  text = text.substr(0, text.find("// The same tiles on clusters of 2 blocks"));
+  Generated g = generate("gemm", text);
   ASSERT_TRUE(g.checked) << g.diagnostics;
   EXPECT_TRUE(g.internal.empty()) << g.internal;
   ASSERT_TRUE(g.error.has_value());
@@ -896,7 +910,7 @@ TEST(Codegen, F16Lowers) {
   Generated g = generate("gemm", gemm_edited("entry(T=bf16, E=bf16)", "entry(T=f16, E=f16)"));
   ASSERT_TRUE(g.artifact.has_value()) << (g.error ? g.error->message : g.internal);
   // One per mapping's TMA kernel and one per its async-copy variant.
-  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<256, __half, 0, 1>("), 2);
+  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<256, __half, 0, 1>("), 4);  // 128 x 256, without and with multicast
   EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<64, __half, 0, 1>("), 4);  // the 128 x 64 mappings (one split)
   EXPECT_NE(g.artifact->cu.find("reinterpret_cast<__half*>(C.data)"), std::string::npos);  // the epilogue
   EXPECT_NE(g.artifact->cu.find("if (C.dtype != LOOM_F16) return LOOM_ERR_DTYPE;"), std::string::npos);
@@ -966,7 +980,7 @@ TEST(Codegen, AsyncCopyVariantLaunch) {
 // batch index past the extent.
 TEST(Codegen, AsyncCopyVariantPerMapping) {
   const codegen::CudaArtifact g = artifact_of("gemm");
-  EXPECT_EQ(count(g.cu, "namespace async_copy {"), 10);  // one per mapping: the default and nine when(fastest)
+  EXPECT_EQ(count(g.cu, "namespace async_copy {"), 13);  // one per mapping: the default and twelve when(fastest)
   EXPECT_NE(between(g.cu, "namespace mapping1 {", "}  // namespace mapping1").find("namespace async_copy {"), std::string::npos);
   const codegen::CudaArtifact b = artifact_of("batched_gemm");
   EXPECT_NE(first_variant(b.cu).find("const int64_t rows_in = ((0 + v_b)) < A.shape[0] ? A.shape[1] - (v_Ap_o0) : 0;"),

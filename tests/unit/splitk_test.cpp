@@ -102,7 +102,8 @@ TEST(SplitK, CostEstimateCountsTheSplit) {
   // runs clusters (cluster_slots), floor(SMS / 2) when the runtime cannot say.
   const size_t m3 = cu.find("namespace mapping3 {");
   const std::string e3 = cu.substr(cu.find("double estimate_cycles(", m3));
-  EXPECT_EQ(e3.find("tile += static_cast<double>(loom_cdiv(v_6, 2)) * 682.66"), e3.find("tile += static_cast<double>(loom_cdiv(v_6, 2))"));
+  EXPECT_EQ(e3.find("tile += static_cast<double>(loom_cdiv(v_6, 2)) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);"),
+            e3.find("tile += static_cast<double>(loom_cdiv(v_6, 2))"));
   EXPECT_NE(e3.find("tile += 32768.0 / 32.0 + 8000.0;"), std::string::npos) << e3.substr(0, 3000);
   EXPECT_NE(e3.find("if (cudaGetDevice(&device) == cudaSuccess) slots = cluster_slots(device);"), std::string::npos);
   EXPECT_NE(e3.find("if (slots <= 0) slots = sms / 2 > 0 ? sms / 2 : 1;"), std::string::npos);

@@ -1057,6 +1057,14 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // C's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_C = reinterpret_cast<uintptr_t>(C.data) % 32 != 0 || (C.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // D's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_D = reinterpret_cast<uintptr_t>(D.data) % 32 != 0 || (D.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -1065,13 +1073,13 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 2097152 FMA and 49152 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 1024;
+  tile += static_cast<double>(v_6) * fmax(1024, (16384.0 * fill_A + 32768.0 * fill_B) / 48.0);
   const int64_t v_Cp_o0 = 0 + (v_i * v_U);
   const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
   const int64_t v_L = C.shape[1];
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 2097152 FMA and 49152 TMA bytes per iteration
-  tile += static_cast<double>(v_7) * 1024;
+  tile += static_cast<double>(v_7) * fmax(1024, (16384.0 * fill_C + 32768.0 * fill_D) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -2094,6 +2102,14 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // C's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_C = reinterpret_cast<uintptr_t>(C.data) % 32 != 0 || (C.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // D's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_D = reinterpret_cast<uintptr_t>(D.data) % 32 != 0 || (D.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -2102,13 +2118,13 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 1048576 FMA and 32768 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 682.667;
+  tile += static_cast<double>(v_6) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
   const int64_t v_Cp_o0 = 0 + (v_i * v_U);
   const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
   const int64_t v_L = C.shape[1];
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 1048576 FMA and 32768 TMA bytes per iteration
-  tile += static_cast<double>(v_7) * 682.667;
+  tile += static_cast<double>(v_7) * fmax(512, (16384.0 * fill_C + 16384.0 * fill_D) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -3133,6 +3149,14 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // C's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_C = reinterpret_cast<uintptr_t>(C.data) % 32 != 0 || (C.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // D's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_D = reinterpret_cast<uintptr_t>(D.data) % 32 != 0 || (D.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -3140,13 +3164,13 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_6 = loom_cdiv(v_K, v_U);
   // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 1048576 FMA and 49152 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 1024;
+  tile += static_cast<double>(v_6) * fmax(512, (32768.0 * fill_A + 16384.0 * fill_B) / 48.0);
   const int64_t v_Cp_o0 = 0 + (v_i * v_U);
   const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
   const int64_t v_L = C.shape[1];
   const int64_t v_7 = loom_cdiv(v_L, v_U);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 1048576 FMA and 49152 TMA bytes per iteration
-  tile += static_cast<double>(v_7) * 1024;
+  tile += static_cast<double>(v_7) * fmax(512, (32768.0 * fill_C + 16384.0 * fill_D) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -4179,6 +4203,14 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // C's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_C = reinterpret_cast<uintptr_t>(C.data) % 32 != 0 || (C.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // D's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_D = reinterpret_cast<uintptr_t>(D.data) % 32 != 0 || (D.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -4187,13 +4219,13 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 1572864 FMA and 40960 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 853.333;
+  tile += static_cast<double>(v_6) * fmax(768, (16384.0 * fill_A + 24576.0 * fill_B) / 48.0);
   const int64_t v_Cp_o0 = 0 + (v_i * v_U);
   const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
   const int64_t v_L = C.shape[1];
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 1572864 FMA and 40960 TMA bytes per iteration
-  tile += static_cast<double>(v_7) * 853.333;
+  tile += static_cast<double>(v_7) * fmax(768, (16384.0 * fill_C + 24576.0 * fill_D) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -5223,6 +5255,14 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // C's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_C = reinterpret_cast<uintptr_t>(C.data) % 32 != 0 || (C.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // D's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_D = reinterpret_cast<uintptr_t>(D.data) % 32 != 0 || (D.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -5231,13 +5271,13 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 1572864 FMA and 40960 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 853.333;
+  tile += static_cast<double>(v_6) * fmax(768, (24576.0 * fill_A + 16384.0 * fill_B) / 48.0);
   const int64_t v_Cp_o0 = 0 + (v_i * v_U);
   const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
   const int64_t v_L = C.shape[1];
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 1572864 FMA and 40960 TMA bytes per iteration
-  tile += static_cast<double>(v_7) * 853.333;
+  tile += static_cast<double>(v_7) * fmax(768, (24576.0 * fill_C + 16384.0 * fill_D) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -6263,6 +6303,14 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // C's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_C = reinterpret_cast<uintptr_t>(C.data) % 32 != 0 || (C.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // D's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_D = reinterpret_cast<uintptr_t>(D.data) % 32 != 0 || (D.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -6270,13 +6318,13 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_6 = loom_cdiv(v_K, v_U);
   // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 524288 FMA and 24576 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 512;
+  tile += static_cast<double>(v_6) * fmax(256, (8192.0 * fill_A + 16384.0 * fill_B) / 48.0);
   const int64_t v_Cp_o0 = 0 + (v_i * v_U);
   const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
   const int64_t v_L = C.shape[1];
   const int64_t v_7 = loom_cdiv(v_L, v_U);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 524288 FMA and 24576 TMA bytes per iteration
-  tile += static_cast<double>(v_7) * 512;
+  tile += static_cast<double>(v_7) * fmax(256, (8192.0 * fill_C + 16384.0 * fill_D) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -7302,6 +7350,14 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // C's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_C = reinterpret_cast<uintptr_t>(C.data) % 32 != 0 || (C.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // D's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_D = reinterpret_cast<uintptr_t>(D.data) % 32 != 0 || (D.stride[0] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -7310,13 +7366,13 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 2359296 FMA and 49152 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 1152;
+  tile += static_cast<double>(v_6) * fmax(1152, (24576.0 * fill_A + 24576.0 * fill_B) / 48.0);
   const int64_t v_Cp_o0 = 0 + (v_i * v_U);
   const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
   const int64_t v_L = C.shape[1];
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 2359296 FMA and 49152 TMA bytes per iteration
-  tile += static_cast<double>(v_7) * 1152;
+  tile += static_cast<double>(v_7) * fmax(1152, (24576.0 * fill_C + 24576.0 * fill_D) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }

@@ -845,6 +845,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 || (A.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 || (B.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -853,7 +857,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 2097152 FMA and 49152 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 1024;
+  tile += static_cast<double>(v_6) * fmax(1024, (16384.0 * fill_A + 32768.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -1666,6 +1670,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 || (A.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 || (B.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -1674,7 +1682,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1048576 FMA and 32768 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 682.667;
+  tile += static_cast<double>(v_6) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -2489,6 +2497,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 || (A.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 || (B.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -2496,7 +2508,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[2];
   const int64_t v_6 = loom_cdiv(v_K, v_U);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1048576 FMA and 49152 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 1024;
+  tile += static_cast<double>(v_6) * fmax(512, (32768.0 * fill_A + 16384.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -3527,6 +3539,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 || (A.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 || (B.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -3536,7 +3552,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1048576 FMA and 32768 TMA bytes per iteration
   // splitk(2): a block runs at most ceil(trips / 2) of them
-  tile += static_cast<double>(loom_cdiv(v_6, 2)) * 682.667;
+  tile += static_cast<double>(loom_cdiv(v_6, 2)) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0 * 1.0 / 2.0;
   // splitk(2): the owner of a warpgroup's rows reads 1 peers' partial sums of 32768 bytes, for the 1 warpgroup(s) a block owns at most
   tile += 32768.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
@@ -4575,6 +4591,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 || (A.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 || (B.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -4584,7 +4604,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1048576 FMA and 32768 TMA bytes per iteration
   // splitk(4): a block runs at most ceil(trips / 4) of them
-  tile += static_cast<double>(loom_cdiv(v_6, 4)) * 682.667;
+  tile += static_cast<double>(loom_cdiv(v_6, 4)) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0 * 1.0 / 2.0;
   // splitk(4): the owner of a warpgroup's rows reads 3 peers' partial sums of 32768 bytes, for the 1 warpgroup(s) a block owns at most
   tile += 98304.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
@@ -5625,6 +5645,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 || (A.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 || (B.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -5633,7 +5657,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_U);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1048576 FMA and 49152 TMA bytes per iteration
   // splitk(4): a block runs at most ceil(trips / 4) of them
-  tile += static_cast<double>(loom_cdiv(v_6, 4)) * 1024;
+  tile += static_cast<double>(loom_cdiv(v_6, 4)) * fmax(512, (32768.0 * fill_A + 16384.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0 * 1.0 / 2.0;
   // splitk(4): the owner of a warpgroup's rows reads 3 peers' partial sums of 16384 bytes, for the 1 warpgroup(s) a block owns at most
   tile += 49152.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
@@ -6463,6 +6487,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 || (A.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 || (B.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -6471,7 +6499,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1572864 FMA and 40960 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 853.333;
+  tile += static_cast<double>(v_6) * fmax(768, (16384.0 * fill_A + 24576.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -7291,6 +7319,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 || (A.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 || (B.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -7299,7 +7331,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1572864 FMA and 40960 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 853.333;
+  tile += static_cast<double>(v_6) * fmax(768, (24576.0 * fill_A + 16384.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -8115,6 +8147,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 || (A.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 || (B.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -8122,7 +8158,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[2];
   const int64_t v_6 = loom_cdiv(v_K, v_U);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 524288 FMA and 24576 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 512;
+  tile += static_cast<double>(v_6) * fmax(256, (8192.0 * fill_A + 16384.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -8937,6 +8973,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   (void)v_j;
   const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
   if (blocks <= 0 || sms <= 0) return 0.0;
+  // A's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_A = reinterpret_cast<uintptr_t>(A.data) % 32 != 0 || (A.stride[0] * 2) % 32 != 0 || (A.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
+  // B's TMA rows off 32-byte sectors: 140% of the fill time
+  const double fill_B = reinterpret_cast<uintptr_t>(B.data) % 32 != 0 || (B.stride[0] * 2) % 32 != 0 || (B.stride[1] * 2) % 32 != 0 ? 1.4 : 1.0;
   double tile = 500.0;
   const int64_t v_c0 = 0;
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
@@ -8945,7 +8985,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 2359296 FMA and 49152 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * 1152;
+  tile += static_cast<double>(v_6) * fmax(1152, (24576.0 * fill_A + 24576.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
