@@ -57,11 +57,25 @@ done
 [ ${#entries[@]} -gt 0 ] || { echo "FAIL: no example generated an operator"; exit 1; }
 
 # 2. Every operator against the PyTorch headers (the flags cpp_extension uses for C++ sources).
+# The PyTorch headers the operators include are parsed once, into a precompiled header made with
+# the same flags (20 s a file without it, 5 s with it); a compiler that cannot use it (other
+# flags, another compiler) ignores it and parses the headers itself, with the same result.
+CXX_FLAGS=(-std=c++17 -fPIC -O0 -Wall -Wextra -Werror -Wno-unused-parameter -D_GLIBCXX_USE_CXX11_ABI=1
+           -DTORCH_API_INCLUDE_EXTENSION_H "${TORCH_INCLUDES[@]}")
+mkdir -p "$WORK/pch"
+printf '#include <%s>\n' ATen/cuda/CUDAContext.h c10/cuda/CUDAGuard.h torch/library.h ATen/ATen.h ATen/MemoryOverlap.h \
+  >"$WORK/pch/loom_torch_pch.h"
+PCH=()
+if "$CXX" "${CXX_FLAGS[@]}" -x c++-header "$WORK/pch/loom_torch_pch.h" -o "$WORK/pch/loom_torch_pch.h.gch" \
+     >"$WORK/pch/pch.log" 2>&1; then
+  PCH=(-include "$WORK/pch/loom_torch_pch.h")
+else
+  echo "note: no precompiled PyTorch header (each operator parses the headers itself):"; head -n 20 "$WORK/pch/pch.log"
+fi
 compile_op() {
   local name=$1 dir=$WORK/$1 src
   src=$(ls "$dir"/*_torch.cpp)
-  if "$CXX" -std=c++17 -fPIC -O0 -c -Wall -Wextra -Werror -Wno-unused-parameter -D_GLIBCXX_USE_CXX11_ABI=1 \
-       -DTORCH_EXTENSION_NAME="${name}_torch" -DTORCH_API_INCLUDE_EXTENSION_H "${TORCH_INCLUDES[@]}" \
+  if "$CXX" "${CXX_FLAGS[@]}" "${PCH[@]}" -c -DTORCH_EXTENSION_NAME="${name}_torch" \
        -I "$dir" -I runtime "$src" -o "$dir/op.o" >"$dir/op.log" 2>&1; then
     echo "PASS $name: $(basename "$src") compiles against the PyTorch headers"
   else

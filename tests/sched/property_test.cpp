@@ -1,5 +1,5 @@
-// Property test (issue 5): on random small graphs (80 in `make test`, about 100 s on a 2-core machine;
-// LOOM_SCHED_PROPERTY_COUNT=N for more — 200 took 260 s alone there, past ctest's 300 s under load),
+// Property test (issue 5): on random small graphs (80 in `make test`, about 30 s on a 2-core machine;
+// LOOM_SCHED_PROPERTY_COUNT=N for more),
 //  (1) the optimal modulo ILP finds the same minimal II and minimal length as the brute-force
 //      reference scheduler (brute_force.h), and its schedule passes the independent validator;
 //  (2) the full Algorithm-1 search (ILP + SMT with warps, registers, memory, spills, blocking
@@ -117,7 +117,10 @@ void check_one(unsigned seed) {
   // (2) Joint search results satisfy every constraint.
   SearchOptions o;
   o.time_limit = 20;
-  o.max_ii = max_ii + 10;
+  // Up to 4 above the modulo-only minimum: on the 80 graphs of `make test` the joint schedule's II
+  // is at most 3 above it, and the same graphs find the same schedules as with a cap 10 above
+  // max_ii, whose refutations of every II up to the cap took 130 of the test's 142 s.
+  o.max_ii = bf->ii + 4;
   SearchResult r = search_schedule(p, o);
   if (r.found) {
     EXPECT_GE(r.schedule.ii, bf->ii);

@@ -7,7 +7,7 @@
 // pipeline depth, warp specialization on/off, and memory placements (SHARED vs GLOBAL operands,
 // NONE vs SHARED/GLOBAL intermediates, SHARED vs REGISTER wgmma A operand). Small tiles keep the CPU
 // run fast and give several blocks, K steps and partial edge tiles at the (non-tile-multiple) test
-// shapes. Every variant must pass the checker; then, for 20 seeds, make_inputs (integer values in
+// shapes. Every variant must pass the checker; then, for 20 seeds (10 for attention), make_inputs (integer values in
 // [-2, 2]) -> run_reference on one copy, lower_to_event_ir + execute(seed) on another, and
 // compare_outputs must find nothing. A failure names the example, the mapping variant (and its
 // edits), the shape and the seed: reproduce it with the edited file and
@@ -46,8 +46,10 @@ using test::read_file;
 using test::source_dir;
 
 constexpr int kSeeds = 20;
+constexpr int kSpecializedDefaultSeeds = 8;  // SpecializedMappings: the default mapping as written
 constexpr double kAttentionScale = 0.25;
 constexpr double kAttentionUlps = 1;  // one unit in the last place of the output's element type
+constexpr int kAttentionSeeds = 10;
 
 // Replace every occurrence of `from` by `to`; `from` must occur.
 struct Edit {
@@ -70,6 +72,9 @@ struct ExampleCase {
   std::map<std::string, double> scalars;
   double ulps = 0;  // accepted difference in units in the last place (0: exact)
   std::vector<Variant> variants;
+  // Execution orders per variant. The attention programs run kAttentionSeeds: an interpreted
+  // attention instance costs ten GEMM ones, and their 21 variants took 330 of CI's 1200 s at kSeeds.
+  int seeds = kSeeds;
 };
 
 // The example's text with its default mapping only: the variants below edit the default mapping
@@ -493,7 +498,8 @@ std::vector<ExampleCase> all_cases() {
                              {"instance softmax_tile = softmax_tile on BLOCK mem(NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE)",
                               "instance softmax_tile = softmax_tile on BLOCK mem(NONE, NONE, NONE, SHARED, SHARED, SHARED, SHARED, SHARED)"}}),
               s, "m"},
-         })});
+         }),
+         kAttentionSeeds});
   }
 
   // flash_attention_3: neither N nor M need be a multiple of its tile (the last key tile is a
@@ -505,7 +511,7 @@ std::vector<ExampleCase> all_cases() {
   {
     std::map<std::string, int64_t> s = {{"BH", 1}, {"M", 70}, {"N", 90}, {"D", 32}};
     out.push_back({"flash_attention_3_causal", fa_scalars, kAttentionUlps,
-                   fa_common(false, 50, 140, s, "pv takes P from REGISTER (the FA3 data flow) instead of SHARED", "P")});
+                   fa_common(false, 50, 140, s, "pv takes P from REGISTER (the FA3 data flow) instead of SHARED", "P"), kAttentionSeeds});
   }
 
   {
@@ -527,7 +533,8 @@ std::vector<ExampleCase> all_cases() {
                              {"pv_thread = gemm_thread on THREAD mem(REGISTER, SHARED, SHARED)",
                               "pv_thread = gemm_thread on THREAD mem(REGISTER, SHARED, GLOBAL)"}}),
               s, "S"},
-         })});
+         }),
+         kAttentionSeeds});
   }
   return out;
 }
@@ -596,7 +603,7 @@ TEST_P(PropertyTest, ExecutorMatchesReference) {
   // (src/passes/vectorize.h) — concurrent writes of equal values that copy elimination removes.
   opt.detect_races = var.ce_gap.empty();
 
-  for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(ex.seeds); ++seed) {
     const std::string where = label + ", seed " + std::to_string(seed);
     Args ref, got;
     try {
@@ -623,64 +630,95 @@ TEST_P(PropertyTest, ExecutorMatchesReference) {
 // Every mapping of the examples as written, specializations included (docs/mapping.md): each runs
 // the same inputs to the same result as the sequential reference, race-free, at shapes on both
 // sides of each condition (the executor does not evaluate conditions: every mapping runs every shape).
-TEST(SpecializedMappings, EveryMappingMatchesTheReference) {
-  int with_specializations = 0;
-  for (const char* name :
-       {"gemm", "batched_gemm", "dual_gemm", "gemm_reduce", "gemm_reduce_shared", "gemm_bias_act", "add_gemm", "flash_attention_2",
-        "flash_attention_3", "flash_attention_3_causal"}) {
-    auto r = check_text(read_file(source_dir() + "/examples/" + name + "/" + name + ".loom"), std::string(name) + ".loom");
-    ASSERT_TRUE(r.ok && r.tree) << name << "\n" << r.diagnostics;
-    if (r.program.specializations.empty()) continue;
-    ++with_specializations;
-    std::vector<MappingUnit> units = mapping_units(r.program, *r.tree);
-    ASSERT_EQ(units.size(), r.program.specializations.size() + 1);
-    for (size_t m = 0; m < units.size(); ++m) {
-      ir::Function f = lower_to_event_ir(units[m].program, units[m].tree);
-      ExecOptions opt;
-      opt.detect_races = true;
-      // A splitk(S) mapping's IR is the unsplit loop marked split (the executor runs its iterations
-      // in order, docs/mapping.md "Split-K"): one shape and one seed keep it checked at less cost.
-      std::function<bool(const ir::Block&)> split = [&](const ir::Block& b) {
-        for (const ir::Op& op : b.ops) {
-          if (op.split_k > 1) return true;
-          for (const ir::Block& r : op.regions)
-            if (split(r)) return true;
-        }
-        return false;
-      };
-      const bool split_k = split(f.body);
-      // Shapes each mapping takes: GEMM extents, or for attention a head dimension inside the
-      // mapping's HD (flash_attention_2's specialization is when(D <= 64); its default takes 72).
-      const bool attention = std::string(name).rfind("flash_attention", 0) == 0;
-      std::vector<std::map<std::string, int64_t>> shapes{{{"M", 129}, {"N", 257}, {"K", 65}}, {{"M", 65}, {"N", 70}, {"K", 300}}};
-      if (std::string(name) == "batched_gemm")
-        for (auto& sz : shapes) sz["Bt"] = 2;
-      if (std::string(name) == "add_gemm")
-        for (auto& sz : shapes) sz["L"] = 40;
-      if (attention) shapes = {{{"BH", 2}, {"M", 70}, {"N", 150}, {"D", m == 0 ? 72 : 40}}, {{"BH", 1}, {"M", 130}, {"N", 60}, {"D", 64}}};
-      const std::map<std::string, double> scalars =
-          attention ? std::map<std::string, double>{{"scale", kAttentionScale}} : std::map<std::string, double>{};
-      if (split_k) shapes.resize(1);
-      // The default mapping runs kSeeds execution orders per shape; a specialization (most are the
-      // default with other tile sizes) runs 3, race detection on in every run, which keeps the test
-      // linear in the number of mappings at a fraction of the cost (gemm has ten).
-      const uint64_t seeds = split_k ? 1 : m == 0 ? kSeeds : 3;
-      for (const std::map<std::string, int64_t>& sizes : shapes) {
-        if (attention && m == 0 && sizes.at("D") <= 64) continue;  // the specialization's calls
-        for (uint64_t seed = 1; seed <= seeds; ++seed) {
-          const std::string where = std::string(name) + ", mapping " + std::to_string(m) + ", " + sizes_text(sizes) + ", seed " +
-                                    std::to_string(seed);
-          Args in = make_inputs(r.program, *r.tree, sizes, seed, scalars), ref = copy_args(in), got = copy_args(in);
-          run_reference(r.program, *r.tree, ref);
-          ExecResult res = execute(f, exec_args(got), seed, opt);
-          ASSERT_TRUE(res.ok) << where << ": " << res.error;
-          auto mm = compare_outputs(ref, got, 0, attention ? kAttentionUlps : 0);
-          ASSERT_FALSE(mm) << where << ": " << mm->describe();
-        }
+// One test per example, so that CTest spreads them over the cores.
+const std::vector<std::string> kSpecializedExamples = {
+    "gemm",          "batched_gemm", "dual_gemm",         "gemm_reduce",       "gemm_reduce_shared",
+    "gemm_bias_act", "add_gemm",     "flash_attention_2", "flash_attention_3", "flash_attention_3_causal"};
+
+// The IR as the executor sees it: `multicast(S)` only changes how the CUDA back end issues the
+// loads (src/codegen/multicast.cpp), and the executor never reads it, so two mappings whose IR
+// differs only there run the same instances in the same orders; the second is not run again.
+std::string executed_ir(ir::Function f) {
+  std::function<void(ir::Block&)> clear = [&](ir::Block& b) {
+    for (ir::Op& op : b.ops) {
+      op.multicast = 1;
+      for (ir::Block& r : op.regions) clear(r);
+    }
+  };
+  clear(f.body);
+  return ir::print(f);
+}
+
+class SpecializedMappings : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SpecializedMappings, EveryMappingMatchesTheReference) {
+  const std::string name = GetParam();
+  auto r = check_text(read_file(source_dir() + "/examples/" + name + "/" + name + ".loom"), name + ".loom");
+  ASSERT_TRUE(r.ok && r.tree) << name << "\n" << r.diagnostics;
+  if (r.program.specializations.empty()) GTEST_SKIP() << name << " has one mapping";
+  std::vector<MappingUnit> units = mapping_units(r.program, *r.tree);
+  ASSERT_EQ(units.size(), r.program.specializations.size() + 1);
+  std::set<std::string> seen;
+  for (size_t m = 0; m < units.size(); ++m) {
+    ir::Function f = lower_to_event_ir(units[m].program, units[m].tree);
+    if (!seen.insert(executed_ir(f)).second) continue;
+    ExecOptions opt;
+    opt.detect_races = true;
+    // A splitk(S) mapping's IR is the unsplit loop marked split (the executor runs its iterations
+    // in order, docs/mapping.md "Split-K"): one shape and one seed keep it checked at less cost.
+    std::function<bool(const ir::Block&)> split = [&](const ir::Block& b) {
+      for (const ir::Op& op : b.ops) {
+        if (op.split_k > 1) return true;
+        for (const ir::Block& r : op.regions)
+          if (split(r)) return true;
+      }
+      return false;
+    };
+    const bool split_k = split(f.body);
+    // Shapes each mapping takes: GEMM extents, or for attention a head dimension inside the
+    // mapping's HD (flash_attention_2's specialization is when(D <= 64); its default takes 72).
+    const bool attention = name.rfind("flash_attention", 0) == 0;
+    std::vector<std::map<std::string, int64_t>> shapes{{{"M", 129}, {"N", 257}, {"K", 65}}, {{"M", 65}, {"N", 70}, {"K", 300}}};
+    if (name == "batched_gemm")
+      for (auto& sz : shapes) sz["Bt"] = 2;
+    if (name == "add_gemm")
+      for (auto& sz : shapes) sz["L"] = 40;
+    if (attention) shapes = {{{"BH", 2}, {"M", 70}, {"N", 150}, {"D", m == 0 ? 72 : 40}}, {{"BH", 1}, {"M", 130}, {"N", 60}, {"D", 64}}};
+    const std::map<std::string, double> scalars =
+        attention ? std::map<std::string, double>{{"scale", kAttentionScale}} : std::map<std::string, double>{};
+    if (split_k) shapes.resize(1);
+    // The default mapping runs kSpecializedDefaultSeeds execution orders per shape (its edited
+    // variants run kSeeds each in PropertyTest); a specialization (most are the default with other
+    // tile sizes) runs 3, race detection on in every run, which keeps the test linear in the number
+    // of mappings at a fraction of the cost (gemm has thirteen).
+    const uint64_t seeds = split_k ? 1 : m == 0 ? kSpecializedDefaultSeeds : 3;
+    for (const std::map<std::string, int64_t>& sizes : shapes) {
+      if (attention && m == 0 && sizes.at("D") <= 64) continue;  // the specialization's calls
+      for (uint64_t seed = 1; seed <= seeds; ++seed) {
+        const std::string where = name + ", mapping " + std::to_string(m) + ", " + sizes_text(sizes) + ", seed " + std::to_string(seed);
+        Args in = make_inputs(r.program, *r.tree, sizes, seed, scalars), ref = copy_args(in), got = copy_args(in);
+        run_reference(r.program, *r.tree, ref);
+        ExecResult res = execute(f, exec_args(got), seed, opt);
+        ASSERT_TRUE(res.ok) << where << ": " << res.error;
+        auto mm = compare_outputs(ref, got, 0, attention ? kAttentionUlps : 0);
+        ASSERT_FALSE(mm) << where << ": " << mm->describe();
       }
     }
   }
-  EXPECT_GE(with_specializations, 2);  // examples/gemm and flash_attention_2 have one
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, SpecializedMappings, ::testing::ValuesIn(kSpecializedExamples),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// At least examples/gemm and flash_attention_2 have specializations (the test above is not vacuous).
+TEST(SpecializedMappingsCoverage, TwoExamplesHaveSpecializations) {
+  int with_specializations = 0;
+  for (const std::string& name : kSpecializedExamples) {
+    auto r = check_text(read_file(source_dir() + "/examples/" + name + "/" + name + ".loom"), name + ".loom");
+    ASSERT_TRUE(r.ok) << name << "\n" << r.diagnostics;
+    with_specializations += !r.program.specializations.empty();
+  }
+  EXPECT_GE(with_specializations, 2);
 }
 
 std::string param_name(const ::testing::TestParamInfo<Param>& info) {
