@@ -376,6 +376,8 @@ def main():
     ap.add_argument("--only", action="append", default=[], help="case names to run (default: those with a --lib)")
     ap.add_argument("--shapes", default="", help="MxNxK,... instead of the listed shapes")
     ap.add_argument("--kernels", action="store_true")
+    ap.add_argument("--by-mapping", action="store_true",
+                    help="also time every mapping of loom's kernel (loom_<entry>_mapping), a table per case")
     ap.add_argument("--command", default="")
     args = ap.parse_args()
 
@@ -401,6 +403,7 @@ def main():
     rows = []
     failed = False
     kernel_notes = []
+    by_mapping = []
     for case in CASES:
         if case.name not in wanted:
             continue
@@ -440,6 +443,27 @@ def main():
             slowest = max(t for t, _ in est.values())
             reps = args.reps or max(10, min(100, int(100.0 / max(slowest, 1e-3))))
             times = time_rounds(methods, reps)
+            if args.by_mapping and lib:
+                # every mapping by index, against the pick, in rounds of their own
+                per = {"pick": st["loom"]}
+
+                def forced(m):
+                    def run():
+                        lib.force_mapping = m
+                        try:
+                            st["loom"]()
+                        finally:
+                            lib.force_mapping = None
+                    return run
+
+                for m in range(lib.mappings):
+                    try:
+                        forced(m)()
+                        torch.cuda.synchronize()
+                        per["m%d" % m] = forced(m)
+                    except RuntimeError:
+                        pass
+                by_mapping.append((case.name, shape, time_rounds(per, reps), lib.mappings))
             flops = case.flops(shape)
             row = {"case": case.name, "shape": shape, "group": group, "status": status, "errs": errs,
                    "times": times, "flops": flops, "reps": reps, "peers": case.peers}
@@ -506,6 +530,20 @@ def main():
                     md.append(s)
                     summaries.append(s)
         md.append("")
+    if by_mapping:
+        md.append("## loom's mappings by index (ms; `pick` = what loom_<entry>() chose; n/a: the mapping refused the shape)")
+        md.append("")
+        for name in dict.fromkeys(n for n, _, _, _ in by_mapping):
+            count = max(c for n, _, _, c in by_mapping if n == name)
+            head = "| %s | pick | " % name + " | ".join("m%d" % m for m in range(count)) + " | best |"
+            md += [head, "|" + "---|" * (count + 3)]
+            for n, shape, t, _ in by_mapping:
+                if n != name:
+                    continue
+                best = min((k for k in t if k != "pick"), key=lambda k: t[k][0])
+                md.append("| %s | %.4f | " % ("x".join(map(str, shape)), t["pick"][0]) + " | ".join(
+                    fmt(t["m%d" % m][0] if "m%d" % m in t else None, "%.4f") for m in range(count)) + " | %s |" % best)
+            md.append("")
     if kernel_notes:
         md.append("## Kernels launched per call (torch.profiler, first shape)")
         md.append("")

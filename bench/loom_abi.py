@@ -77,13 +77,26 @@ class LoomLib:
         info_fn.restype = ctypes.POINTER(LoomKernelInfo)
         info_fn.argtypes = []
         info = info_fn().contents
+        # loom_<entry>_mapping(m, args..., stream) runs mapping m instead of the pick (force_mapping)
+        self.mapping_fn = getattr(self.lib, "loom_%s_mapping" % entry)
+        self.mapping_fn.restype = ctypes.c_int
+        self.mapping_fn.argtypes = [ctypes.c_int] + list(argtypes) + [ctypes.c_void_p]
+        count_fn = getattr(self.lib, "loom_%s_mappings" % entry)
+        count_fn.restype = ctypes.c_int
+        count_fn.argtypes = []
+        self.mappings = count_fn()
+        self.force_mapping = None
         self.describe = "%s (%s): %d threads/block, %d B dynamic smem" % (
             os.path.basename(path), info.name.decode() if info.name else "?", info.threads_per_block,
             info.smem_bytes)
 
     def __call__(self, *args):
-        """Calls the entry on torch's current stream; raises on a LOOM_ERR_* status."""
-        rc = self.fn(*args, torch.cuda.current_stream().cuda_stream)
+        """Calls the entry (or mapping force_mapping) on torch's current stream; raises on a LOOM_ERR_* status."""
+        stream = torch.cuda.current_stream().cuda_stream
+        if self.force_mapping is None:
+            rc = self.fn(*args, stream)
+        else:
+            rc = self.mapping_fn(self.force_mapping, *args, stream)
         if rc != 0:
             raise RuntimeError("%s returned %d (LOOM_ERR_%s)" % (self.path, rc, LOOM_ERRORS.get(rc, "?")))
 

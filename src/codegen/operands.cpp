@@ -14,7 +14,8 @@
 //     (acc_row(t, 2j), acc_col(t, 2j)) and (.., + 1): one pair load each.
 //
 // A pair is one 32-bit load when the two elements are 16-bit, adjacent in memory and 4-byte aligned
-// (loom::rt::ldg_pair; else two loads). Elements past the tile's run-time extents (a clipped edge
+// (loom::rt::ldg_pair; else two loads); a column vector's pairs are loaded by loom::rt::ldg_col_pairs,
+// which issues all of a tile's loads before converting any when the whole tile is in range. Elements past the tile's run-time extents (a clipped edge
 // tile) read as 0 and are never loaded: those registers are not stored either (epilogue.cpp).
 // Loads go through the read-only data path (__ldg); the 8 lanes that share a column vector's entries
 // (and a quad's neighbours, for a fragment) hit the same sectors.
@@ -51,9 +52,8 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
       const std::string k = std::to_string(regs / 2);
       return std::vector<std::string>{
           "float " + n + "_v[" + k + "];  // entries at columns acc_col(t, 4j) + h, in " + n + "_v[2j + h]",
-          "#pragma unroll",
-          "for (int j = 0; j < " + std::to_string(regs / 4) + "; ++j) loom::rt::ldg_pair(" + n + "_p, loom::rt::acc_col(" + n +
-              "_t, 4 * j), " + S + ", " + n + "_e, " + n + "_v[2 * j], " + n + "_v[2 * j + 1]);"};
+          std::string("loom::rt::ldg_col_pairs<") + std::to_string(regs / 4) + ">(" + n + "_p, " + n + "_t, " + S + ", " + n + "_e, " +
+              n + "_v);"};
     };
     g.value = [=](const std::string& idx) { return n + "_v[((" + idx + ") >> 2) * 2 + ((" + idx + ") & 1)]"; };
     return g;

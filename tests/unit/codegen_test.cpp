@@ -745,9 +745,10 @@ TEST(Codegen, BiasLoadedOncePerTileInPairs) {
   const std::string k0 = between(a.cu, "namespace mapping0 {", "}  // namespace mapping0");
   ASSERT_FALSE(k0.empty());
   EXPECT_NE(k0.find("float v_bp_1_v[64];"), std::string::npos);  // 128 x 256 tile: 64 columns per thread
-  EXPECT_NE(k0.find("for (int j = 0; j < 32; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j)"), std::string::npos);
+  // 32 pairs, all issued before any is converted (runtime.cuh, ldg_col_pairs)
+  EXPECT_NE(k0.find("loom::rt::ldg_col_pairs<32>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);"), std::string::npos);
   EXPECT_NE(k0.find("v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]"), std::string::npos);
-  EXPECT_EQ(count(k0, "__ldg("), 0);  // only through ldg_pair
+  EXPECT_EQ(count(k0, "__ldg("), 0);  // only through ldg_col_pairs
   EXPECT_NE(k0.find("loom::rt::gelu_tanh("), std::string::npos);
 }
 

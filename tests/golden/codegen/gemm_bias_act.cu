@@ -251,8 +251,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[64];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 32; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<32>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 128; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -607,8 +606,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[64];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 32; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<32>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 128; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -1081,8 +1079,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[32];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 16; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<16>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -1432,8 +1429,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[32];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 16; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<16>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -1902,8 +1898,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[16];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 8; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<8>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 32; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -2254,8 +2249,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[16];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 8; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<8>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 32; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -2781,8 +2775,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           const int v_bp_1_t = loom::rt::thread_in_warpgroup();
           const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
           float v_bp_1_v[32];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-          #pragma unroll
-          for (int j = 0; j < 16; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+          loom::rt::ldg_col_pairs<16>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
           #pragma unroll
           for (int r = 0; r < 64; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
         }
@@ -3241,8 +3234,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           const int v_bp_1_t = loom::rt::thread_in_warpgroup();
           const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
           float v_bp_1_v[32];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-          #pragma unroll
-          for (int j = 0; j < 16; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+          loom::rt::ldg_col_pairs<16>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
           #pragma unroll
           for (int r = 0; r < 64; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
         }
@@ -3829,8 +3821,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           const int v_bp_1_t = loom::rt::thread_in_warpgroup();
           const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
           float v_bp_1_v[32];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-          #pragma unroll
-          for (int j = 0; j < 16; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+          loom::rt::ldg_col_pairs<16>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
           #pragma unroll
           for (int r = 0; r < 64; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
         }
@@ -4289,8 +4280,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           const int v_bp_1_t = loom::rt::thread_in_warpgroup();
           const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
           float v_bp_1_v[32];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-          #pragma unroll
-          for (int j = 0; j < 16; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+          loom::rt::ldg_col_pairs<16>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
           #pragma unroll
           for (int r = 0; r < 64; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
         }
@@ -4877,8 +4867,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           const int v_bp_1_t = loom::rt::thread_in_warpgroup();
           const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
           float v_bp_1_v[16];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-          #pragma unroll
-          for (int j = 0; j < 8; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+          loom::rt::ldg_col_pairs<8>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
           #pragma unroll
           for (int r = 0; r < 32; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
         }
@@ -5338,8 +5327,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           const int v_bp_1_t = loom::rt::thread_in_warpgroup();
           const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
           float v_bp_1_v[16];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-          #pragma unroll
-          for (int j = 0; j < 8; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+          loom::rt::ldg_col_pairs<8>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
           #pragma unroll
           for (int r = 0; r < 32; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
         }
@@ -5871,8 +5859,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[48];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 24; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<24>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 96; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -6226,8 +6213,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[48];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 24; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<24>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 96; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -6701,8 +6687,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[32];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 16; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<16>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -7055,8 +7040,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[32];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 16; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<16>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -7527,8 +7511,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[32];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 16; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<16>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -7879,8 +7862,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[32];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 16; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<16>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -8352,8 +8334,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[64];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 32; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<32>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 128; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -8715,8 +8696,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[64];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 32; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<32>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 128; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -9252,8 +9232,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[48];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 24; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<24>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 96; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -9616,8 +9595,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[48];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 24; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<24>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 96; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -10152,8 +10130,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[32];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 16; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<16>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
@@ -10514,8 +10491,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         const int v_bp_1_t = loom::rt::thread_in_warpgroup();
         const int64_t v_bp_1_e = v_biasp_e0;  // the tile's entries of bias
         float v_bp_1_v[32];  // entries at columns acc_col(t, 4j) + h, in v_bp_1_v[2j + h]
-        #pragma unroll
-        for (int j = 0; j < 16; ++j) loom::rt::ldg_pair(v_bp_1_p, loom::rt::acc_col(v_bp_1_t, 4 * j), bias.stride[0], v_bp_1_e, v_bp_1_v[2 * j], v_bp_1_v[2 * j + 1]);
+        loom::rt::ldg_col_pairs<16>(v_bp_1_p, v_bp_1_t, bias.stride[0], v_bp_1_e, v_bp_1_v);
         #pragma unroll
         for (int r = 0; r < 64; ++r) v_C_1[r] = (v_C_1[r] + v_bp_1_v[((r) >> 2) * 2 + ((r) & 1)]);
       }
