@@ -9,8 +9,9 @@
 #   bash bench/run.sh --prepare      on the development machine. Builds loom (build-gpu/), runs
 #                                    `loom compile` on examples/gemm and examples/batched_gemm into
 #                                    build-gpu/gen/<entry>/ (and, for tests/gpu/run.sh, dual_gemm and
-#                                    gemm with a column-major B or with multicast(2) into gen/dual_gemm,
-#                                    gen/gemm_colmajor_b, gen/gemm_multicast),
+#                                    gemm with a column-major B or with multicast(2), gemm_residual
+#                                    with C from global, into gen/dual_gemm, gen/gemm_colmajor_b,
+#                                    gen/gemm_multicast, gen/gemm_residual_global),
 #                                    builds examples/consumer_cmake against it and leaves the binary
 #                                    in build-gpu/gen/consumer.
 #   bash bench/run.sh [options]      on the GPU machine, in ONE device call that carries
@@ -165,6 +166,12 @@ generate() {  # loom compile each example into $gen/<entry>, timing it
   mkdir -p "$gen/gemm_multicast"
   sed -f tests/gpu/e2e/multicast.sed examples/gemm/gemm.loom >"$gen/gemm_multicast/gemm_multicast.loom"
   step "loom compile gemm (multicast)" 300 "$build/loom" compile "$gen/gemm_multicast/gemm_multicast.loom" -o "$gen/gemm_multicast"
+  # gemm_residual with C read from global memory by the threads (tests/gpu/e2e/residual_global.sed).
+  rm -rf "${gen:?}/gemm_residual_global"
+  mkdir -p "$gen/gemm_residual_global"
+  sed -f tests/gpu/e2e/residual_global.sed examples/gemm_residual/gemm_residual.loom >"$gen/gemm_residual_global/gemm_residual.loom"
+  step "loom compile gemm_residual (C from global)" 300 "$build/loom" compile "$gen/gemm_residual_global/gemm_residual.loom" \
+    -o "$gen/gemm_residual_global"
   # Attention (tests/gpu/e2e/attention.sh, bench/attention.sh): the FA2 program, the hand-pipelined
   # FA3 and the causal one.
   local a

@@ -835,6 +835,39 @@ __device__ __forceinline__ void ldg_col_pairs(const T* p, int t, std::int64_t st
   for (int j = 0; j < N; ++j) ldg_pair(p, acc_col(t, 4 * j), stride, e, v[2 * j], v[2 * j + 1]);
 }
 
+// A thread's pairs of a global rank-2 tile distributed like a 64 x 4N accumulator fragment (a
+// residual): v[2j + h] = p[acc_row(t, 2j) * rs + (acc_col(t, 2j) + h) * cs] for j < N, h < 2, 0
+// outside e0 x e1. An interior tile of a 16-bit, unit-stride tile whose rows stay 4-byte aligned
+// issues its N 32-bit loads back to back and converts afterwards (ldg_col_pairs says why); else
+// pair by pair.
+template <int N, class T>
+__device__ __forceinline__ void ldg_frag_pairs(const T* p, int t, std::int64_t rs, std::int64_t cs, std::int64_t e0, std::int64_t e1,
+                                               float (&v)[2 * N]) {
+  if constexpr (sizeof(T) == 2) {
+    if (cs == 1 && rs % 2 == 0 && e0 >= 64 && e1 >= 4 * N && (reinterpret_cast<std::uintptr_t>(p) & 3) == 0) {
+      std::uint32_t w[N];
+#pragma unroll
+      for (int j = 0; j < N; ++j) w[j] = __ldg(reinterpret_cast<const unsigned int*>(p + acc_row(t, 2 * j) * rs + acc_col(t, 2 * j)));
+#pragma unroll
+      for (int j = 0; j < N; ++j) {
+        if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+          v[2 * j] = __uint_as_float(w[j] << 16);
+          v[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
+        } else {
+          v[2 * j] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[j] & 0xffffu)));
+          v[2 * j + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[j] >> 16)));
+        }
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    const bool in_rows = acc_row(t, 2 * j) < e0;
+    ldg_pair(p + (in_rows ? acc_row(t, 2 * j) * rs : 0), acc_col(t, 2 * j), cs, in_rows ? e1 : 0, v[2 * j], v[2 * j + 1]);
+  }
+}
+
 }  // namespace loom::rt
 
 // The producer atoms of the async-copy variant (cp.async into the swizzled tiles TMA would fill).

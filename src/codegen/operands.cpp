@@ -15,7 +15,8 @@
 //
 // A pair is one 32-bit load when the two elements are 16-bit, adjacent in memory and 4-byte aligned
 // (loom::rt::ldg_pair; else two loads); a column vector's pairs are loaded by loom::rt::ldg_col_pairs,
-// which issues all of a tile's loads before converting any when the whole tile is in range. Elements past the tile's run-time extents (a clipped edge
+// and a fragment's by loom::rt::ldg_frag_pairs, which issue all of a tile's loads before converting
+// any when the whole tile is in range. Elements past the tile's run-time extents (a clipped edge
 // tile) read as 0 and are never loaded: those registers are not stored either (epilogue.cpp).
 // Loads go through the read-only data path (__ldg); the 8 lanes that share a column vector's entries
 // (and a quad's neighbours, for a fragment) hit the same sectors.
@@ -65,15 +66,10 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
   const std::string CS = P + ".stride[" + std::to_string(tile.dims[1]) + "]";
   g.decls.push_back("const int64_t " + n + "_e0 = " + E0 + ", " + n + "_e1 = " + E1 + ";  // the tile of " + P);
   g.preload = [=](int64_t regs) {
-    const std::string row = "loom::rt::acc_row(" + n + "_t, 2 * j)";
     return std::vector<std::string>{
         "float " + n + "_v[" + std::to_string(regs) + "];  // the thread's elements of the tile, in fragment order",
-        "#pragma unroll",
-        "for (int j = 0; j < " + std::to_string(regs / 2) + "; ++j) {",
-        "  const bool in_rows = " + row + " < " + n + "_e0;",
-        "  loom::rt::ldg_pair(" + n + "_p + (in_rows ? " + row + " * " + RS + " : 0), loom::rt::acc_col(" + n + "_t, 2 * j), " +
-            CS + ", in_rows ? " + n + "_e1 : 0, " + n + "_v[2 * j], " + n + "_v[2 * j + 1]);",
-        "}"};
+        std::string("loom::rt::ldg_frag_pairs<") + std::to_string(regs / 2) + ">(" + n + "_p, " + n + "_t, " + RS + ", " + CS + ", " + n +
+            "_e0, " + n + "_e1, " + n + "_v);"};
   };
   g.value = [=](const std::string& idx) { return n + "_v[" + idx + "]"; };
   return g;
