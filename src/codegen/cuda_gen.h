@@ -303,6 +303,9 @@ class CudaGen {
   };
   std::optional<McSplit> multicast_split(const Op& copy) const;
   int64_t cluster_blocks() const { return cluster_split() ? split_ : multicast_; }  // 1: no cluster launch
+  // multicast(S): the grid loop whose neighbouring tiles a cluster's blocks run (the next-to-innermost
+  // one; the only one in a 1-d grid), named grid_n<mc_grid_dim()> in the generated code.
+  size_t mc_grid_dim() const { return grid_.size() >= 2 ? grid_.size() - 2 : 0; }
   std::string arrive_call(const Barrier& b, const std::string& slot) const;  // the compute warps' arrival
   void mc_tile_decode(std::ostream& o, const std::string& in) const;
 

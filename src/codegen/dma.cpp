@@ -4,7 +4,7 @@
 #include "codegen/cuda_gen.h"
 
 #include <algorithm>
-#include <sstream>
+#include <cstdio>
 
 namespace loom::codegen::detail {
 
@@ -79,11 +79,9 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
     const int64_t band = mc->second.by_rows ? outer / S : outer;
     box[static_cast<size_t>(outer_dim)] = band;
     const std::string tm = tensor_map(src.root, box, layout.swizzle, src.dtype);
-    const std::string mask = "0x" + [&] {
-      std::ostringstream h;
-      h << std::hex << ((1 << S) - 1);
-      return h.str();
-    }();
+    char mask_hex[24];  // the cluster's blocks 0 .. S - 1
+    std::snprintf(mask_hex, sizeof mask_hex, "0x%llx", (1ull << S) - 1);
+    const std::string mask = mask_hex;
     s.line("loom::rt::mbarrier::arrive_expect_tx(&" + bar + "[" + slot + "], " + std::to_string(bytes) +
            ");  // the whole tile lands here, a share from each block of the cluster");
     auto coords = [&](const std::string& sl, const std::string& row) {

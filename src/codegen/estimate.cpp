@@ -40,6 +40,21 @@
 
 namespace loom::codegen::detail {
 
+namespace {
+
+// The generated lines that set `slots`, how much runs at once for a cluster launch of S blocks: the
+// launcher's cluster_slots() clusters, else SMs / S; counted in clusters, or with in_blocks in blocks.
+std::string cluster_slots_code(int64_t S, bool in_blocks) {
+  const std::string s = std::to_string(S), times = in_blocks ? " * " + s : "";
+  return "  int device = 0;\n"
+         "  int64_t slots = 0;\n"
+         "  if (cudaGetDevice(&device) == cudaSuccess) slots = cluster_slots(device)" + times + ";\n"
+         "  else (void)cudaGetLastError();\n"
+         "  if (slots <= 0) slots = sms / " + s + " > 0 ? sms / " + s + times + " : " + (in_blocks ? s : "1") + ";\n";
+}
+
+}  // namespace
+
 // The lines defining index value v from the parameters and what `have` holds (which they join):
 // v's backward slice through index arithmetic and tensor views. Anything else on the way (a
 // processor index, a loaded value) is not known on the host before the launch.
@@ -142,29 +157,19 @@ std::string CudaGen::estimate_function() {
       << "  tile += " << (split_ - 1) * owned * split_wg_bytes() << ".0 / " << cm.dsmem_bytes_per_cycle << ".0 + "
       << cm.cluster_tile_cycles << ".0;  // + the hand-over between the cluster's blocks\n"
       << "  // tiles (clusters) at once: what the launch will run (cluster_slots), else SMs / " << split_ << "\n"
-      << "  int device = 0;\n"
-      << "  int64_t slots = 0;\n"
-      << "  if (cudaGetDevice(&device) == cudaSuccess) slots = cluster_slots(device);\n"
-      << "  else (void)cudaGetLastError();\n"
-      << "  if (slots <= 0) slots = sms / " << split_ << " > 0 ? sms / " << split_ << " : 1;\n"
-      << "  return static_cast<double>((blocks + slots - 1) / slots) * tile;\n"
+      << cluster_slots_code(split_, false) << "  return static_cast<double>((blocks + slots - 1) / slots) * tile;\n"
       << "}\n\n";
     return o.str();
   }
   if (multicast_ > 1) {
     const std::string S = std::to_string(multicast_);
     o << "  tile += " << cm.multicast_tile_cycles << ".0;  // multicast: the cluster's blocks wait for each other (CostModel)\n";
-    const std::string np = "grid_n" + std::to_string(grid_.size() >= 2 ? grid_.size() - 2 : 0);
+    const std::string np = "grid_n" + std::to_string(mc_grid_dim());
     o << "  // multicast(" << S << "): the shared loads' bytes above are this block's share; the blocks run in clusters of " << S
       << "\n  // on groups of " << S << " tiles (a group past the edge still takes " << S << " blocks), as many clusters at once as\n"
       << "  // the launch runs (cluster_slots), else SMs / " << S << "\n"
       << "  const int64_t mc_blocks = blocks / " << np << " * loom_cdiv(" << np << ", " << S << ") * " << S << ";\n"
-      << "  int device = 0;\n"
-      << "  int64_t slots = 0;\n"
-      << "  if (cudaGetDevice(&device) == cudaSuccess) slots = cluster_slots(device) * " << S << ";\n"
-      << "  else (void)cudaGetLastError();\n"
-      << "  if (slots <= 0) slots = sms / " << S << " > 0 ? sms / " << S << " * " << S << " : " << S << ";\n"
-      << "  return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;\n"
+      << cluster_slots_code(multicast_, true) << "  return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;\n"
       << "}\n\n";
     return o.str();
   }

@@ -198,9 +198,9 @@ std::string CudaGen::host_launcher(const std::string& kname) {
         << "  // each runs tile after tile (splitk.cpp)\n"
         << "  const int64_t clusters = blocks;\n";
     else {
-      const std::string np = "grid_n" + std::to_string(grid_.size() >= 2 ? grid_.size() - 2 : 0);
+      const std::string np = "grid_n" + std::to_string(mc_grid_dim());
       o << "  // multicast(" << S << "): a cluster of " << S << " blocks per " << S << " neighbouring tiles of loop "
-        << (grid_.size() >= 2 ? grid_.size() - 2 : 0) << "; persistent: as many clusters\n"
+        << mc_grid_dim() << "; persistent: as many clusters\n"
         << "  // as run at once, each runs group after group (multicast.cpp)\n"
         << "  const int64_t clusters = blocks / " << np << " * loom_cdiv(" << np << ", " << S << ");\n";
     }

@@ -99,8 +99,7 @@ void CudaGen::plan_multicast() {
   if (!ws_) cannot(first, mc + " without warp specialization", "map the loop's instance with `warpspecialize pipeline(2)` or deeper");
   if (split_loop_) cannot(first, mc + " together with " + split_what());
   multicast_ = first->multicast;
-  const size_t G = grid_.size();
-  mc_index_ = grid_[G >= 2 ? G - 2 : 0]->regions[0].args[0];
+  mc_index_ = grid_[mc_grid_dim()]->regions[0].args[0];
   // Every block of a cluster runs the same iterations: the shared loads come from all of them.
   std::function<void(const ir::Block&)> trips = [&](const ir::Block& b) {
     for (const Op& op : b.ops) {
@@ -157,7 +156,7 @@ std::string CudaGen::arrive_call(const Barrier& b, const std::string& slot) cons
 // of S tiles along mc_index_ in the grouped order, and rank r takes the group's tile S p + r.
 void CudaGen::mc_tile_decode(std::ostream& o, const std::string& ind) const {
   const size_t G = grid_.size();
-  const size_t p = G >= 2 ? G - 2 : 0;
+  const size_t p = mc_grid_dim();
   const std::string S = std::to_string(multicast_);
   const std::string np = "grid_n" + std::to_string(p);
   if (uneven_)
