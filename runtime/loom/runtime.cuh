@@ -780,6 +780,19 @@ __device__ __forceinline__ float gelu_tanh(float x) {
   return __fdividef(x, 1.0f + ex2_approx(-1.4426950408889634f * u));
 }
 
+// Two 16-bit values packed in a 32-bit word (lo in the low half), as fp32.
+template <class T>
+__device__ __forceinline__ void unpack_f32(std::uint32_t w, float& lo, float& hi) {
+  static_assert(is_wgmma_16bit_v<T>, "unpack_f32<T>: T is __nv_bfloat16 or __half");
+  if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+    lo = __uint_as_float(w << 16);
+    hi = __uint_as_float(w & 0xffff0000u);
+  } else {
+    lo = __half2float(__ushort_as_half(static_cast<unsigned short>(w & 0xffffu)));
+    hi = __half2float(__ushort_as_half(static_cast<unsigned short>(w >> 16)));
+  }
+}
+
 // Entries c and c + 1 of a vector p[k * stride] (c even), as fp32 into lo and hi; an entry at or past
 // e reads 0 and is not loaded. One 32-bit load through the read-only path when the pair is two
 // adjacent, 4-byte aligned 16-bit values; else one load per entry.
@@ -789,14 +802,7 @@ __device__ __forceinline__ void ldg_pair(const T* p, std::int64_t c, std::int64_
   if constexpr (sizeof(T) == 2) {
     const T* q = p + c;
     if (stride == 1 && c + 1 < e && (reinterpret_cast<std::uintptr_t>(q) & 3) == 0) {
-      const std::uint32_t w = __ldg(reinterpret_cast<const unsigned int*>(q));
-      if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-        lo = __uint_as_float(w << 16);
-        hi = __uint_as_float(w & 0xffff0000u);
-      } else {
-        lo = __half2float(__ushort_as_half(static_cast<unsigned short>(w & 0xffffu)));
-        hi = __half2float(__ushort_as_half(static_cast<unsigned short>(w >> 16)));
-      }
+      unpack_f32<T>(__ldg(reinterpret_cast<const unsigned int*>(q)), lo, hi);
       return;
     }
   }
@@ -819,15 +825,7 @@ __device__ __forceinline__ void ldg_col_pairs(const T* p, int t, std::int64_t st
 #pragma unroll
       for (int j = 0; j < N; ++j) w[j] = __ldg(reinterpret_cast<const unsigned int*>(p + acc_col(t, 4 * j)));
 #pragma unroll
-      for (int j = 0; j < N; ++j) {
-        if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-          v[2 * j] = __uint_as_float(w[j] << 16);
-          v[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
-        } else {
-          v[2 * j] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[j] & 0xffffu)));
-          v[2 * j + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[j] >> 16)));
-        }
-      }
+      for (int j = 0; j < N; ++j) unpack_f32<T>(w[j], v[2 * j], v[2 * j + 1]);
       return;
     }
   }
@@ -849,15 +847,7 @@ __device__ __forceinline__ void ldg_frag_pairs(const T* p, int t, std::int64_t r
 #pragma unroll
       for (int j = 0; j < N; ++j) w[j] = __ldg(reinterpret_cast<const unsigned int*>(p + acc_row(t, 2 * j) * rs + acc_col(t, 2 * j)));
 #pragma unroll
-      for (int j = 0; j < N; ++j) {
-        if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-          v[2 * j] = __uint_as_float(w[j] << 16);
-          v[2 * j + 1] = __uint_as_float(w[j] & 0xffff0000u);
-        } else {
-          v[2 * j] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[j] & 0xffffu)));
-          v[2 * j + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(w[j] >> 16)));
-        }
-      }
+      for (int j = 0; j < N; ++j) unpack_f32<T>(w[j], v[2 * j], v[2 * j + 1]);
       return;
     }
   }
