@@ -661,7 +661,10 @@ TEST_P(SpecializedMappings, EveryMappingMatchesTheReference) {
   std::set<std::string> seen;
   for (size_t m = 0; m < units.size(); ++m) {
     ir::Function f = lower_to_event_ir(units[m].program, units[m].tree);
-    if (!seen.insert(executed_ir(f)).second) continue;
+    const bool attention = name.rfind("flash_attention", 0) == 0;
+    // Skipped only when an earlier mapping ran the same IR on the same shapes (attention's default
+    // takes other head dimensions than its specializations, below).
+    if (!seen.insert(executed_ir(f) + (attention && m == 0 ? "\n(default shapes)" : "")).second) continue;
     ExecOptions opt;
     opt.detect_races = true;
     // A splitk(S) mapping's IR is the unsplit loop marked split (the executor runs its iterations
@@ -677,7 +680,6 @@ TEST_P(SpecializedMappings, EveryMappingMatchesTheReference) {
     const bool split_k = split(f.body);
     // Shapes each mapping takes: GEMM extents, or for attention a head dimension inside the
     // mapping's HD (flash_attention_2's specialization is when(D <= 64); its default takes 72).
-    const bool attention = name.rfind("flash_attention", 0) == 0;
     std::vector<std::map<std::string, int64_t>> shapes{{{"M", 129}, {"N", 257}, {"K", 65}}, {{"M", 65}, {"N", 70}, {"K", 300}}};
     if (name == "batched_gemm")
       for (auto& sz : shapes) sz["Bt"] = 2;
