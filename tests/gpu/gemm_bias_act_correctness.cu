@@ -4,7 +4,8 @@
 // build with -DLOOM_ACT=0 (identity), 1 (ReLU), 2 (GELU, tanh form) or 3 (SiLU). Fresh random inputs
 // each run (seed printed), C poisoned (NaN) before the launch, row padding checked for stray writes,
 // the bias read from a buffer whose entries past N are NaN (a read past the bias shows up as a
-// non-finite output). Relative Frobenius error < 1e-2. Exit 0 only if every shape passes.
+// non-finite output). Relative Frobenius error < 1e-2. Every shape through the launcher's pick, then
+// (without --only) every mapping by index on three shapes. Exit 0 only if every run passes.
 // Build: nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -DLOOM_ACT=2 -Iruntime -Itests/gpu \
 //          -I$GEN/gemm_bias_act_gelu tests/gpu/gemm_bias_act_correctness.cu \
 //          $GEN/gemm_bias_act_gelu/gemm_bias_act.cu -lcuda -o gemm_bias_act_gelu
@@ -55,7 +56,8 @@ __global__ void reference(double* ref, const __nv_bfloat16* A, const __nv_bfloat
   ref[i * N + j] = act(s);
 }
 
-bool run(int64_t M, int64_t N, int64_t K, uint64_t seed) {
+// One call on fresh inputs: the launcher's pick (mapping < 0) or mapping `mapping` by index.
+bool run(int64_t M, int64_t N, int64_t K, uint64_t seed, int mapping = -1) {
   const int64_t lda = pad8(K), ldb = pad8(N), ldc = pad8(N), nb = pad8(N) + 64;
   __nv_bfloat16 *A, *B, *bias;
   uint16_t* C;
@@ -80,16 +82,20 @@ bool run(int64_t M, int64_t N, int64_t K, uint64_t seed) {
   loom_tensor tbias = loom_tensor_1d(bias, LOOM_BF16, N);
   CHECK(cudaDeviceSynchronize());
   auto t0 = std::chrono::steady_clock::now();
-  int rc = loom_gemm_bias_act(tC, tA, tB, tbias, 0);
+  int rc = mapping < 0 ? loom_gemm_bias_act(tC, tA, tB, tbias, 0) : loom_gemm_bias_act_mapping(mapping, tC, tA, tB, tbias, 0);
   CHECK(cudaDeviceSynchronize());
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  // The launcher's pick for these arguments is one of the mappings.
+  const int pick = loom_gemm_bias_act_pick(tC, tA, tB, tbias, 0), mappings = loom_gemm_bias_act_mappings();
+  const bool pick_ok = pick >= 0 && pick < mappings;
   compare<<<dim3(unsigned((ldc + 255) / 256), unsigned(M)), 256>>>(C, ref, M, N, ldc, res);
   CHECK(cudaDeviceSynchronize());
   double rel = res->ref2 > 0 ? std::sqrt(res->err2 / res->ref2) : std::sqrt(res->err2);
-  bool ok = rc == LOOM_OK && res->nonfinite == 0 && res->stray == 0 && rel < 1e-2;
-  std::printf("| %s | %5lld x %5lld x %5lld | seed %llu | %s | rc %d, rel err %.3e, non-finite %llu, stray writes %llu, %.2f ms incl. sync\n",
-              kActNames[LOOM_ACT], (long long)M, (long long)N, (long long)K, (unsigned long long)seed, ok ? "ok  " : "FAIL", rc,
-              rel, res->nonfinite, res->stray, ms);
+  bool ok = rc == LOOM_OK && pick_ok && res->nonfinite == 0 && res->stray == 0 && rel < 1e-2;
+  const std::string which = mapping < 0 ? "p" + std::to_string(pick) : "m" + std::to_string(mapping);
+  std::printf("| %s | %5lld x %5lld x %5lld | %-4s | seed %llu | %s | rc %d, rel err %.3e, non-finite %llu, stray writes %llu, %.2f ms incl. sync\n",
+              kActNames[LOOM_ACT], (long long)M, (long long)N, (long long)K, which.c_str(), (unsigned long long)seed,
+              ok ? "ok  " : "FAIL", rc, rel, res->nonfinite, res->stray, ms);
   cudaFree(A);
   cudaFree(B);
   cudaFree(bias);
@@ -115,6 +121,14 @@ int main(int argc, char** argv) {
     std::string name = std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
     if (!only.empty() && name != only) continue;
     all = run(s[0], s[1], s[2], seed++) && all;
+  }
+  // Every mapping by index (the cost model picks one per call: the others must be right too), on
+  // shapes that cut tiles in every mapping and give interior tiles.
+  if (only.empty()) {
+    const int n = loom_gemm_bias_act_mappings();
+    const int64_t by_index[][3] = {{129, 257, 65}, {1000, 1000, 1000}, {300, 200, 1000}};
+    for (auto& s : by_index)
+      for (int m = 0; m < n; ++m) all = run(s[0], s[1], s[2], seed++, m) && all;
   }
   std::printf("gemm_bias_act_correctness (%s): %s\n", kActNames[LOOM_ACT], all ? "PASS" : "FAIL");
   return all ? 0 : 1;

@@ -33,7 +33,7 @@ for e in $EXAMPLES; do
 done
 cuda_home=$(dirname "$(dirname "$NVCC")")
 flags=(-std=c++17 -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iruntime -Itests/gpu -Ibench)
-printf '#include "gemm_bias_relu.h"\n#define loom_gemm_bias_act loom_gemm_bias_relu\n' >"$B/shim/gemm_bias_act.h"
+printf '#include "gemm_bias_relu.h"\n#define loom_gemm_bias_act loom_gemm_bias_relu\n#define loom_gemm_bias_act_mapping loom_gemm_bias_relu_mapping\n#define loom_gemm_bias_act_mappings loom_gemm_bias_relu_mappings\n#define loom_gemm_bias_act_pick loom_gemm_bias_relu_pick\n' >"$B/shim/gemm_bias_act.h"
 build() {  # name, then nvcc arguments
   local name=$1
   shift
