@@ -9,9 +9,9 @@
 #   bash bench/run.sh --prepare      on the development machine. Builds loom (build-gpu/), runs
 #                                    `loom compile` on examples/gemm and examples/batched_gemm into
 #                                    build-gpu/gen/<entry>/ (and, for tests/gpu/run.sh, dual_gemm and
-#                                    gemm with a column-major B or with multicast(2), gemm_residual
+#                                    gemm with a column-major B, with multicast(2) or alternate(2), gemm_residual
 #                                    with C from global, into gen/dual_gemm, gen/gemm_colmajor_b,
-#                                    gen/gemm_multicast, gen/gemm_residual_global),
+#                                    gen/gemm_multicast, gen/gemm_alternate, gen/gemm_residual_global),
 #                                    builds examples/consumer_cmake against it and leaves the binary
 #                                    in build-gpu/gen/consumer.
 #   bash bench/run.sh [options]      on the GPU machine, in ONE device call that carries
@@ -166,6 +166,12 @@ generate() {  # loom compile each example into $gen/<entry>, timing it
   mkdir -p "$gen/gemm_multicast"
   sed -f tests/gpu/e2e/multicast.sed examples/gemm/gemm.loom >"$gen/gemm_multicast/gemm_multicast.loom"
   step "loom compile gemm (multicast)" 300 "$build/loom" compile "$gen/gemm_multicast/gemm_multicast.loom" -o "$gen/gemm_multicast"
+  # gemm with alternate(2) on its default mapping, alone (tests/gpu/e2e/alternate.sed).
+  rm -rf "${gen:?}/gemm_alternate"
+  mkdir -p "$gen/gemm_alternate"
+  sed -f tests/gpu/e2e/alternate.sed examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' \
+    >"$gen/gemm_alternate/gemm_alternate.loom"
+  step "loom compile gemm (alternate)" 300 "$build/loom" compile "$gen/gemm_alternate/gemm_alternate.loom" -o "$gen/gemm_alternate"
   # gemm_residual with C read from global memory by the threads (tests/gpu/e2e/residual_global.sed).
   rm -rf "${gen:?}/gemm_residual_global"
   mkdir -p "$gen/gemm_residual_global"

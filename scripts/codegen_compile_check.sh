@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile-only check of the CUDA that loom generates, for CI (no GPU needed). Run by CTest as
-# `codegen_nvcc_compile`. For examples/gemm, batched_gemm, dual_gemm, gemm_bias_act, gemm_residual, add_gemm, gemm_reduce and relu_gemm (and
+# `codegen_nvcc_compile`. For examples/gemm (also with multicast(2) and with alternate(2)), batched_gemm, dual_gemm, gemm_bias_act, gemm_residual, add_gemm, gemm_reduce and relu_gemm (and
 # flash_attention_2, flash_attention_3 and flash_attention_3_causal in step 2c; the fused epilogues' GPU harnesses in step 2d; two lowered tensor-expression
 # kernels, tests/golden/tx/, in step 2e) it
 #   1. runs `loom compile FILE -o DIR` (the artifact: DIR/<entry>.cu and DIR/<entry>.h),
@@ -112,6 +112,20 @@ if "$LOOM" compile "$WORK/gemm_multicast/gemm_multicast.loom" -o "$WORK/gemm_mul
   echo "ok   gemm with multicast(2): loom compile + nvcc -c (sm_90a)"
 else
   fail "gemm with multicast(2): loom compile + nvcc -c" "$WORK/multicast.log"
+fi
+
+# 2b''. gemm with alternate(2) (tests/gpu/e2e/alternate.sed): two teams of one compute warpgroup
+# taking the block's 64 x 256 tiles in turn (the ring skipped by trip counts, the turn barriers).
+mkdir -p "$WORK/gemm_alternate"
+sed -f tests/gpu/e2e/alternate.sed examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' \
+  >"$WORK/gemm_alternate/gemm_alternate.loom"
+if "$LOOM" compile "$WORK/gemm_alternate/gemm_alternate.loom" -o "$WORK/gemm_alternate" >"$WORK/alternate.log" 2>&1 &&
+    grep -q "alternate: this team's turn on the ring" "$WORK/gemm_alternate/gemm.cu" &&
+    "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/gemm_alternate" -c "$WORK/gemm_alternate/gemm.cu" -o "$WORK/gemm_alternate/gemm.o" \
+      >>"$WORK/alternate.log" 2>&1 && ! grep -Eq "warning|C75[0-9][0-9]" "$WORK/alternate.log"; then
+  echo "ok   gemm with alternate(2): loom compile + nvcc -c (sm_90a)"
+else
+  fail "gemm with alternate(2): loom compile + nvcc -c" "$WORK/alternate.log"
 fi
 
 # 2c. Attention: examples/flash_attention_2 (entry `mha`; two kernels, D = 128 and D <= 64).

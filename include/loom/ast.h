@@ -207,6 +207,11 @@ struct Instance {
   // is loaded once per cluster, a share by each block, and multicast to all S.
   std::optional<int64_t> multicast;
   SourceLoc multicast_loc;
+  // `alternate(T)`: the block's compute warpgroups form T teams that take its tiles in turn (the
+  // ping-pong GEMM kernel): one team's epilogue runs while the next team's main loop has the
+  // tensor cores. The DMA role serves the teams from one ring, in tile order.
+  std::optional<int64_t> alternate;
+  SourceLoc alternate_loc;
   // `schedule(optimal)`: the compiler solves the srange loop's schedule (src/sched) and chooses the
   // warp specialization, the pipeline depth and the turns of the compute warpgroups from it
   // (src/passes/schedule_optimal.h) instead of `warpspecialize pipeline(D) pingpong` by hand.

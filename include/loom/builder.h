@@ -153,6 +153,7 @@ class InstanceRef {
   InstanceRef& pipeline(int64_t depth);
   InstanceRef& splitk(int64_t blocks);
   InstanceRef& streamk();
+  InstanceRef& alternate(int64_t teams);  // alternate(T): T teams of compute warpgroups take the block's tiles in turn
   InstanceRef& multicast(int64_t blocks);  // multicast(S): clusters of S blocks share the loads that do not move between their tiles
   InstanceRef& schedule_optimal();  // schedule(optimal): the solver picks warp specialization, depth, turns  // streamk: persistent blocks share all tiles' K iterations equally (stream-K)  // splitk(S): a cluster of S blocks shares each tile's K loop
   InstanceRef& smem(const std::string& spelling);  // "227KB", "64KiB", "1024B", "232448"

@@ -111,6 +111,10 @@ struct CostModel {
   // A fixed cost per tile of a multicast(S) kernel (src/codegen/multicast.cpp: the blocks of a
   // cluster wait for each other's shares and releases; fitted); 0 without clusters.
   int64_t multicast_tile_cycles = 0;
+  // A cost per tile of an alternate(T) kernel (src/codegen/alternate.cpp: the tiles' fixed costs
+  // overlap the next tile's main loop, but the teams' main loops meet on the tensor cores at the
+  // hand-over; fitted).
+  int64_t alternate_tile_cycles = 0;
 };
 
 struct Machine {

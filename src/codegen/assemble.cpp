@@ -178,6 +178,7 @@ std::string CudaGen::assemble() {
       }
     }
     for (auto& l : prologue_) o << in << l << "\n";
+    if (&st == &compute_) alternate_skip(o, in);
     for (const std::string& l : st.lines) o << ind << l << "\n";
     o << ind << "  ++tile_iter;\n";
     o << ind << "}\n";
@@ -199,10 +200,16 @@ std::string CudaGen::assemble() {
     o << "    // ---- consumer: the compute role, " << compute_wgs_ << " warpgroups\n";
     if (f_.warp_roles->compute_regs) o << "    loom::rt::setmaxnreg_inc<" << f_.warp_roles->compute_regs << ">();\n";
     o << "    const int64_t consumer_wg = loom::rt::warpgroup_index() - " << dma_wgs_ << ";\n";
+    if (teams_ > 1)
+      o << "    // alternate(" << teams_ << "): " << teams_ << " teams of " << team_wgs()
+        << " warpgroup(s) take the block's tiles in turn (alternate.cpp)\n"
+        << "    const int64_t team = consumer_wg / " << team_wgs() << ";\n";
+    alternate_before_tiles(o, "    ");
     if (pingpong_)
       o << "    // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)\n"
         << "    if (consumer_wg == " << compute_wgs_ - 1 << ") loom::rt::named_barrier_arrive(" << turn_barrier0() << ", 256);\n";
     tile_loop(compute_, "    ");
+    alternate_after_tiles(o, "    ");
     if (pingpong_)
       o << "    if (consumer_wg == 0) loom::rt::named_barrier_sync(" << turn_barrier0() << ", 256);  // pingpong: the last hand-over\n";
     if (stage_bytes_) o << "    if (loom::rt::thread_in_warpgroup() == 0) loom::rt::tma_store_wait<0>();  // the last stores have read the staging tile\n";

@@ -61,6 +61,7 @@ CudaArtifact CudaGen::run() {
   prologue();
   plan_ring_chains(*kernel_);
   plan_multicast();
+  plan_alternate();
   plan_signals(*kernel_);
   plan_releases();
   emit_kernel_block();
@@ -319,6 +320,7 @@ void CudaGen::prologue() {
   for (size_t i = 0; i + 1 < grid_.size(); ++i) immediates_of(grid_[i]->regions[0], prologue_, have);
   dma_.defined = have;
   compute_.defined = have;
+  prologue_have_ = have;
 }
 
 void CudaGen::emit_kernel_block() {
@@ -406,7 +408,9 @@ std::vector<std::string> CudaGen::immediate_lines(const Op& op) {
     }
     case OpKind::ProcIndex: {
       switch (op.proc) {
-        case ProcKind::Warpgroup: return {"const int64_t " + r + " = consumer_wg;  // proc_index WARPGROUP"};
+        case ProcKind::Warpgroup:
+          if (teams_ > 1) return {"const int64_t " + r + " = consumer_wg % " + std::to_string(team_wgs()) + ";  // proc_index WARPGROUP (in the team)"};
+          return {"const int64_t " + r + " = consumer_wg;  // proc_index WARPGROUP"};
         case ProcKind::Warp: return {"const int64_t " + r + " = loom::rt::warp_in_warpgroup();  // proc_index WARP"};
         case ProcKind::Thread: return {"const int64_t " + r + " = loom::rt::lane_id();  // proc_index THREAD"};
         default: cannot(&op, std::string("proc_index ") + proc_name(op.proc));
@@ -578,6 +582,7 @@ void CudaGen::emit_for(const Op& op) {
       s->line("const int64_t " + var(k) + "_hi = " + n + " * (splitk_rank + 1) / " + std::to_string(split_) + ";");
       s->line("for (int64_t " + var(k) + " = " + loop_start(&op) + "; " + var(k) + " < " + var(k) + "_hi; ++" + var(k) + ") {");
     } else {
+      alternate_turn_begin(*s, op);
       s->line("for (int64_t " + var(k) + " = 0; " + var(k) + " < " + n + "; ++" + var(k) + ") {");
     }
     s->indent += 2;
@@ -625,8 +630,10 @@ void CudaGen::emit_for(const Op& op) {
       s->indent -= 2;
       s->line("}");
     }
+    alternate_turn_end(*s, op);  // (the last iteration's wgmmas are issued: the next team may issue its own)
     if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], false);
     s->line(base(&op) + " += " + loop_trips(&op) + ";  // the next tile's iterations continue the rings");
+    if (s == &compute_) compute_loops_.push_back(&op);
     s->defined.insert(op.result);
   }
   if (&op == split_loop_) stream_ ? emit_stream_reduce(compute_, op) : emit_split_reduce(compute_, op);

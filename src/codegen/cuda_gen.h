@@ -15,6 +15,7 @@
 //                     added over distributed shared memory;
 //   multicast.cpp   — multicast(S): clusters of S blocks on neighbouring tiles, the loads they
 //                     share issued once per cluster (TMA multicast), ring slots freed cluster-wide;
+//   alternate.cpp   — alternate(T): teams of compute warpgroups taking the block's tiles in turn;
 //   epilogue.cpp    — stores of accumulator fragments to global memory (staged TMA or direct);
 //   assemble.cpp    — the kernel skeleton (setup / producer / consumer) and shared-memory layout;
 //   launcher.cpp    — the host launcher and the C ABI functions (loom_<entry>, loom_<entry>_info);
@@ -297,6 +298,19 @@ class CudaGen {
   // slots those copies fill are released by every block's compute warps to every block
   // (Barrier::cluster), so no producer refills a slot a peer still reads.
   void plan_multicast();
+
+  // ---- alternate.cpp: alternate(T), teams of compute warpgroups taking the tiles in turn ---------
+  void plan_alternate();
+  int64_t team_wgs() const;  // the compute warpgroups a tile takes
+  std::string team_sync_line(const std::string& what) const;  // sync.cpp
+  void refuse_per_tile_barrier(const Op* at, const std::string& what) const;
+  void alternate_skip(std::ostream& o, const std::string& in);
+  int64_t alternate_barrier0() const;     // the teams' turn barriers: this + team
+  std::string alternate_threads() const;  // a turn barrier's threads: two teams'
+  void alternate_turn_begin(Stream& s, const Op& loop);
+  void alternate_turn_end(Stream& s, const Op& loop);
+  void alternate_before_tiles(std::ostream& o, const std::string& ind) const;
+  void alternate_after_tiles(std::ostream& o, const std::string& ind) const;
   bool view_moves(ValueId t, ValueId lv) const;
   struct McSplit {
     bool by_rows = false;  // each block loads outer / S rows of every slice (else: slices r, r + S, ...)
@@ -471,7 +485,8 @@ class CudaGen {
   // ---- launcher.cpp: host launcher and C ABI functions ----------------------------------------------
   std::string host_launcher(const std::string& kname);
   std::vector<std::string> grid_lines(std::set<ValueId>& have);
-  std::vector<std::string> slice_lines(ValueId v, std::set<ValueId>& have, const Op& for_loop);
+  std::vector<std::string> slice_lines(ValueId v, std::set<ValueId>& have, const Op& for_loop,
+                                       const std::string& what = "a cost estimate for when(fastest)");
   std::string tensor_checks(ValueId p) const;
   std::vector<std::tuple<ValueId, int, int64_t>> first_block_only() const;
   // The ABI functions' C parameters: tensors as loom_tensor, scalars, then the stream.
@@ -542,6 +557,10 @@ class CudaGen {
   const Rotation* rotation_ = nullptr;      // its rotation, if any
   std::set<ValueId> hoisted_;               // register allocs declared before their loop
   std::vector<std::string> prologue_;
+  std::set<ValueId> prologue_have_;          // what the tile's code has before its first line
+  int64_t teams_ = 1;                        // alternate.cpp: teams taking the tiles in turn (1: none)
+  std::vector<const Op*> compute_loops_;     // the loops whose counters the compute role advances
+  const Op* alternate_loop_ = nullptr;       // the tile's loop the teams take turns on
   bool staging_allowed_ = true;
   bool async_copy_ = false;        // this is the async-copy variant (Producer::AsyncCopy)
   std::string async_copy_body_;    // the TMA kernel's fallback (set_async_copy_variant)

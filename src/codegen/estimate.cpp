@@ -58,14 +58,14 @@ std::string cluster_slots_code(int64_t S, bool in_blocks) {
 // The lines defining index value v from the parameters and what `have` holds (which they join):
 // v's backward slice through index arithmetic and tensor views. Anything else on the way (a
 // processor index, a loaded value) is not known on the host before the launch.
-std::vector<std::string> CudaGen::slice_lines(ValueId v, std::set<ValueId>& have, const Op& for_loop) {
+std::vector<std::string> CudaGen::slice_lines(ValueId v, std::set<ValueId>& have, const Op& for_loop, const std::string& what) {
   std::vector<std::string> out;
   std::function<void(ValueId)> need = [&](ValueId x) {
     if (have.count(x)) return;
     auto d = def_.find(x);
     if (d == def_.end() || d->second->kind == OpKind::ProcIndex || ir::is_async(d->second->kind) ||
         d->second->kind == OpKind::Alloc)
-      cannot(&for_loop, "a cost estimate for when(fastest): the loop's trip count is not known before the tile starts");
+      cannot(&for_loop, what + ": the loop's trip count is not known before the tile starts");
     for (ValueId o : d->second->operands) need(o);
     for (auto& l : immediate_lines(*d->second)) out.push_back(l);
     have.insert(x);
@@ -103,7 +103,11 @@ std::string CudaGen::estimate_function() {
   }
   // The first tile's loop trip counts: the index computations they depend on, at block index 0.
   const ir::Block& tile = grid_.back()->regions[0];
-  o << "  double tile = " << cm.tile_cycles << ".0;\n";
+  // alternate(T): the fixed costs of a tile (tile_cycles, its stores) run under the next tile's main
+  // loop, which another team runs; only the last tile's are exposed.
+  const bool teams = teams_ > 1;
+  o << "  double tile = " << (teams ? 0 : cm.tile_cycles) << ".0;\n";
+  if (teams) o << "  double fixed = " << cm.tile_cycles << ".0;  // alternate(" << teams_ << "): under the next tile's main loop\n";
   for (const Op& L : tile.ops) {
     if (L.kind != OpKind::For) continue;
     int64_t fma = 0, bytes = 0;
@@ -144,7 +148,7 @@ std::string CudaGen::estimate_function() {
   }
   const int64_t owned = cluster_split() ? (compute_wgs_ + split_ - 1) / split_ : compute_wgs_;
   if (!written.empty())
-    o << "  tile += (" << written << ") / static_cast<double>(blocks) / " << cm.fill_bytes_per_cycle << ".0"
+    o << "  " << (teams ? "fixed" : "tile") << " += (" << written << ") / static_cast<double>(blocks) / " << cm.fill_bytes_per_cycle << ".0"
       << (cluster_split() ? " * " + std::to_string(owned) + ".0 / " + std::to_string(compute_wgs_) + ".0" : "") << ";\n";
   if (stream_) {
     o << stream_estimate("tile", "sk_iter", "sk_trips") << "}\n\n";
@@ -170,6 +174,12 @@ std::string CudaGen::estimate_function() {
       << "  // the launch runs (cluster_slots), else SMs / " << S << "\n"
       << "  const int64_t mc_blocks = blocks / " << np << " * loom_cdiv(" << np << ", " << S << ") * " << S << ";\n"
       << cluster_slots_code(multicast_, true) << "  return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;\n"
+      << "}\n\n";
+    return o.str();
+  }
+  if (teams) {
+    o << "  tile += " << cm.alternate_tile_cycles << ".0;  // alternate: the teams' hand-over on the tensor cores (CostModel)\n"
+      << "  return static_cast<double>((blocks + sms - 1) / sms) * tile + fixed;\n"
       << "}\n\n";
     return o.str();
   }

@@ -35,7 +35,7 @@ void CudaGen::plan_signal(const Op& waiter, const EventRef& r) {
       return;
     }
     const bool cluster = mc_heads_.count(loop) > 0;  // multicast.cpp: freed by every block of the cluster
-    Barrier bar{"bar_" + var(r.value), distance, std::to_string(compute_wgs_ * 4 * (cluster ? multicast_ : 1)),
+    Barrier bar{"bar_" + var(r.value), distance, std::to_string(team_wgs() * 4 * (cluster ? multicast_ : 1)),
                 "compute warps " + std::string(cluster ? "of every block of the cluster " : "") +
                     "done with iteration k of the loop at line " + std::to_string(loop->loc.line) +
                     " (" + names_[static_cast<size_t>(r.value)] + ", distance " + std::to_string(distance) + ")"};
@@ -51,6 +51,8 @@ void CudaGen::plan_signal(const Op& waiter, const EventRef& r) {
   if (registers_only(*producer)) return;        // nothing the DMA role touches (see registers_only)
   if (signal_of_op_.count(producer)) return;
   if (enclosing_loop(producer) != nullptr) cannot(&waiter, "a DMA wait on a compute event inside a loop (not a yield)");
+  refuse_per_tile_barrier(&waiter, "a DMA-role wait, once per tile, for the compute role's " +
+                                       (producer->origin.empty() ? names_[static_cast<size_t>(r.value)] : producer->origin));
   Barrier bar{"bar_" + var(r.value), 1, std::to_string(compute_wgs_ * 4),
               "compute warps done with " + (producer->origin.empty() ? names_[static_cast<size_t>(r.value)] : producer->origin)};
   barriers_.push_back(bar);
@@ -306,6 +308,7 @@ void CudaGen::plan_releases() {
     for (const Op& op : kernel_->ops)
       if (&op != &c && touches_root(op, root, touches_root)) last = &op;
     if (!last) continue;
+    refuse_per_tile_barrier(&c, "a buffer loaded once per tile (" + names_[static_cast<size_t>(root)] + ")");
     barriers_.push_back(Barrier{"bar_free_" + var(c.result), 1, std::to_string(compute_wgs_ * 4),
                                 "compute warps done with " + names_[static_cast<size_t>(root)] + " for this tile"});
     const int b = static_cast<int>(barriers_.size() - 1);
@@ -425,6 +428,7 @@ void CudaGen::wait_compute(Stream& s, const Op& x, const Op& y, bool same_iterat
     const Op* L = enclosing_loop(&y);
     // Outside loops: a buffer loaded once per tile, its barrier's phase flips every tile.
     std::string slot = "0", parity = "tile_iter & 1";
+    if (!L) refuse_per_tile_barrier(&y, "a buffer loaded once per tile (" + names_[static_cast<size_t>(root_of(y.operands[1]))] + ")");
     if (L) {
       const std::string k = iter(L), R = std::to_string(std::max<int64_t>(1, L->pipeline_depth));
       slot = k + " % " + R;

@@ -19,9 +19,10 @@
 //       WARPGROUP, WARP and THREAD separated -> nothing (this thread's own instance: program order);
 //       WARPGROUP and WARP                   -> __syncwarp() (the lanes of this warp);
 //       WARPGROUP                            -> named barrier 2C + 1 + consumer_wg, 128 threads;
-//       otherwise                            -> named barrier 3C + 1 over the C compute warpgroups.
-//     (C = compute warpgroups; with one, WARPGROUP is always separated. Barrier ids: 0 is
-//     __syncthreads, 1..C the epilogue's, C + 1..2C pingpong's turns.) bar.sync and __syncwarp
+//       otherwise                            -> named barrier 3C + 1 over the C compute warpgroups
+//                                               (alternate(T): 3C + 1 + team over the team's G).
+//     (C = compute warpgroups; with one a tile, WARPGROUP is always separated. Barrier ids: 0 is
+//     __syncthreads, 1..C the epilogue's, C + 1..2C pingpong's or alternate's turns.) bar.sync and __syncwarp
 //     order the shared- and global-memory accesses of the threads taking part (PTX memory model).
 //   * Persistent tiles: at the end of a tile, the same rule over every pair of compute accesses of a
 //     shared buffer the compute role writes (the next tile rewrites it): tile_end_sync.
@@ -126,7 +127,7 @@ CudaGen::SyncScope CudaGen::sync_scope(const Op& x, const Op& y, const EventRef&
   std::vector<std::pair<ValueId, bool>> xs, ys;
   memory_accesses(x, ir::Role::Compute, xs);
   memory_accesses(y, ir::Role::Compute, ys);
-  unsigned pointwise = compute_wgs_ == 1 ? 1u : 0u;
+  unsigned pointwise = team_wgs() == 1 ? 1u : 0u;
   const ir::ValueInfo& ev = f_.info(r.value);
   for (size_t d = 0; d < r.indices.size() && d < ev.event_dims.size(); ++d)
     if (r.indices[d] != kNone && level_rank(ev.event_dims[d]) >= 0) pointwise |= 1u << level_rank(ev.event_dims[d]);
@@ -144,7 +145,7 @@ CudaGen::SyncScope CudaGen::sync_scope(const Op& x, const Op& y, const EventRef&
 }
 
 CudaGen::SyncScope CudaGen::scope_of(unsigned separated) const {
-  if (compute_wgs_ == 1) separated |= 1u;
+  if (team_wgs() == 1) separated |= 1u;
   if ((separated & 7u) == 7u) return SyncScope::None;
   if ((separated & 3u) == 3u) return SyncScope::Warp;
   if (separated & 1u) return SyncScope::Warpgroup;
@@ -246,16 +247,25 @@ void CudaGen::tile_end_sync(Stream& s) {
     case SyncScope::Warpgroup:
       s.line("loom::rt::named_barrier_sync(" + std::to_string(sync_barrier0()) + " + consumer_wg, 128);  // " + what);
       break;
-    case SyncScope::Block:
-      s.line("loom::rt::named_barrier_sync(" + std::to_string(sync_barrier0() + compute_wgs_) + ", " +
-             std::to_string(128 * compute_wgs_) + ");  // " + what);
-      break;
+    case SyncScope::Block: s.line(team_sync_line(what)); break;
     case SyncScope::None: break;
   }
 }
 
 // The first named barrier of the compute-role syncs (after the epilogue's and pingpong's).
 int64_t CudaGen::sync_barrier0() const { return 1 + 2 * compute_wgs_; }
+
+// A sync of the compute warpgroups that run a tile: all of them, or with alternate(T) the team's
+// (its own barrier, 2C + 1 + C + team; a one-warpgroup team syncs on the warpgroup's barrier).
+std::string CudaGen::team_sync_line(const std::string& what) const {
+  if (teams_ > 1 && team_wgs() == 1)
+    return "loom::rt::named_barrier_sync(" + std::to_string(sync_barrier0()) + " + consumer_wg, 128);  // " + what;
+  if (teams_ > 1)
+    return "loom::rt::named_barrier_sync(" + std::to_string(sync_barrier0() + compute_wgs_) + " + team, " +
+           std::to_string(128 * team_wgs()) + ");  // " + what + " (the team's warpgroups)";
+  return "loom::rt::named_barrier_sync(" + std::to_string(sync_barrier0() + compute_wgs_) + ", " + std::to_string(128 * compute_wgs_) +
+         ");  // " + what;
+}
 
 // Emits the synchronization X needs before it for Y's instances on other processors.
 void CudaGen::sync_others(Stream& s, const Op& x, const Op& y, bool same_iteration, const EventRef& r) {
@@ -280,8 +290,7 @@ void CudaGen::sync_others(Stream& s, const Op& x, const Op& y, bool same_iterati
       if (split_owner_open_ && !stream_)
         cannot(&x, "a wait for the other compute warpgroups after a splitk loop",
                "after the split loop, each warpgroup's rows are finished in another block of the cluster");
-      s.line("loom::rt::named_barrier_sync(" + std::to_string(sync_barrier0() + compute_wgs_) + ", " +
-             std::to_string(128 * compute_wgs_) + ");  // " + what + " on the other compute warpgroups");
+      s.line(team_sync_line(what + " on the other compute warpgroups"));
       break;
     case SyncScope::None: break;
   }

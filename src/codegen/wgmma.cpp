@@ -89,7 +89,7 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
   accumulators_.insert(c);
   const bool overwrite = overwriting_mmas_.count(&op) > 0;  // its zero fill was folded in (plan_zero_fills)
   const int64_t n = a.frag->n;
-  fma_of_[&op] = 64 * static_extents(a.frag->tile, &op)[1] * static_extents(b.frag->tile, &op)[1] * compute_wgs_;
+  fma_of_[&op] = 64 * static_extents(a.frag->tile, &op)[1] * static_extents(b.frag->tile, &op)[1] * team_wgs();
   // The warpgroup's tiles: A (64 x K) and B (K x N) in shared memory.
   const View& at = view(a.frag->tile);
   const View& bt = view(b.frag->tile);

@@ -193,6 +193,10 @@ struct Op {
                                   // clusters of S neighbouring tiles, and the loop's TMA loads
                                   // that do not move between them are multicast (1 = none; only
                                   // the loads change: src/codegen/multicast.cpp)
+  int64_t alternate = 1;          // For: the mapping's alternate(T): the compute warpgroups form T
+                                  // teams that take the block's tiles in turn, each tile one
+                                  // team's (1 = every warpgroup works on every tile; only who runs
+                                  // a tile changes: src/codegen/alternate.cpp)
   int broadcast_dim = 0;          // Call of a binary leaf op whose B has rank 1 and D rank 2: the
                                   // dimension of D that B runs along — 0: one value per row
                                   // (D[i, j] = A[i, j] op B[i]), 1: one value per column (B[j]);
@@ -264,9 +268,10 @@ struct SmemSlot {
 // src/passes/warp_specialize.h.
 struct WarpRoles {
   int64_t dma_warpgroups = 1;
-  int64_t compute_warpgroups = 1;
+  int64_t compute_warpgroups = 1;  // all teams' (teams x the warpgroups a tile takes)
   int64_t dma_regs = 0;
   int64_t compute_regs = 0;
+  int64_t teams = 1;  // the pipelined loop's alternate(T): teams taking the block's tiles in turn
   bool operator==(const WarpRoles&) const = default;
 };
 

@@ -67,7 +67,8 @@ class Printer {
     if (f_.warp_roles) {  // after warp specialization
       const WarpRoles& w = *f_.warp_roles;
       out += " warp_roles(dma: " + std::to_string(w.dma_warpgroups) + " x " + std::to_string(w.dma_regs) + " regs, compute: " +
-             std::to_string(w.compute_warpgroups) + " x " + std::to_string(w.compute_regs) + " regs)";
+             std::to_string(w.compute_warpgroups) + " x " + std::to_string(w.compute_regs) + " regs" +
+             (w.teams > 1 ? ", " + std::to_string(w.teams) + " teams" : std::string()) + ")";
     }
     out += " {\n";
     block(f_.body, 1, out);
@@ -197,6 +198,7 @@ class Printer {
             if (op.split_k != 1) out += " splitk(" + std::to_string(op.split_k) + ")";
             if (op.stream_k) out += " streamk";
             if (op.multicast != 1) out += " multicast(" + std::to_string(op.multicast) + ")";
+            if (op.alternate != 1) out += " alternate(" + std::to_string(op.alternate) + ")";
             out += after(op) + " {\n";
           } else {
             out += std::string("pfor ") + proc_name(op.proc) + " " + val(body.args.at(0)) + " in [0, " +

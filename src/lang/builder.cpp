@@ -255,6 +255,12 @@ InstanceRef& InstanceRef::splitk(int64_t blocks) {
   return *this;
 }
 
+InstanceRef& InstanceRef::alternate(int64_t teams) {
+  if (teams < 1) misuse("instance(" + decl().name.name + ").alternate", std::to_string(teams) + " teams is not positive");
+  decl().alternate = teams;
+  return *this;
+}
+
 InstanceRef& InstanceRef::multicast(int64_t blocks) {
   if (blocks < 1) misuse("instance(" + decl().name.name + ").multicast", std::to_string(blocks) + " blocks is not positive");
   decl().multicast = blocks;

@@ -317,6 +317,32 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         d.hint = "add warpspecialize and pipeline(2) or deeper to the instance";
       }
     }
+    if (in.alternate) {
+      block_only(in.alternate_loc, "alternate(...)");
+      const std::string alt = "alternate(" + std::to_string(*in.alternate) + ")";
+      std::string other;
+      if (in.splitk && *in.splitk > 1) other = "splitk(" + std::to_string(*in.splitk) + ")";
+      if (in.streamk) other = "streamk";
+      if (in.multicast && *in.multicast > 1) other = "multicast(" + std::to_string(*in.multicast) + ")";
+      if (in.pingpong) other = "pingpong";
+      if (*in.alternate < 1 || *in.alternate > 4) {
+        auto& d = r.error(in.alternate_loc, alt + " must be between 1 and 4 (teams of compute warpgroups in one block)");
+        d.hint = "alternate(2): two warpgroups take the block's tiles in turn, one's epilogue under the other's main loop";
+      } else if (!other.empty() && *in.alternate > 1) {
+        auto& d = r.error(in.alternate_loc, alt + " together with " + other + " on instance '" + in.name.name +
+                                                "': the teams run whole tiles of their own");
+        d.hint = "keep one: alternate(T) overlaps one tile's epilogue with another's main loop; " + other +
+                 " changes how a tile's work is shared";
+      } else if (*proc == ProcKind::Block && !vi.has_srange) {
+        auto& d = r.error(in.alternate_loc, alt + " on instance '" + in.name.name + "', but variant '" + v.name.name +
+                                                "' has no srange loop whose ring the teams could share");
+        d.hint = "alternate applies to the block variant whose srange loop the producer pipelines (gemm_block's `srange k in cdiv(K, W)`)";
+      } else if (*proc == ProcKind::Block && *in.alternate > 1 && !in.warp_specialize.value_or(false)) {
+        auto& d = r.error(in.alternate_loc, alt + " on instance '" + in.name.name +
+                                                "' without warpspecialize: the teams are the compute role's warpgroups");
+        d.hint = "add warpspecialize and pipeline(2) or deeper to the instance";
+      }
+    }
     if (in.smem_bytes) {
       block_only(in.smem_loc, "smem(...)");
       int64_t limit = machine->limits.smem_per_block;

@@ -492,7 +492,7 @@ class Parser {
     in.processor = ident("a processor level (HOST, BLOCK, WARPGROUP, WARP, THREAD)");
     while (!at(Tok::Semi)) {
       if (!at(Tok::Ident)) error_here("expected an instance clause or ';'",
-                                      "clauses are mem, tune, call, entry, warpspecialize, pipeline, pingpong, splitk, streamk, multicast, schedule, smem, layout");
+                                      "clauses are mem, tune, call, entry, warpspecialize, pipeline, pingpong, splitk, streamk, multicast, alternate, schedule, smem, layout");
       Ident c = ident("an instance clause");
       if (c.name == "mem") {
         in.mem_loc = c.loc;
@@ -549,6 +549,11 @@ class Parser {
         expect(Tok::LParen, "after 'multicast'");
         in.multicast = expect(Tok::Int, "(the blocks of a cluster that share their loads)").ival;
         expect(Tok::RParen, "to close 'multicast'");
+      } else if (c.name == "alternate") {
+        in.alternate_loc = c.loc;
+        expect(Tok::LParen, "after 'alternate'");
+        in.alternate = expect(Tok::Int, "(the teams of compute warpgroups that take the block's tiles in turn)").ival;
+        expect(Tok::RParen, "to close 'alternate'");
       } else if (c.name == "splitk") {
         in.splitk_loc = c.loc;
         expect(Tok::LParen, "after 'splitk'");

@@ -160,6 +160,7 @@ std::vector<std::string> instance_clauses(const Instance& in) {
   if (in.splitk) cs.push_back("splitk(" + std::to_string(*in.splitk) + ")");
   if (in.streamk) cs.push_back("streamk");
   if (in.multicast) cs.push_back("multicast(" + std::to_string(*in.multicast) + ")");
+  if (in.alternate) cs.push_back("alternate(" + std::to_string(*in.alternate) + ")");
   if (in.schedule_optimal) cs.push_back("schedule(optimal)");
   if (in.smem_bytes) cs.push_back("smem(" + (in.smem_spelling.empty() ? std::to_string(*in.smem_bytes) : in.smem_spelling) + ")");
   if (!in.layouts.empty())
@@ -362,6 +363,7 @@ std::string dump_program(const Program& p) {
       if (in.splitk) out += " (splitk " + std::to_string(*in.splitk) + ")";
       if (in.streamk) out += " streamk";
       if (in.multicast) out += " (multicast " + std::to_string(*in.multicast) + ")";
+      if (in.alternate) out += " (alternate " + std::to_string(*in.alternate) + ")";
       if (in.schedule_optimal) out += " (schedule optimal)";
       if (in.smem_bytes) out += " (smem " + std::to_string(*in.smem_bytes) + ")";
       for (const LayoutSpec& l : in.layouts) out += " (layout " + l.arg.name + names(l.attrs) + ")";

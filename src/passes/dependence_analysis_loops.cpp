@@ -221,6 +221,7 @@ void Lowering::loop_level(const Stmt& s, size_t level, const std::vector<ValueId
     op.split_k = fr_->inst->splitk.value_or(1);
     op.stream_k = fr_->inst->streamk;
     op.multicast = fr_->inst->multicast.value_or(1);
+    op.alternate = fr_->inst->alternate.value_or(1);
   }
   // States after the loop.
   for (const auto& [r, t] : touched) {

@@ -675,8 +675,14 @@ ir::WarpRoles warp_roles_for(int64_t compute_warpgroups, const Machine& m) {
   const ProcLevel* wg = m.level(ProcKind::Warpgroup);
   const Limits& l = m.limits;
   if (!wg || wg->threads <= 0 || l.setmaxnreg_step <= 0) return w;  // no per-warpgroup registers
-  const int64_t pool = l.regs_per_sm / wg->threads;                  // registers per thread slot
   auto step_down = [&](int64_t r) { return r / l.setmaxnreg_step * l.setmaxnreg_step; };
+  // The block's register pool is what it gets at launch: every thread the same count, the register
+  // file shared evenly and rounded down to the allocation step (640 threads get 96 registers each,
+  // 61440 in all, not 65536), and setmaxnreg only moves registers within it (an increase beyond it
+  // waits forever).
+  const int64_t wgs = w.dma_warpgroups + w.compute_warpgroups;
+  const int64_t at_launch = step_down(std::min<int64_t>(l.regs_per_thread, l.regs_per_sm / (wgs * wg->threads)));
+  const int64_t pool = at_launch * wgs;  // registers per thread slot of one warpgroup
   const int64_t dma = std::clamp<int64_t>(step_down(kDmaRegs), l.setmaxnreg_min, l.setmaxnreg_max);
   const int64_t compute =
       std::min<int64_t>(l.setmaxnreg_max, step_down((pool - w.dma_warpgroups * dma) / w.compute_warpgroups));
@@ -693,7 +699,18 @@ void warp_specialize(ir::Function& f, const Machine& m) {
   for (Block* s : scopes) RolePartition(f).run(*s);
   if (!scopes.empty()) {
     auto wg = f.proc_extents.find(ProcKind::Warpgroup);
-    f.warp_roles = warp_roles_for(wg == f.proc_extents.end() ? 1 : wg->second, m);
+    // alternate(T) on a pipelined loop: T teams of the warpgroups a tile takes.
+    int64_t teams = 1;
+    std::function<void(const Block&)> find_teams = [&](const Block& b) {
+      for (const Op& op : b.ops) {
+        if (op.kind == OpKind::For && op.warp_specialize) teams = std::max(teams, op.alternate);
+        for (const Block& r : op.regions) find_teams(r);
+      }
+    };
+    find_teams(f.body);
+    const int64_t per_tile = wg == f.proc_extents.end() ? 1 : wg->second;
+    f.warp_roles = warp_roles_for(per_tile * teams, m);
+    f.warp_roles->teams = teams;
   }
 }
 

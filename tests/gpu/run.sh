@@ -59,6 +59,8 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            "gemm_colmajor_b|bash tests/gpu/e2e/gemm_colmajor_b.sh $WORK"  # gemm with layout(B: col_major)
            # gemm with multicast(2): every mapping by index (odd row-tile counts: a block past the edge), sanitizers
            "gemm_multicast|bash tests/gpu/e2e/gemm_multicast.sh $WORK"
+           # gemm with alternate(2): two teams taking the tiles in turn; every shape, sanitizers
+           "gemm_alternate|bash tests/gpu/e2e/gemm_alternate.sh $WORK"
            # the CUDA generated from examples/tx (gemm, batched_gemm, gemm_bias_relu, add_gemm, mlp)
            "tx|bash tests/gpu/e2e/tx.sh $WORK"
            # the SIMT kernels of examples/tx (transpose, softmax, layernorm): checks, memcheck, bandwidth vs memcpy

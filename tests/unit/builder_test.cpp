@@ -492,8 +492,10 @@ TEST(Builder, ExternAndMappingMisuse) {
   EXPECT_THROW(in.pipeline(-1), std::invalid_argument);
   EXPECT_THROW(in.layout("A", {}), std::invalid_argument);
   EXPECT_THROW(in.call("gemm", "not an instance"), std::invalid_argument);
-  in.smem("64KiB").pipeline(2);
+  EXPECT_THROW(in.alternate(0), std::invalid_argument);
+  in.smem("64KiB").pipeline(2).alternate(2);
   EXPECT_EQ(*in.decl().smem_bytes, 64 * 1024);
+  EXPECT_EQ(*in.decl().alternate, 2);
   EXPECT_FALSE(in.decl().entry);
 }
 

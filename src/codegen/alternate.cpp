@@ -1,0 +1,121 @@
+// Teams that take the block's tiles in turn (the mapping's `alternate(T)` on a warp-specialized
+// loop; docs/mapping.md): the compute role's T x G warpgroups form T teams of the G warpgroups a
+// tile takes, and team t runs the block's tiles number t, t + T, t + 2T, ... (its `tile_iter`
+// counts every tile of the block, its own and the others'). The DMA role is unchanged: it walks
+// every tile of the block in order and fills one ring, so the team that runs tile n + 1 finds its
+// first slots loaded while the team of tile n still runs its last iterations and its epilogue
+// (CUTLASS's ping-pong GEMM: one team's epilogue runs under the next team's main loop).
+//
+//   * Ring positions. Every team keeps the block's running counters of the tile's loops (the
+//     barrier phases and slots continue over all tiles): for a tile of another team it adds the
+//     tile's trip counts, recomputed from the tile's indices in a scope of their own
+//     (alternate_skip), and goes on to the next tile without waiting or arriving anywhere.
+//   * Turns on the ring. A team starts a tile's loop only after the team of the tile before has
+//     left its own (named barrier turn0 + team, its G x 128 threads and the previous team's):
+//     a ring slot's barrier tells its phases apart by parity only, so a team must not wait for a
+//     position more than one round of the ring ahead of the last one waited for, which the
+//     previous tile's team has by then (CUTLASS orders its ping-pong math warpgroups the same
+//     way). The epilogues are outside the turns: that is the overlap. The last team arrives on
+//     team 0's barrier once before the tile loop, and the team whose turn is next after the
+//     block's last tile takes that hand-over after the loop, so every arrival is matched.
+//   * Barriers. A ring slot is released by the warps of the one team that read it (count G x 4,
+//     events.cpp); the compute role's block-wide syncs are the team's (sync.cpp: named barrier
+//     2C + 1 + C + team over G x 128 threads, or the warpgroup's own barrier when G = 1); the
+//     warpgroup index a tile's code sees is the warpgroup's rank in its team.
+//   * Not with (located errors): a buffer loaded once per tile or a compute event the DMA role
+//     waits for once per tile (their single barrier's phases would alias between the teams),
+//     loops nested in a tile loop or more than one loop in a tile (the turn covers one), splitk /
+//     streamk / multicast / pingpong, and more than the machine's compute warpgroups in all.
+#include "codegen/cuda_gen.h"
+
+namespace loom::codegen::detail {
+
+void CudaGen::plan_alternate() {
+  teams_ = ws_ ? std::max<int64_t>(1, f_.warp_roles->teams) : 1;
+  if (teams_ <= 1) return;
+  const Op* at = nullptr;
+  std::function<void(const ir::Block&)> find = [&](const ir::Block& b) {
+    for (const Op& op : b.ops) {
+      if (op.kind == OpKind::For && op.alternate > 1 && !at) at = &op;
+      for (const ir::Block& r : op.regions) find(r);
+    }
+  };
+  find(*kernel_);
+  const std::string alt = "alternate(" + std::to_string(teams_) + ")";
+  if (compute_wgs_ % teams_ != 0) cannot(at, alt + " with " + std::to_string(compute_wgs_) + " compute warpgroups (not whole teams)");
+  if (compute_wgs_ > 4)
+    cannot(at, alt + " with " + std::to_string(compute_wgs_ / teams_) + " warpgroups per tile: " + std::to_string(compute_wgs_) +
+                   " compute warpgroups in all, at most 4 fit the register file",
+           "use fewer warpgroups per tile (gemm_tile's G) or fewer teams");
+  if (split_loop_) cannot(at, alt + " together with " + std::string(stream_ ? "streamk" : "splitk"));
+  if (multicast_ > 1) cannot(at, alt + " together with multicast");
+  std::function<void(const ir::Block&)> no_turns = [&](const ir::Block& b) {
+    for (const Op& op : b.ops) {
+      if (op.kind == OpKind::For && op.pingpong) cannot(&op, alt + " together with pingpong");
+      for (const ir::Block& r : op.regions) no_turns(r);
+    }
+  };
+  no_turns(*kernel_);
+}
+
+int64_t CudaGen::team_wgs() const { return compute_wgs_ / std::max<int64_t>(1, teams_); }
+
+void CudaGen::refuse_per_tile_barrier(const Op* at, const std::string& what) const {
+  if (teams_ > 1)
+    cannot(at, "alternate(" + std::to_string(teams_) + ") with " + what,
+           "its one barrier would flip phase once per tile for teams that run every other tile; remove alternate");
+}
+
+// The start of a compute-role tile: another team's tile only advances the running counters.
+void CudaGen::alternate_skip(std::ostream& o, const std::string& in) {
+  if (teams_ <= 1) return;
+  o << in << "if (tile_iter % " << teams_ << " != team) {  // alternate(" << teams_
+    << "): another team's tile; its loops' iterations continue the rings\n";
+  std::set<ValueId> have = prologue_have_;
+  for (const Op* L : compute_loops_) {
+    if (parent_.at(L) != grid_.back())
+      cannot(L, "alternate(" + std::to_string(teams_) + ") with a loop nested in another loop of the tile",
+             "the teams skip each other's tiles by their trip counts, known only for the tile's outermost loops");
+    for (const std::string& l : slice_lines(L->operands[0], have, *L, "alternate: the trip count of another team's tile"))
+      o << in << "  " << l << "\n";
+    o << in << "  " << base(L) << " += " << loop_trips(L) << ";\n";
+  }
+  o << in << "  ++tile_iter;\n" << in << "  continue;\n" << in << "}\n";
+}
+
+int64_t CudaGen::alternate_barrier0() const { return 1 + compute_wgs_; }  // pingpong's ids: never both
+
+std::string CudaGen::alternate_threads() const { return std::to_string(2 * 128 * team_wgs()); }
+
+void CudaGen::alternate_turn_begin(Stream& s, const Op& loop) {
+  if (teams_ <= 1 || &s != &compute_) return;
+  if (parent_.at(&loop) != grid_.back())
+    cannot(&loop, "alternate(" + std::to_string(teams_) + ") with a loop nested in another loop of the tile",
+           "the teams skip each other's tiles by their trip counts, known only for the tile's outermost loops");
+  if (alternate_loop_ && alternate_loop_ != &loop)
+    cannot(&loop, "alternate(" + std::to_string(teams_) + ") with a second loop in the tile",
+           "the teams take turns on one loop's ring; keep one srange loop in the block variant, or remove alternate");
+  alternate_loop_ = &loop;
+  s.line("loom::rt::named_barrier_sync(" + std::to_string(alternate_barrier0()) + " + team, " + alternate_threads() +
+         ");  // alternate: this team's turn on the ring (the previous tile's team has left its loop)");
+}
+
+void CudaGen::alternate_turn_end(Stream& s, const Op& loop) {
+  if (teams_ <= 1 || &s != &compute_ || alternate_loop_ != &loop) return;
+  s.line("loom::rt::named_barrier_arrive(" + std::to_string(alternate_barrier0()) + " + (team + 1) % " + std::to_string(teams_) + ", " +
+         alternate_threads() + ");  // alternate: the next tile's team may start its loop");
+}
+
+void CudaGen::alternate_before_tiles(std::ostream& o, const std::string& ind) const {
+  if (teams_ <= 1) return;
+  o << ind << "if (team == " << teams_ - 1 << ") loom::rt::named_barrier_arrive(" << alternate_barrier0() << ", " << alternate_threads()
+    << ");  // alternate: team 0 takes the first turn\n";
+}
+
+void CudaGen::alternate_after_tiles(std::ostream& o, const std::string& ind) const {
+  if (teams_ <= 1) return;
+  o << ind << "if (team == tile_iter % " << teams_ << ") loom::rt::named_barrier_sync(" << alternate_barrier0() << " + team, "
+    << alternate_threads() << ");  // alternate: the hand-over after the block's last tile\n";
+}
+
+}  // namespace loom::codegen::detail

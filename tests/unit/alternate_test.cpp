@@ -1,0 +1,170 @@
+// alternate(T) (docs/mapping.md, docs/codegen.md "Teams taking the tiles in turn";
+// src/codegen/alternate.cpp):
+// - the option parses, prints and reaches the IR loop and the warp roles (T teams of G warpgroups);
+// - examples/gemm's default mapping with 64 x 256 tiles, one warpgroup a team, alternate(2)
+//   (tests/gpu/e2e/alternate.sed): a team skips the other's tiles by their trip counts, takes a turn
+//   on the ring around its K loop, releases slots with its own 4 warps; the warpgroup index is the
+//   rank in the team; the cost estimate keeps the fixed costs out of the waves;
+// - two warpgroups a team: the team's syncs on a barrier of its own, 104 registers a consumer;
+// - the CPU executor runs the program (random legal orders, race check) to the reference's results;
+// - what the back end refuses is a located CompileError; the checker's errors are
+//   tests/errors/alternate_*.loom.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "codegen_util.h"
+#include "exec/executor.h"
+#include "exec/inputs.h"
+#include "exec/reference.h"
+#include "passes/pipeline.h"
+
+namespace loom {
+namespace {
+
+using test::check_text;
+using test::compile_mappings;
+using test::count_of;
+using test::example_text;
+using test::replaced;
+
+// examples/gemm's default mapping with U x 256 tiles, G warpgroups a tile, alternate(T), D stages.
+std::string alternate_gemm(int U, int G, int T, int D) {
+  std::string t = example_text("gemm");
+  t = t.substr(0, t.find("// Other tile shapes"));
+  t = replaced(t, "tune(U=128, V=256)", "tune(U=" + std::to_string(U) + ", V=256)");
+  for (int i = 0; i < 3; ++i) t = replaced(t, "tune(G=2)", "tune(G=" + std::to_string(G) + ")");
+  return replaced(t, "warpspecialize pipeline(3)\n      smem(227KB);",
+                  "warpspecialize pipeline(" + std::to_string(D) + ")\n      alternate(" + std::to_string(T) + ") smem(227KB);");
+}
+
+TEST(Alternate, ParsesPrintsAndReachesTheLoop) {
+  const std::string text = alternate_gemm(64, 1, 2, 5);
+  auto r = check_text(text, "gemm.loom");
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_NE(format_program(r.program).find("warpspecialize pipeline(5)\n      alternate(2) smem(227KB);"), std::string::npos)
+      << format_program(r.program);
+  test::CompiledMappings c = compile_mappings(text, "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  EXPECT_NE(c.ir.find("pipeline(5) warpspecialize alternate(2)"), std::string::npos) << c.ir;
+  EXPECT_NE(c.ir.find("compute: 2 x 232 regs, 2 teams)"), std::string::npos) << c.ir;
+}
+
+TEST(Alternate, TeamsTakeTheTilesInTurn) {
+  test::CompiledMappings c = compile_mappings(alternate_gemm(64, 1, 2, 5), "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  const std::string tma = cu.substr(cu.find("// The TMA kernel."));
+  EXPECT_NE(cu.find("384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232)"), std::string::npos);
+  EXPECT_NE(tma.find("const int64_t team = consumer_wg / 1;"), std::string::npos);
+  // Another team's tile: its K loop's trip count, recomputed in a scope of its own, continues the ring.
+  const size_t skip = tma.find("if (tile_iter % 2 != team) {");
+  ASSERT_NE(skip, std::string::npos) << tma;
+  const std::string skipped = tma.substr(skip, tma.find("continue;", skip) - skip);
+  EXPECT_NE(skipped.find("const int64_t v_6 = loom_cdiv(v_K, v_U);"), std::string::npos) << skipped;
+  EXPECT_NE(skipped.find("v_e_1_base += v_6;"), std::string::npos) << skipped;
+  EXPECT_NE(skipped.find("++tile_iter;"), std::string::npos) << skipped;
+  EXPECT_EQ(skipped.find("mbarrier"), std::string::npos) << "no waits or arrivals for another team's tile";
+  // The turns: team 0 first, a turn around the K loop (handed over once its wgmmas are issued,
+  // before the drain), the hand-over after the block's last tile.
+  EXPECT_NE(tma.find("if (team == 1) loom::rt::named_barrier_arrive(3, 256);"), std::string::npos);
+  const size_t turn = tma.find("loom::rt::named_barrier_sync(3 + team, 256);  // alternate: this team's turn on the ring");
+  const size_t loop = tma.find("for (int64_t v_k = 0; v_k < v_6; ++v_k) {", skip);
+  const size_t handover = tma.find("loom::rt::named_barrier_arrive(3 + (team + 1) % 2, 256);");
+  const size_t drain = tma.find("loom::rt::wgmma_wait<0>();", handover);
+  ASSERT_NE(turn, std::string::npos) << tma;
+  EXPECT_LT(turn, loop);
+  EXPECT_LT(loop, handover);
+  EXPECT_EQ(drain, tma.find("loom::rt::wgmma_wait<0>();", loop)) << "the hand-over comes before the drain";
+  EXPECT_NE(tma.find("if (team == tile_iter % 2) loom::rt::named_barrier_sync(3 + team, 256);"), std::string::npos);
+  // A ring slot is released by the 4 warps of the one team that read it; the warpgroup index is
+  // the rank in the team.
+  EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 4);"), std::string::npos);
+  EXPECT_NE(tma.find("const int64_t v_g = consumer_wg % 1;  // proc_index WARPGROUP (in the team)"), std::string::npos);
+  // The async-copy variant takes turns the same way.
+  const std::string variant = cu.substr(0, cu.find("// The TMA kernel."));
+  EXPECT_NE(variant.find("if (tile_iter % 2 != team) {"), std::string::npos);
+  EXPECT_NE(variant.find("loom::rt::mbarrier::init(&bar_v_w[s], 4);"), std::string::npos);
+}
+
+TEST(Alternate, TwoWarpgroupsATeam) {
+  // 128 x 256 rows would need 128 accumulator registers in 104: 128 x 128 tiles, two teams of two.
+  std::string text = alternate_gemm(128, 2, 2, 6);
+  text = replaced(text, "tune(U=128, V=256)", "tune(U=128, V=128)");
+  for (int i = 0; i < 6; ++i) text = replaced(text, "N_MMA=256", "N_MMA=128");
+  test::CompiledMappings c = compile_mappings(text, "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  EXPECT_NE(cu.find("640 threads per block (1 DMA warpgroup at 40 registers, 4 compute warpgroups at 104)"), std::string::npos);
+  EXPECT_NE(cu.find("const int64_t team = consumer_wg / 2;"), std::string::npos);
+  EXPECT_NE(cu.find("loom::rt::named_barrier_sync(5 + team, 512);"), std::string::npos);  // turns after the epilogue's ids 1..4
+  EXPECT_NE(cu.find("loom::rt::mbarrier::init(&bar_v_w[s], 8);"), std::string::npos);    // the team's 8 warps
+  EXPECT_NE(cu.find("const int64_t v_g = consumer_wg % 2;  // proc_index WARPGROUP (in the team)"), std::string::npos);
+}
+
+TEST(Alternate, CostEstimateKeepsTheFixedCostsOutOfTheWaves) {
+  // Its default with alternate(2), and examples/gemm's default as a when(fastest) candidate (with
+  // candidates, each mapping has an estimate).
+  std::string original = example_text("gemm");
+  original = original.substr(0, original.find("// Other tile shapes"));
+  original = replaced(original.substr(original.find("mapping sm_90a {")), "mapping sm_90a {", "mapping sm_90a when(fastest) {");
+  const std::string text = alternate_gemm(64, 1, 2, 5) + original;
+  test::CompiledMappings c = compile_mappings(text, "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  const std::string m0 = cu.substr(cu.find("namespace mapping0 {"), cu.find("namespace mapping1 {") - cu.find("namespace mapping0 {"));
+  EXPECT_NE(m0.find("1048576 FMA and 40960 TMA bytes per iteration"), std::string::npos) << "one warpgroup's 64 x 256 x 64";
+  EXPECT_NE(m0.find("double fixed = 500.0;  // alternate(2): under the next tile's main loop"), std::string::npos);
+  EXPECT_NE(m0.find("return static_cast<double>((blocks + sms - 1) / sms) * tile + fixed;"), std::string::npos);
+}
+
+TEST(Alternate, TheExecutorRunsIt) {
+  // The option changes who runs a tile, not what the event IR means: the CPU executor (random
+  // legal orders, race check) matches the sequential reference at non-tile extents.
+  auto r = check_text(alternate_gemm(64, 1, 2, 5), "gemm.loom");
+  ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
+  const ir::Function f = lower_to_event_ir(r.program, *r.tree);
+  EXPECT_NE(ir::print(f).find("alternate(2)"), std::string::npos);
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    exec::Args in = exec::make_inputs(r.program, *r.tree, {{"M", 150}, {"N", 270}, {"K", 200}}, seed);
+    exec::Args ref = exec::copy_args(in);
+    exec::run_reference(r.program, *r.tree, ref);
+    exec::ExecResult res = exec::execute(f, exec::exec_args(in), seed, {});
+    ASSERT_TRUE(res.ok) << "seed " << seed << ": " << res.error.substr(0, 400);
+    auto mm = exec::compare_outputs(ref, in);
+    EXPECT_FALSE(mm) << "seed " << seed << ": " << mm->describe();
+  }
+}
+
+TEST(Alternate, RefusesABufferLoadedOncePerTile) {
+  // flash attention's Q tile is loaded once per tile: its one barrier cannot serve teams that run
+  // every other tile.
+  std::string t = example_text("flash_attention_2");
+  t = replaced(t, "warpspecialize pipeline(2) pingpong smem(227KB);", "warpspecialize pipeline(2) alternate(2) smem(227KB);");
+  test::CompiledMappings c = compile_mappings(t, "flash_attention_2");
+  ASSERT_TRUE(c.error) << "compiled";
+  EXPECT_TRUE(c.error->loc.valid());
+  EXPECT_NE(c.error->message.find("alternate(2) with a buffer loaded once per tile"), std::string::npos) << c.error->message;
+}
+
+TEST(Alternate, RefusesAWaitOncePerTile) {
+  // add_gemm's two K loops (A B, then C D) share one ring, and its producer waits once per tile for
+  // the first loop's compute work: that barrier would flip phase once per tile for teams that run
+  // every other tile.
+  std::string t = example_text("add_gemm");
+  const size_t at = t.find("smem(227KB);");
+  ASSERT_NE(at, std::string::npos);
+  t.replace(at, 12, "alternate(2) smem(227KB);");
+  t = t.substr(0, t.find("\nmapping sm_90a when("));
+  for (int i = 0; i < 3; ++i) t = replaced(t, "tune(G=2)", "tune(G=1)");
+  t = replaced(t, "tune(U=128, V=256) call(add_gemm", "tune(U=64, V=256) call(add_gemm");
+  test::CompiledMappings c = compile_mappings(t, "add_gemm");
+  ASSERT_TRUE(c.error) << "compiled";
+  EXPECT_TRUE(c.error->loc.valid());
+  EXPECT_NE(c.error->message.find("alternate(2) with a DMA-role wait, once per tile, for the compute role's"), std::string::npos)
+      << c.error->message;
+  EXPECT_NE(c.error->hint.find("its one barrier would flip phase once per tile"), std::string::npos) << c.error->hint;
+}
+
+}  // namespace
+}  // namespace loom
