@@ -66,6 +66,12 @@ void CudaGen::refuse_per_tile_barrier(const Op* at, const std::string& what) con
            "its one barrier would flip phase once per tile for teams that run every other tile; remove alternate");
 }
 
+void CudaGen::refuse_nested(const Op& loop) const {
+  if (parent_.at(&loop) != grid_.back())
+    cannot(&loop, "alternate(" + std::to_string(teams_) + ") with a loop nested in another loop of the tile",
+           "the teams skip each other's tiles by their trip counts, known only for the tile's outermost loops");
+}
+
 // The start of a compute-role tile: another team's tile only advances the running counters.
 void CudaGen::alternate_skip(std::ostream& o, const std::string& in) {
   if (teams_ <= 1) return;
@@ -73,9 +79,7 @@ void CudaGen::alternate_skip(std::ostream& o, const std::string& in) {
     << "): another team's tile; its loops' iterations continue the rings\n";
   std::set<ValueId> have = prologue_have_;
   for (const Op* L : compute_loops_) {
-    if (parent_.at(L) != grid_.back())
-      cannot(L, "alternate(" + std::to_string(teams_) + ") with a loop nested in another loop of the tile",
-             "the teams skip each other's tiles by their trip counts, known only for the tile's outermost loops");
+    refuse_nested(*L);
     for (const std::string& l : slice_lines(L->operands[0], have, *L, "alternate: the trip count of another team's tile"))
       o << in << "  " << l << "\n";
     o << in << "  " << base(L) << " += " << loop_trips(L) << ";\n";
@@ -89,9 +93,7 @@ std::string CudaGen::alternate_threads() const { return std::to_string(2 * 128 *
 
 void CudaGen::alternate_turn_begin(Stream& s, const Op& loop) {
   if (teams_ <= 1 || &s != &compute_) return;
-  if (parent_.at(&loop) != grid_.back())
-    cannot(&loop, "alternate(" + std::to_string(teams_) + ") with a loop nested in another loop of the tile",
-           "the teams skip each other's tiles by their trip counts, known only for the tile's outermost loops");
+  refuse_nested(loop);
   if (alternate_loop_ && alternate_loop_ != &loop)
     cannot(&loop, "alternate(" + std::to_string(teams_) + ") with a second loop in the tile",
            "the teams take turns on one loop's ring; keep one srange loop in the block variant, or remove alternate");

@@ -304,6 +304,7 @@ class CudaGen {
   int64_t team_wgs() const;  // the compute warpgroups a tile takes
   std::string team_sync_line(const std::string& what) const;  // sync.cpp
   void refuse_per_tile_barrier(const Op* at, const std::string& what) const;
+  void refuse_nested(const Op& loop) const;  // a loop the teams take turns on is one of the tile's own
   void alternate_skip(std::ostream& o, const std::string& in);
   int64_t alternate_barrier0() const;     // the teams' turn barriers: this + team
   std::string alternate_threads() const;  // a turn barrier's threads: two teams'

@@ -659,24 +659,26 @@ TEST_P(SpecializedMappings, EveryMappingMatchesTheReference) {
   std::vector<MappingUnit> units = mapping_units(r.program, *r.tree);
   ASSERT_EQ(units.size(), r.program.specializations.size() + 1);
   std::set<std::string> seen;
+  const bool attention = name.rfind("flash_attention", 0) == 0;
+  const std::map<std::string, double> scalars =
+      attention ? std::map<std::string, double>{{"scale", kAttentionScale}} : std::map<std::string, double>{};
+  // A splitk(S) mapping's IR is the unsplit loop marked split (the executor runs its iterations
+  // in order, docs/mapping.md "Split-K"): one shape and one seed keep it checked at less cost.
+  std::function<bool(const ir::Block&)> split = [&](const ir::Block& b) {
+    for (const ir::Op& op : b.ops) {
+      if (op.split_k > 1) return true;
+      for (const ir::Block& r : op.regions)
+        if (split(r)) return true;
+    }
+    return false;
+  };
   for (size_t m = 0; m < units.size(); ++m) {
     ir::Function f = lower_to_event_ir(units[m].program, units[m].tree);
-    const bool attention = name.rfind("flash_attention", 0) == 0;
     // Skipped only when an earlier mapping ran the same IR on the same shapes (attention's default
     // takes other head dimensions than its specializations, below).
     if (!seen.insert(executed_ir(f) + (attention && m == 0 ? "\n(default shapes)" : "")).second) continue;
     ExecOptions opt;
     opt.detect_races = true;
-    // A splitk(S) mapping's IR is the unsplit loop marked split (the executor runs its iterations
-    // in order, docs/mapping.md "Split-K"): one shape and one seed keep it checked at less cost.
-    std::function<bool(const ir::Block&)> split = [&](const ir::Block& b) {
-      for (const ir::Op& op : b.ops) {
-        if (op.split_k > 1) return true;
-        for (const ir::Block& r : op.regions)
-          if (split(r)) return true;
-      }
-      return false;
-    };
     const bool split_k = split(f.body);
     // Shapes each mapping takes: GEMM extents, or for attention a head dimension inside the
     // mapping's HD (flash_attention_2's specialization is when(D <= 64); its default takes 72).
@@ -686,8 +688,6 @@ TEST_P(SpecializedMappings, EveryMappingMatchesTheReference) {
     if (name == "add_gemm")
       for (auto& sz : shapes) sz["L"] = 40;
     if (attention) shapes = {{{"BH", 2}, {"M", 70}, {"N", 150}, {"D", m == 0 ? 72 : 40}}, {{"BH", 1}, {"M", 130}, {"N", 60}, {"D", 64}}};
-    const std::map<std::string, double> scalars =
-        attention ? std::map<std::string, double>{{"scale", kAttentionScale}} : std::map<std::string, double>{};
     if (split_k) shapes.resize(1);
     // The default mapping runs kSpecializedDefaultSeeds execution orders per shape (its edited
     // variants run kSeeds each in PropertyTest); a specialization (most are the default with other
