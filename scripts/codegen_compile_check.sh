@@ -87,46 +87,28 @@ for ex in "${EXAMPLES[@]}"; do
   [ -f "$WORK/$ex.failed" ] && STATUS=1
 done
 
-# 2b. gemm with a column-major B (a mapping choice, tests/gpu/e2e/colmajor_b.sed): K-major B tiles.
-mkdir -p "$WORK/gemm_colmajor_b"
-# The default mapping only (the candidates differ in tile sizes, not in B's path; fewer kernels to compile).
-sed -f tests/gpu/e2e/colmajor_b.sed examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' \
-  >"$WORK/gemm_colmajor_b/gemm_colmajor_b.loom"
-if "$LOOM" compile "$WORK/gemm_colmajor_b/gemm_colmajor_b.loom" -o "$WORK/gemm_colmajor_b" >"$WORK/colmajor.log" 2>&1 &&
-    "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/gemm_colmajor_b" -c "$WORK/gemm_colmajor_b/gemm.cu" -o "$WORK/gemm_colmajor_b/gemm.o" \
-      >>"$WORK/colmajor.log" 2>&1 && ! grep -Eq "warning|C75[0-9][0-9]" "$WORK/colmajor.log"; then
-  echo "ok   gemm with layout(B: col_major): loom compile + nvcc -c (sm_90a)"
-else
-  fail "gemm with layout(B: col_major): loom compile + nvcc -c" "$WORK/colmajor.log"
-fi
-
-# 2b'. gemm with multicast(2) (tests/gpu/e2e/multicast.sed): a cluster launch, multicast TMA loads,
-# cluster-wide ring releases. The default mapping only, as for 2b.
-mkdir -p "$WORK/gemm_multicast"
-sed -f tests/gpu/e2e/multicast.sed examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' \
-  >"$WORK/gemm_multicast/gemm_multicast.loom"
-if "$LOOM" compile "$WORK/gemm_multicast/gemm_multicast.loom" -o "$WORK/gemm_multicast" >"$WORK/multicast.log" 2>&1 &&
-    grep -q "tma_load_2d_multicast" "$WORK/gemm_multicast/gemm.cu" &&
-    "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/gemm_multicast" -c "$WORK/gemm_multicast/gemm.cu" -o "$WORK/gemm_multicast/gemm.o" \
-      >>"$WORK/multicast.log" 2>&1 && ! grep -Eq "warning|C75[0-9][0-9]" "$WORK/multicast.log"; then
-  echo "ok   gemm with multicast(2): loom compile + nvcc -c (sm_90a)"
-else
-  fail "gemm with multicast(2): loom compile + nvcc -c" "$WORK/multicast.log"
-fi
-
-# 2b''. gemm with alternate(2) (tests/gpu/e2e/alternate.sed): two teams of one compute warpgroup
-# taking the block's 64 x 256 tiles in turn (the ring skipped by trip counts, the turn barriers).
-mkdir -p "$WORK/gemm_alternate"
-sed -f tests/gpu/e2e/alternate.sed examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' \
-  >"$WORK/gemm_alternate/gemm_alternate.loom"
-if "$LOOM" compile "$WORK/gemm_alternate/gemm_alternate.loom" -o "$WORK/gemm_alternate" >"$WORK/alternate.log" 2>&1 &&
-    grep -q "alternate: this team's turn on the ring" "$WORK/gemm_alternate/gemm.cu" &&
-    "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/gemm_alternate" -c "$WORK/gemm_alternate/gemm.cu" -o "$WORK/gemm_alternate/gemm.o" \
-      >>"$WORK/alternate.log" 2>&1 && ! grep -Eq "warning|C75[0-9][0-9]" "$WORK/alternate.log"; then
-  echo "ok   gemm with alternate(2): loom compile + nvcc -c (sm_90a)"
-else
-  fail "gemm with alternate(2): loom compile + nvcc -c" "$WORK/alternate.log"
-fi
+# 2b. examples/gemm's default mapping edited by a sed script of tests/gpu/e2e/ (a mapping choice the
+# examples' candidates do not make; the default only, fewer kernels to compile): loom compile, a
+# line the variant's code must have (MARKER, if given), nvcc -c. variant NAME SED WHAT [MARKER].
+variant() {
+  local name=$1 sed_file=$2 what=$3 marker=${4:-} dir="$WORK/$1"
+  mkdir -p "$dir"
+  sed -f "$sed_file" examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' >"$dir/$name.loom"
+  if "$LOOM" compile "$dir/$name.loom" -o "$dir" >"$dir.log" 2>&1 && { [ -z "$marker" ] || grep -q "$marker" "$dir/gemm.cu"; } &&
+      "$NVCC" "${NVCC_FLAGS[@]}" -I "$dir" -c "$dir/gemm.cu" -o "$dir/gemm.o" >>"$dir.log" 2>&1 &&
+      ! grep -Eq "warning|C75[0-9][0-9]" "$dir.log"; then
+    echo "ok   gemm with $what: loom compile + nvcc -c (sm_90a)"
+  else
+    fail "gemm with $what: loom compile + nvcc -c" "$dir.log"
+  fi
+}
+# A column-major B (tests/gpu/e2e/colmajor_b.sed): K-major B tiles.
+variant gemm_colmajor_b tests/gpu/e2e/colmajor_b.sed "layout(B: col_major)"
+# multicast(2): a cluster launch, multicast TMA loads, cluster-wide ring releases.
+variant gemm_multicast tests/gpu/e2e/multicast.sed "multicast(2)" "tma_load_2d_multicast"
+# alternate(2): two teams of one compute warpgroup taking the block's 64 x 256 tiles in turn (the
+# ring skipped by trip counts, the turn barriers).
+variant gemm_alternate tests/gpu/e2e/alternate.sed "alternate(2)" "alternate: this team's turn on the ring"
 
 # 2c. Attention: examples/flash_attention_2 (entry `mha`; two kernels, D = 128 and D <= 64).
 if "$LOOM" compile examples/flash_attention_2/flash_attention_2.loom -o "$WORK/fa2" >"$WORK/fa2.log" 2>&1 &&

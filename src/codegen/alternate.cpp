@@ -33,10 +33,13 @@ namespace loom::codegen::detail {
 void CudaGen::plan_alternate() {
   teams_ = ws_ ? std::max<int64_t>(1, f_.warp_roles->teams) : 1;
   if (teams_ <= 1) return;
+  // The loop that says alternate (for the errors' location), and any loop that also takes turns.
   const Op* at = nullptr;
+  const Op* turns = nullptr;
   std::function<void(const ir::Block&)> find = [&](const ir::Block& b) {
     for (const Op& op : b.ops) {
       if (op.kind == OpKind::For && op.alternate > 1 && !at) at = &op;
+      if (op.kind == OpKind::For && op.pingpong && !turns) turns = &op;
       for (const ir::Block& r : op.regions) find(r);
     }
   };
@@ -49,13 +52,7 @@ void CudaGen::plan_alternate() {
            "use fewer warpgroups per tile (gemm_tile's G) or fewer teams");
   if (split_loop_) cannot(at, alt + " together with " + std::string(stream_ ? "streamk" : "splitk"));
   if (multicast_ > 1) cannot(at, alt + " together with multicast");
-  std::function<void(const ir::Block&)> no_turns = [&](const ir::Block& b) {
-    for (const Op& op : b.ops) {
-      if (op.kind == OpKind::For && op.pingpong) cannot(&op, alt + " together with pingpong");
-      for (const ir::Block& r : op.regions) no_turns(r);
-    }
-  };
-  no_turns(*kernel_);
+  if (turns) cannot(turns, alt + " together with pingpong");
 }
 
 int64_t CudaGen::team_wgs() const { return compute_wgs_ / std::max<int64_t>(1, teams_); }

@@ -701,13 +701,9 @@ void warp_specialize(ir::Function& f, const Machine& m) {
     auto wg = f.proc_extents.find(ProcKind::Warpgroup);
     // alternate(T) on a pipelined loop: T teams of the warpgroups a tile takes.
     int64_t teams = 1;
-    std::function<void(const Block&)> find_teams = [&](const Block& b) {
-      for (const Op& op : b.ops) {
-        if (op.kind == OpKind::For && op.warp_specialize) teams = std::max(teams, op.alternate);
-        for (const Block& r : op.regions) find_teams(r);
-      }
-    };
-    find_teams(f.body);
+    ir::for_each_op(f.body, [&](Op& op) {
+      if (op.kind == OpKind::For && op.warp_specialize) teams = std::max(teams, op.alternate);
+    });
     const int64_t per_tile = wg == f.proc_extents.end() ? 1 : wg->second;
     f.warp_roles = warp_roles_for(per_tile * teams, m);
     f.warp_roles->teams = teams;
