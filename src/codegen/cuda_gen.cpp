@@ -597,7 +597,10 @@ void CudaGen::emit_for(const Op& op) {
   }
   // The body, op by op, each into its stream(s).
   loops_.push_back(&op);
+  const bool in_compute = std::find(ss.begin(), ss.end(), &compute_) != ss.end();
+  const size_t body_begin = compute_.lines.size(), branches_before = extent_branches_.size();
   for (const Op& o : body.ops) emit_op(o, &op);
+  if (in_compute) version_whole_tiles(compute_, op, body_begin, branches_before);
   // Accumulators declared in the body go out of scope with it: later drains do not fence them.
   for (auto it = accumulators_.begin(); it != accumulators_.end();) {
     auto d = def_.find(*it);

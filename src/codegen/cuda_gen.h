@@ -301,6 +301,9 @@ class CudaGen {
 
   // ---- alternate.cpp: alternate(T), teams of compute warpgroups taking the tiles in turn ---------
   void plan_alternate();
+  // whole_tiles.cpp: the compute stream's body of `loop` (its lines from body_begin on), emitted
+  // again for whole tiles when a branch since branches_before tests a clipped extent of the loop.
+  void version_whole_tiles(Stream& s, const Op& loop, size_t body_begin, size_t branches_before);
   int64_t team_wgs() const;  // the compute warpgroups a tile takes
   std::string team_sync_line(const std::string& what) const;  // sync.cpp
   void refuse_per_tile_barrier(const Op* at, const std::string& what) const;
@@ -554,6 +557,7 @@ class CudaGen {
   bool split_owner_open_ = false;           // emitting the owner-only rest of the tile
   int64_t split_offset_ = 0;                // the partial-sum buffers in dynamic shared memory
   bool pingpong_ = false;                   // some loop takes turns: the turn barriers' hand-overs
+  std::vector<std::string> extent_branches_;  // run-time extents emit_by_columns branched on (whole_tiles.cpp)
   const Op* turn_loop_ = nullptr;           // the pingpong loop being emitted (its wgmmas are turns)
   const Rotation* rotation_ = nullptr;      // its rotation, if any
   std::set<ValueId> hoisted_;               // register allocs declared before their loop

@@ -159,6 +159,7 @@ void CudaGen::emit_by_columns(Stream& s, ValueId tile, int64_t width, const std:
     s.line("}");
     return;
   }
+  extent_branches_.push_back(view(tile).ext[1]);  // whole_tiles.cpp may fold it away in whole tiles
   s.line("{  // " + clipped_comment);
   s.line("  const int tid = loom::rt::thread_in_warpgroup();");
   s.line("  const int64_t ncols = " + view(tile).ext[1] + ";");

@@ -317,257 +317,514 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
       // attn_block: srange j in cdiv(min(N, q0 + M), BC)  [flash_attention_3_causal.loom:91]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_10; ++v_j) {
-        const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
-        const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
-        const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
-        const int64_t v_12 = v_Kp_1_e1;
-        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
-        const int64_t v_Cp_3_o0 = 0 + (v_g * v_5);
-        const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
-        const int64_t v_13 = 2;
-        const int64_t v_14 = 32;
-        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
-        float v_Cp_6[64];
-        // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
-        // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
-        const int64_t v_K = v_Kp_e0;
-        const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
-        const int64_t v_B_e0 = loom_clip(v_BR, (v_c0_1 * v_K), v_K);
-        const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
-        const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
-        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: async copy landed
-        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-        // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
-        loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
-        loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
-        #pragma unroll
-        for (int ks = 0; ks < 8; ++ks) {
-          const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 16384 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
-        }
-        loom::rt::wgmma_commit();
-        if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
-          const int64_t v_j_deferred = v_j - 1;
-          {
-            const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
-            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
-            const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
-            const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
-            const int64_t v_12 = v_Kp_1_e1;
-            const int64_t v_Pp_o0 = 0 + (v_g * v_5);
-            const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
-            const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
-            const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
-            const int64_t v_K_1 = v_Vp_1_e0;
-            const int64_t v_N_3 = v_Vp_e1;
-            const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
-            const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
-            const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
-            const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0_1 * v_N_3), v_N_3);
-            loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: async copy landed
-            loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-            loom::rt::wgmma_fence_operand(v_A_1);
-            loom::rt::wgmma_fence_operand(v_C);
-            loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
-            loom::rt::wgmma_commit();
+        // whole_tiles.cpp: the body twice, for whole tiles (every clipped extent below is its block) and
+        // for the clipped last tile, so that the whole tiles' row operations need no branch on the extent
+        const bool v_j_whole = (v_j + 1) * v_BR <= Kt.shape[2] && (v_j + 1) * v_BR <= V.shape[1];
+        if (v_j_whole) {
+          const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+          const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+          const int64_t v_Kp_1_e1 = v_BR;
+          const int64_t v_12 = v_Kp_1_e1;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
+          const int64_t v_Cp_3_o0 = 0 + (v_g * v_5);
+          const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          const int64_t v_13 = 2;
+          const int64_t v_14 = 32;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
+          float v_Cp_6[64];
+          // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
+          // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
+          const int64_t v_K = v_Kp_e0;
+          const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
+          const int64_t v_B_e0 = loom_clip(v_BR, (v_c0_1 * v_K), v_K);
+          const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
+          const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
+          loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: async copy landed
+          loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+          // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
+          loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+          loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
+          #pragma unroll
+          for (int ks = 0; ks < 8; ++ks) {
+            const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 16384 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
+            loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
           }
-        } else {
-          loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
-          loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
-        }
-        loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
-        const int64_t v_15 = v_j * v_BR;
-        const int64_t v_16 = v_2 - v_15;
-        const int64_t v_Pp_o0 = 0 + (v_g * v_5);
-        const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
-        loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
-        loom::rt::wgmma_fence_operand(v_Cp_6);
-        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
-        // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
-        {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
-          const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
-          if (lim < 127) {  // the diagonal crosses this tile
-            const int tid = loom::rt::thread_in_warpgroup();
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) v_Cp_6[r] = -INFINITY;
-          }
-        }
-        // softmax_warp: save_max(mop[t], mp[t])
-        float v_mo_2[2];
-        // softmax_warp: save_max(mop[t], mp[t])
-        float v_m_3[2];
-        // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_3_causal.loom:228]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
-        // save_max_thread: copy(mo, m)  [flash_attention_3_causal.loom:259]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
-        // softmax_warp: row_max(mp[t], Sp[t])
-        float v_m_4[2];
-        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_m_4[r] = v_11;
-        // row_max_thread: rowmax(m, S)  [flash_attention_3_causal.loom:265]
-        {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_12 columns
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_12;
-          if (ncols >= 128) {
-            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+          loom::rt::wgmma_commit();
+          if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
+            const int64_t v_j_deferred = v_j - 1;
+            {
+              const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+              const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+              const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+              const int64_t v_Kp_1_e1 = v_BR;
+              const int64_t v_12 = v_Kp_1_e1;
+              const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+              const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+              const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+              const int64_t v_Vp_1_e0 = v_BR;
+              const int64_t v_K_1 = v_Vp_1_e0;
+              const int64_t v_N_3 = v_Vp_e1;
+              const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+              const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+              const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+              const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0_1 * v_N_3), v_N_3);
+              loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: async copy landed
+              loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+              loom::rt::wgmma_fence_operand(v_A_1);
+              loom::rt::wgmma_fence_operand(v_C);
+              loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+              loom::rt::wgmma_commit();
+            }
           } else {
-            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
+            loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
           }
-        }
-        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
-          float x = v_m_4[r];
-          x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-          x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
-          v_m_1[r] = fmaxf(v_m_1[r], x);
-        }
-        // softmax_warp: prange t in pieces(Sp) (snapshot of a)
-        float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
-        // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_3_causal.loom:233]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
-        // softmax_warp: prange t in pieces(Sp) (snapshot of l)
-        float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
-        // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_3_causal.loom:233]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_a_2[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_l_3[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_ms_2[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_m_5[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
-        // rescale_sum_thread: sub(a, mo, m)  [flash_attention_3_causal.loom:271]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
-        // rescale_sum_thread: scale(a, a, scale)  [flash_attention_3_causal.loom:272]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
-        // rescale_sum_thread: exp2(a, a)  [flash_attention_3_causal.loom:273]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
-        // rescale_sum_thread: mul(l, l, a)  [flash_attention_3_causal.loom:274]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
-        // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_3_causal.loom:275]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
-        // exp_scores_thread: scale(S, S, scale)  [flash_attention_3_causal.loom:281]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
-        // exp_scores_thread: sub(S, S, ms)  [flash_attention_3_causal.loom:282]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
-        // exp_scores_thread: exp2(S, S)  [flash_attention_3_causal.loom:283]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
-        // softmax_warp: row_sum(lp[t], Sp[t])
-        float v_l_4[2];
-        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_4[r] = v_6;
-        // row_sum_thread: rowsum(l, S)  [flash_attention_3_causal.loom:294]
-        {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_12 columns
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_12;
-          if (ncols >= 128) {
-            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-          } else {
-            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-          }
-        }
-        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
-          float x = v_l_4[r];
-          x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
-          x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
-          v_l_1[r] = (v_l_1[r] + x);
-        }
-        const int64_t v_M_14 = 2;
-        const int64_t v_N_2 = 32;
-        // softmax_warp: probs(Pp[t], Sp[t])
-        __nv_bfloat16 v_P[64];
-        // probs_thread: convert(P, S)  [flash_attention_3_causal.loom:290]
-        #pragma unroll
-        for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
-        loom::rt::wgmma_wait<0>();
-        loom::rt::wgmma_fence_operand(v_C);
-        loom::rt::wgmma_fence_operand(v_Cp_6);
-        if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
+          loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
+          const int64_t v_15 = v_j * v_BR;
+          const int64_t v_16 = v_2 - v_15;
+          const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+          const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
-        }
-        // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
-        {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_12;
-          if (ncols >= 128) {
-            #pragma unroll
-            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
-          } else {
-            #pragma unroll
-            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
+          // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
+          {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
+            const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
+            if (lim < 127) {  // the diagonal crosses this tile
+              const int tid = loom::rt::thread_in_warpgroup();
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) v_Cp_6[r] = -INFINITY;
+            }
           }
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_mo_2[2];
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_m_3[2];
+          // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_3_causal.loom:228]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
+          // save_max_thread: copy(mo, m)  [flash_attention_3_causal.loom:259]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
+          // softmax_warp: row_max(mp[t], Sp[t])
+          float v_m_4[2];
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_4[r] = v_11;
+          // row_max_thread: rowmax(m, S)  [flash_attention_3_causal.loom:265]
+          {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            } else {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            }
+          }
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_m_4[r];
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+            v_m_1[r] = fmaxf(v_m_1[r], x);
+          }
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)
+          float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)
+          float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_a_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_l_3[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_ms_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_m_5[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
+          // rescale_sum_thread: sub(a, mo, m)  [flash_attention_3_causal.loom:271]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
+          // rescale_sum_thread: scale(a, a, scale)  [flash_attention_3_causal.loom:272]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
+          // rescale_sum_thread: exp2(a, a)  [flash_attention_3_causal.loom:273]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
+          // rescale_sum_thread: mul(l, l, a)  [flash_attention_3_causal.loom:274]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
+          // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_3_causal.loom:275]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
+          // exp_scores_thread: scale(S, S, scale)  [flash_attention_3_causal.loom:281]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
+          // exp_scores_thread: sub(S, S, ms)  [flash_attention_3_causal.loom:282]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
+          // exp_scores_thread: exp2(S, S)  [flash_attention_3_causal.loom:283]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
+          // softmax_warp: row_sum(lp[t], Sp[t])
+          float v_l_4[2];
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_4[r] = v_6;
+          // row_sum_thread: rowsum(l, S)  [flash_attention_3_causal.loom:294]
+          {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            } else {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            }
+          }
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_l_4[r];
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
+            v_l_1[r] = (v_l_1[r] + x);
+          }
+          const int64_t v_M_14 = 2;
+          const int64_t v_N_2 = 32;
+          // softmax_warp: probs(Pp[t], Sp[t])
+          __nv_bfloat16 v_P[64];
+          // probs_thread: convert(P, S)  [flash_attention_3_causal.loom:290]
+          #pragma unroll
+          for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
+          loom::rt::wgmma_wait<0>();
+          loom::rt::wgmma_fence_operand(v_C);
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
+            __syncwarp();
+            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+          }
+          // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
+          {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
+            } else {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+            }
+          }
+          // rescale_thread: mul(O, O, a)  [flash_attention_3_causal.loom:298]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
+          const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+          const int64_t v_Vp_1_e0 = v_BR;
+          const int64_t v_K_1 = v_Vp_1_e0;
+          const int64_t v_N_3 = v_Vp_e1;
+          const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+          const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0_1 * v_N_3), v_N_3);
+        } else {
+          const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+          const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+          const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+          const int64_t v_12 = v_Kp_1_e1;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
+          const int64_t v_Cp_3_o0 = 0 + (v_g * v_5);
+          const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          const int64_t v_13 = 2;
+          const int64_t v_14 = 32;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
+          float v_Cp_6[64];
+          // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
+          // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
+          const int64_t v_K = v_Kp_e0;
+          const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
+          const int64_t v_B_e0 = loom_clip(v_BR, (v_c0_1 * v_K), v_K);
+          const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
+          const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
+          loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: async copy landed
+          loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+          // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
+          loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+          loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
+          #pragma unroll
+          for (int ks = 0; ks < 8; ++ks) {
+            const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 16384 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
+            loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
+          }
+          loom::rt::wgmma_commit();
+          if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
+            const int64_t v_j_deferred = v_j - 1;
+            {
+              const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+              const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+              const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+              const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+              const int64_t v_12 = v_Kp_1_e1;
+              const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+              const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+              const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+              const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+              const int64_t v_K_1 = v_Vp_1_e0;
+              const int64_t v_N_3 = v_Vp_e1;
+              const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+              const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+              const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+              const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0_1 * v_N_3), v_N_3);
+              loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: async copy landed
+              loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+              loom::rt::wgmma_fence_operand(v_A_1);
+              loom::rt::wgmma_fence_operand(v_C);
+              loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+              loom::rt::wgmma_commit();
+            }
+          } else {
+            loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
+            loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
+          }
+          loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
+          const int64_t v_15 = v_j * v_BR;
+          const int64_t v_16 = v_2 - v_15;
+          const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+          const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
+          // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
+          {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
+            const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
+            if (lim < 127) {  // the diagonal crosses this tile
+              const int tid = loom::rt::thread_in_warpgroup();
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) v_Cp_6[r] = -INFINITY;
+            }
+          }
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_mo_2[2];
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_m_3[2];
+          // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_3_causal.loom:228]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
+          // save_max_thread: copy(mo, m)  [flash_attention_3_causal.loom:259]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
+          // softmax_warp: row_max(mp[t], Sp[t])
+          float v_m_4[2];
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_4[r] = v_11;
+          // row_max_thread: rowmax(m, S)  [flash_attention_3_causal.loom:265]
+          {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            } else {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            }
+          }
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_m_4[r];
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+            v_m_1[r] = fmaxf(v_m_1[r], x);
+          }
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)
+          float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)
+          float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_a_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_l_3[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_ms_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_m_5[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
+          // rescale_sum_thread: sub(a, mo, m)  [flash_attention_3_causal.loom:271]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
+          // rescale_sum_thread: scale(a, a, scale)  [flash_attention_3_causal.loom:272]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
+          // rescale_sum_thread: exp2(a, a)  [flash_attention_3_causal.loom:273]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
+          // rescale_sum_thread: mul(l, l, a)  [flash_attention_3_causal.loom:274]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
+          // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_3_causal.loom:275]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
+          // exp_scores_thread: scale(S, S, scale)  [flash_attention_3_causal.loom:281]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
+          // exp_scores_thread: sub(S, S, ms)  [flash_attention_3_causal.loom:282]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
+          // exp_scores_thread: exp2(S, S)  [flash_attention_3_causal.loom:283]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
+          // softmax_warp: row_sum(lp[t], Sp[t])
+          float v_l_4[2];
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_4[r] = v_6;
+          // row_sum_thread: rowsum(l, S)  [flash_attention_3_causal.loom:294]
+          {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            } else {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            }
+          }
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_l_4[r];
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
+            v_l_1[r] = (v_l_1[r] + x);
+          }
+          const int64_t v_M_14 = 2;
+          const int64_t v_N_2 = 32;
+          // softmax_warp: probs(Pp[t], Sp[t])
+          __nv_bfloat16 v_P[64];
+          // probs_thread: convert(P, S)  [flash_attention_3_causal.loom:290]
+          #pragma unroll
+          for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
+          loom::rt::wgmma_wait<0>();
+          loom::rt::wgmma_fence_operand(v_C);
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
+            __syncwarp();
+            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+          }
+          // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
+          {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
+            } else {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+            }
+          }
+          // rescale_thread: mul(O, O, a)  [flash_attention_3_causal.loom:298]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
+          const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+          const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+          const int64_t v_K_1 = v_Vp_1_e0;
+          const int64_t v_N_3 = v_Vp_e1;
+          const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+          const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0_1 * v_N_3), v_N_3);
         }
-        // rescale_thread: mul(O, O, a)  [flash_attention_3_causal.loom:298]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
-        const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
-        const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
-        const int64_t v_K_1 = v_Vp_1_e0;
-        const int64_t v_N_3 = v_Vp_e1;
-        const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
-        const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
-        const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
-        const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0_1 * v_N_3), v_N_3);
       }
       if (v_10 > 0) {
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
@@ -1130,255 +1387,510 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
       // attn_block: srange j in cdiv(min(N, q0 + M), BC)  [flash_attention_3_causal.loom:91]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_10; ++v_j) {
-        const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
-        const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
-        const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
-        const int64_t v_12 = v_Kp_1_e1;
-        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
-        const int64_t v_Cp_3_o0 = 0 + (v_g * v_5);
-        const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
-        const int64_t v_13 = 2;
-        const int64_t v_14 = 32;
-        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
-        float v_Cp_6[64];
-        // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
-        // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
-        const int64_t v_K = v_Kp_e0;
-        const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
-        const int64_t v_B_e0 = loom_clip(v_BR, (v_c0_1 * v_K), v_K);
-        const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
-        const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
-        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: TMA copy landed
-        // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
-        loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
-        loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
-        #pragma unroll
-        for (int ks = 0; ks < 8; ++ks) {
-          const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 16384 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
-        }
-        loom::rt::wgmma_commit();
-        if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
-          const int64_t v_j_deferred = v_j - 1;
-          {
-            const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
-            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
-            const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
-            const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
-            const int64_t v_12 = v_Kp_1_e1;
-            const int64_t v_Pp_o0 = 0 + (v_g * v_5);
-            const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
-            const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
-            const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
-            const int64_t v_K_1 = v_Vp_1_e0;
-            const int64_t v_N_3 = v_Vp_e1;
-            const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
-            const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
-            const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
-            const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0_1 * v_N_3), v_N_3);
-            loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: TMA copy landed
-            loom::rt::wgmma_fence_operand(v_A_1);
-            loom::rt::wgmma_fence_operand(v_C);
-            loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
-            loom::rt::wgmma_commit();
+        // whole_tiles.cpp: the body twice, for whole tiles (every clipped extent below is its block) and
+        // for the clipped last tile, so that the whole tiles' row operations need no branch on the extent
+        const bool v_j_whole = (v_j + 1) * v_BR <= Kt.shape[2] && (v_j + 1) * v_BR <= V.shape[1];
+        if (v_j_whole) {
+          const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+          const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+          const int64_t v_Kp_1_e1 = v_BR;
+          const int64_t v_12 = v_Kp_1_e1;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
+          const int64_t v_Cp_3_o0 = 0 + (v_g * v_5);
+          const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          const int64_t v_13 = 2;
+          const int64_t v_14 = 32;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
+          float v_Cp_6[64];
+          // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
+          // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
+          const int64_t v_K = v_Kp_e0;
+          const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
+          const int64_t v_B_e0 = loom_clip(v_BR, (v_c0_1 * v_K), v_K);
+          const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
+          const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
+          loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: TMA copy landed
+          // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
+          loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+          loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
+          #pragma unroll
+          for (int ks = 0; ks < 8; ++ks) {
+            const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 16384 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
+            loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
           }
-        } else {
-          loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
-          loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
-        }
-        loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
-        const int64_t v_15 = v_j * v_BR;
-        const int64_t v_16 = v_2 - v_15;
-        const int64_t v_Pp_o0 = 0 + (v_g * v_5);
-        const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
-        loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
-        loom::rt::wgmma_fence_operand(v_Cp_6);
-        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
-        // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
-        {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
-          const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
-          if (lim < 127) {  // the diagonal crosses this tile
-            const int tid = loom::rt::thread_in_warpgroup();
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) v_Cp_6[r] = -INFINITY;
-          }
-        }
-        // softmax_warp: save_max(mop[t], mp[t])
-        float v_mo_2[2];
-        // softmax_warp: save_max(mop[t], mp[t])
-        float v_m_3[2];
-        // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_3_causal.loom:228]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
-        // save_max_thread: copy(mo, m)  [flash_attention_3_causal.loom:259]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
-        // softmax_warp: row_max(mp[t], Sp[t])
-        float v_m_4[2];
-        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_m_4[r] = v_11;
-        // row_max_thread: rowmax(m, S)  [flash_attention_3_causal.loom:265]
-        {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_12 columns
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_12;
-          if (ncols >= 128) {
-            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+          loom::rt::wgmma_commit();
+          if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
+            const int64_t v_j_deferred = v_j - 1;
+            {
+              const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+              const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+              const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+              const int64_t v_Kp_1_e1 = v_BR;
+              const int64_t v_12 = v_Kp_1_e1;
+              const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+              const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+              const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+              const int64_t v_Vp_1_e0 = v_BR;
+              const int64_t v_K_1 = v_Vp_1_e0;
+              const int64_t v_N_3 = v_Vp_e1;
+              const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+              const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+              const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+              const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0_1 * v_N_3), v_N_3);
+              loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: TMA copy landed
+              loom::rt::wgmma_fence_operand(v_A_1);
+              loom::rt::wgmma_fence_operand(v_C);
+              loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+              loom::rt::wgmma_commit();
+            }
           } else {
-            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
+            loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
           }
-        }
-        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
-          float x = v_m_4[r];
-          x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-          x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
-          v_m_1[r] = fmaxf(v_m_1[r], x);
-        }
-        // softmax_warp: prange t in pieces(Sp) (snapshot of a)
-        float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
-        // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_3_causal.loom:233]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
-        // softmax_warp: prange t in pieces(Sp) (snapshot of l)
-        float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
-        // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_3_causal.loom:233]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_a_2[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_l_3[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_ms_2[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_m_5[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
-        // rescale_sum_thread: sub(a, mo, m)  [flash_attention_3_causal.loom:271]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
-        // rescale_sum_thread: scale(a, a, scale)  [flash_attention_3_causal.loom:272]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
-        // rescale_sum_thread: exp2(a, a)  [flash_attention_3_causal.loom:273]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
-        // rescale_sum_thread: mul(l, l, a)  [flash_attention_3_causal.loom:274]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
-        // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_3_causal.loom:275]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
-        // exp_scores_thread: scale(S, S, scale)  [flash_attention_3_causal.loom:281]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
-        // exp_scores_thread: sub(S, S, ms)  [flash_attention_3_causal.loom:282]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
-        // exp_scores_thread: exp2(S, S)  [flash_attention_3_causal.loom:283]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
-        // softmax_warp: row_sum(lp[t], Sp[t])
-        float v_l_4[2];
-        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_4[r] = v_6;
-        // row_sum_thread: rowsum(l, S)  [flash_attention_3_causal.loom:294]
-        {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_12 columns
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_12;
-          if (ncols >= 128) {
-            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-          } else {
-            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-          }
-        }
-        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
-          float x = v_l_4[r];
-          x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
-          x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
-          v_l_1[r] = (v_l_1[r] + x);
-        }
-        const int64_t v_M_14 = 2;
-        const int64_t v_N_2 = 32;
-        // softmax_warp: probs(Pp[t], Sp[t])
-        __nv_bfloat16 v_P[64];
-        // probs_thread: convert(P, S)  [flash_attention_3_causal.loom:290]
-        #pragma unroll
-        for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
-        loom::rt::wgmma_wait<0>();
-        loom::rt::wgmma_fence_operand(v_C);
-        loom::rt::wgmma_fence_operand(v_Cp_6);
-        if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
+          loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
+          const int64_t v_15 = v_j * v_BR;
+          const int64_t v_16 = v_2 - v_15;
+          const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+          const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
-        }
-        // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
-        {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_12;
-          if (ncols >= 128) {
-            #pragma unroll
-            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
-          } else {
-            #pragma unroll
-            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
+          // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
+          {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
+            const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
+            if (lim < 127) {  // the diagonal crosses this tile
+              const int tid = loom::rt::thread_in_warpgroup();
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) v_Cp_6[r] = -INFINITY;
+            }
           }
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_mo_2[2];
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_m_3[2];
+          // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_3_causal.loom:228]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
+          // save_max_thread: copy(mo, m)  [flash_attention_3_causal.loom:259]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
+          // softmax_warp: row_max(mp[t], Sp[t])
+          float v_m_4[2];
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_4[r] = v_11;
+          // row_max_thread: rowmax(m, S)  [flash_attention_3_causal.loom:265]
+          {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            } else {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            }
+          }
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_m_4[r];
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+            v_m_1[r] = fmaxf(v_m_1[r], x);
+          }
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)
+          float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)
+          float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_a_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_l_3[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_ms_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_m_5[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
+          // rescale_sum_thread: sub(a, mo, m)  [flash_attention_3_causal.loom:271]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
+          // rescale_sum_thread: scale(a, a, scale)  [flash_attention_3_causal.loom:272]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
+          // rescale_sum_thread: exp2(a, a)  [flash_attention_3_causal.loom:273]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
+          // rescale_sum_thread: mul(l, l, a)  [flash_attention_3_causal.loom:274]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
+          // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_3_causal.loom:275]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
+          // exp_scores_thread: scale(S, S, scale)  [flash_attention_3_causal.loom:281]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
+          // exp_scores_thread: sub(S, S, ms)  [flash_attention_3_causal.loom:282]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
+          // exp_scores_thread: exp2(S, S)  [flash_attention_3_causal.loom:283]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
+          // softmax_warp: row_sum(lp[t], Sp[t])
+          float v_l_4[2];
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_4[r] = v_6;
+          // row_sum_thread: rowsum(l, S)  [flash_attention_3_causal.loom:294]
+          {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            } else {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            }
+          }
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_l_4[r];
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
+            v_l_1[r] = (v_l_1[r] + x);
+          }
+          const int64_t v_M_14 = 2;
+          const int64_t v_N_2 = 32;
+          // softmax_warp: probs(Pp[t], Sp[t])
+          __nv_bfloat16 v_P[64];
+          // probs_thread: convert(P, S)  [flash_attention_3_causal.loom:290]
+          #pragma unroll
+          for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
+          loom::rt::wgmma_wait<0>();
+          loom::rt::wgmma_fence_operand(v_C);
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
+            __syncwarp();
+            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+          }
+          // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
+          {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
+            } else {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+            }
+          }
+          // rescale_thread: mul(O, O, a)  [flash_attention_3_causal.loom:298]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
+          const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+          const int64_t v_Vp_1_e0 = v_BR;
+          const int64_t v_K_1 = v_Vp_1_e0;
+          const int64_t v_N_3 = v_Vp_e1;
+          const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+          const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0_1 * v_N_3), v_N_3);
+        } else {
+          const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+          const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+          const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+          const int64_t v_12 = v_Kp_1_e1;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
+          const int64_t v_Cp_3_o0 = 0 + (v_g * v_5);
+          const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          const int64_t v_13 = 2;
+          const int64_t v_14 = 32;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
+          float v_Cp_6[64];
+          // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
+          // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
+          const int64_t v_K = v_Kp_e0;
+          const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
+          const int64_t v_B_e0 = loom_clip(v_BR, (v_c0_1 * v_K), v_K);
+          const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
+          const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
+          loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: TMA copy landed
+          // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
+          loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+          loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
+          #pragma unroll
+          for (int ks = 0; ks < 8; ++ks) {
+            const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 16384 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
+            loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 16384 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
+          }
+          loom::rt::wgmma_commit();
+          if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
+            const int64_t v_j_deferred = v_j - 1;
+            {
+              const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+              const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+              const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+              const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+              const int64_t v_12 = v_Kp_1_e1;
+              const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+              const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+              const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+              const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+              const int64_t v_K_1 = v_Vp_1_e0;
+              const int64_t v_N_3 = v_Vp_e1;
+              const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+              const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+              const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+              const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0_1 * v_N_3), v_N_3);
+              loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: TMA copy landed
+              loom::rt::wgmma_fence_operand(v_A_1);
+              loom::rt::wgmma_fence_operand(v_C);
+              loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+              loom::rt::wgmma_m64nNk16_rs<128, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+              loom::rt::wgmma_commit();
+            }
+          } else {
+            loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
+            loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
+          }
+          loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
+          const int64_t v_15 = v_j * v_BR;
+          const int64_t v_16 = v_2 - v_15;
+          const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+          const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
+          // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
+          {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
+            const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
+            if (lim < 127) {  // the diagonal crosses this tile
+              const int tid = loom::rt::thread_in_warpgroup();
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) v_Cp_6[r] = -INFINITY;
+            }
+          }
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_mo_2[2];
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_m_3[2];
+          // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_3_causal.loom:228]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
+          // save_max_thread: copy(mo, m)  [flash_attention_3_causal.loom:259]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
+          // softmax_warp: row_max(mp[t], Sp[t])
+          float v_m_4[2];
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_4[r] = v_11;
+          // row_max_thread: rowmax(m, S)  [flash_attention_3_causal.loom:265]
+          {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            } else {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            }
+          }
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_m_4[r];
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+            v_m_1[r] = fmaxf(v_m_1[r], x);
+          }
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)
+          float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)
+          float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_a_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_l_3[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_ms_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_m_5[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
+          // rescale_sum_thread: sub(a, mo, m)  [flash_attention_3_causal.loom:271]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
+          // rescale_sum_thread: scale(a, a, scale)  [flash_attention_3_causal.loom:272]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
+          // rescale_sum_thread: exp2(a, a)  [flash_attention_3_causal.loom:273]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
+          // rescale_sum_thread: mul(l, l, a)  [flash_attention_3_causal.loom:274]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
+          // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_3_causal.loom:275]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
+          // exp_scores_thread: scale(S, S, scale)  [flash_attention_3_causal.loom:281]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
+          // exp_scores_thread: sub(S, S, ms)  [flash_attention_3_causal.loom:282]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
+          // exp_scores_thread: exp2(S, S)  [flash_attention_3_causal.loom:283]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
+          // softmax_warp: row_sum(lp[t], Sp[t])
+          float v_l_4[2];
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_4[r] = v_6;
+          // row_sum_thread: rowsum(l, S)  [flash_attention_3_causal.loom:294]
+          {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            } else {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            }
+          }
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_l_4[r];
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
+            v_l_1[r] = (v_l_1[r] + x);
+          }
+          const int64_t v_M_14 = 2;
+          const int64_t v_N_2 = 32;
+          // softmax_warp: probs(Pp[t], Sp[t])
+          __nv_bfloat16 v_P[64];
+          // probs_thread: convert(P, S)  [flash_attention_3_causal.loom:290]
+          #pragma unroll
+          for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
+          loom::rt::wgmma_wait<0>();
+          loom::rt::wgmma_fence_operand(v_C);
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
+            __syncwarp();
+            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+          }
+          // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
+          {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
+            } else {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+            }
+          }
+          // rescale_thread: mul(O, O, a)  [flash_attention_3_causal.loom:298]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
+          const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+          const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+          const int64_t v_K_1 = v_Vp_1_e0;
+          const int64_t v_N_3 = v_Vp_e1;
+          const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+          const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0_1 * v_N_3), v_N_3);
         }
-        // rescale_thread: mul(O, O, a)  [flash_attention_3_causal.loom:298]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
-        const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
-        const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
-        const int64_t v_K_1 = v_Vp_1_e0;
-        const int64_t v_N_3 = v_Vp_e1;
-        const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
-        const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
-        const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
-        const int64_t v_B_1_e1 = loom_clip(v_BR, (v_c0_1 * v_N_3), v_N_3);
       }
       if (v_10 > 0) {
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
@@ -2052,257 +2564,514 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
       // attn_block: srange j in cdiv(min(N, q0 + M), BC)  [flash_attention_3_causal.loom:91]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_10; ++v_j) {
-        const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
-        const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
-        const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
-        const int64_t v_12 = v_Kp_1_e1;
-        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
-        const int64_t v_Cp_3_o0 = 0 + (v_g * v_5);
-        const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
-        const int64_t v_13 = 2;
-        const int64_t v_14 = 32;
-        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
-        float v_Cp_6[64];
-        // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
-        // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
-        const int64_t v_K = v_Kp_e0;
-        const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
-        const int64_t v_B_e0 = loom_clip(v_HD, (v_c0_1 * v_K), v_K);
-        const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
-        const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
-        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: async copy landed
-        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-        // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
-        loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
-        loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
-        #pragma unroll
-        for (int ks = 0; ks < 4; ++ks) {
-          const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
-        }
-        loom::rt::wgmma_commit();
-        if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
-          const int64_t v_j_deferred = v_j - 1;
-          {
-            const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
-            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
-            const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
-            const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
-            const int64_t v_12 = v_Kp_1_e1;
-            const int64_t v_Pp_o0 = 0 + (v_g * v_5);
-            const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
-            const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
-            const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
-            const int64_t v_K_1 = v_Vp_1_e0;
-            const int64_t v_N_3 = v_Vp_e1;
-            const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
-            const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
-            const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
-            const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
-            loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: async copy landed
-            loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-            loom::rt::wgmma_fence_operand(v_A_1);
-            loom::rt::wgmma_fence_operand(v_C);
-            loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
-            loom::rt::wgmma_commit();
+        // whole_tiles.cpp: the body twice, for whole tiles (every clipped extent below is its block) and
+        // for the clipped last tile, so that the whole tiles' row operations need no branch on the extent
+        const bool v_j_whole = (v_j + 1) * v_BR <= Kt.shape[2] && (v_j + 1) * v_BR <= V.shape[1];
+        if (v_j_whole) {
+          const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+          const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+          const int64_t v_Kp_1_e1 = v_BR;
+          const int64_t v_12 = v_Kp_1_e1;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
+          const int64_t v_Cp_3_o0 = 0 + (v_g * v_5);
+          const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          const int64_t v_13 = 2;
+          const int64_t v_14 = 32;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
+          float v_Cp_6[64];
+          // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
+          // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
+          const int64_t v_K = v_Kp_e0;
+          const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
+          const int64_t v_B_e0 = loom_clip(v_HD, (v_c0_1 * v_K), v_K);
+          const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
+          const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
+          loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: async copy landed
+          loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+          // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
+          loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+          loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
+          #pragma unroll
+          for (int ks = 0; ks < 4; ++ks) {
+            const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
+            loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
           }
-        } else {
-          loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
-          loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
-        }
-        loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
-        const int64_t v_15 = v_j * v_BR;
-        const int64_t v_16 = v_2 - v_15;
-        const int64_t v_Pp_o0 = 0 + (v_g * v_5);
-        const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
-        loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
-        loom::rt::wgmma_fence_operand(v_Cp_6);
-        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
-        // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
-        {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
-          const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
-          if (lim < 127) {  // the diagonal crosses this tile
-            const int tid = loom::rt::thread_in_warpgroup();
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) v_Cp_6[r] = -INFINITY;
-          }
-        }
-        // softmax_warp: save_max(mop[t], mp[t])
-        float v_mo_2[2];
-        // softmax_warp: save_max(mop[t], mp[t])
-        float v_m_3[2];
-        // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_3_causal.loom:228]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
-        // save_max_thread: copy(mo, m)  [flash_attention_3_causal.loom:259]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
-        // softmax_warp: row_max(mp[t], Sp[t])
-        float v_m_4[2];
-        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_m_4[r] = v_11;
-        // row_max_thread: rowmax(m, S)  [flash_attention_3_causal.loom:265]
-        {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_12 columns
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_12;
-          if (ncols >= 128) {
-            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+          loom::rt::wgmma_commit();
+          if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
+            const int64_t v_j_deferred = v_j - 1;
+            {
+              const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+              const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+              const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+              const int64_t v_Kp_1_e1 = v_BR;
+              const int64_t v_12 = v_Kp_1_e1;
+              const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+              const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+              const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+              const int64_t v_Vp_1_e0 = v_BR;
+              const int64_t v_K_1 = v_Vp_1_e0;
+              const int64_t v_N_3 = v_Vp_e1;
+              const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+              const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+              const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+              const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
+              loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: async copy landed
+              loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+              loom::rt::wgmma_fence_operand(v_A_1);
+              loom::rt::wgmma_fence_operand(v_C);
+              loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+              loom::rt::wgmma_commit();
+            }
           } else {
-            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
+            loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
           }
-        }
-        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
-          float x = v_m_4[r];
-          x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-          x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
-          v_m_1[r] = fmaxf(v_m_1[r], x);
-        }
-        // softmax_warp: prange t in pieces(Sp) (snapshot of a)
-        float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
-        // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_3_causal.loom:233]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
-        // softmax_warp: prange t in pieces(Sp) (snapshot of l)
-        float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
-        // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_3_causal.loom:233]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_a_2[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_l_3[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_ms_2[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_m_5[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
-        // rescale_sum_thread: sub(a, mo, m)  [flash_attention_3_causal.loom:271]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
-        // rescale_sum_thread: scale(a, a, scale)  [flash_attention_3_causal.loom:272]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
-        // rescale_sum_thread: exp2(a, a)  [flash_attention_3_causal.loom:273]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
-        // rescale_sum_thread: mul(l, l, a)  [flash_attention_3_causal.loom:274]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
-        // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_3_causal.loom:275]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
-        // exp_scores_thread: scale(S, S, scale)  [flash_attention_3_causal.loom:281]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
-        // exp_scores_thread: sub(S, S, ms)  [flash_attention_3_causal.loom:282]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
-        // exp_scores_thread: exp2(S, S)  [flash_attention_3_causal.loom:283]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
-        // softmax_warp: row_sum(lp[t], Sp[t])
-        float v_l_4[2];
-        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_4[r] = v_6;
-        // row_sum_thread: rowsum(l, S)  [flash_attention_3_causal.loom:294]
-        {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_12 columns
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_12;
-          if (ncols >= 128) {
-            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-          } else {
-            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-          }
-        }
-        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
-          float x = v_l_4[r];
-          x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
-          x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
-          v_l_1[r] = (v_l_1[r] + x);
-        }
-        const int64_t v_M_14 = 2;
-        const int64_t v_N_2 = 32;
-        // softmax_warp: probs(Pp[t], Sp[t])
-        __nv_bfloat16 v_P[64];
-        // probs_thread: convert(P, S)  [flash_attention_3_causal.loom:290]
-        #pragma unroll
-        for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
-        loom::rt::wgmma_wait<0>();
-        loom::rt::wgmma_fence_operand(v_C);
-        loom::rt::wgmma_fence_operand(v_Cp_6);
-        if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
+          loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
+          const int64_t v_15 = v_j * v_BR;
+          const int64_t v_16 = v_2 - v_15;
+          const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+          const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
-        }
-        // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
-        {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_12;
-          if (ncols >= 128) {
-            #pragma unroll
-            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
-          } else {
-            #pragma unroll
-            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
+          // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
+          {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
+            const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
+            if (lim < 127) {  // the diagonal crosses this tile
+              const int tid = loom::rt::thread_in_warpgroup();
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) v_Cp_6[r] = -INFINITY;
+            }
           }
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_mo_2[2];
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_m_3[2];
+          // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_3_causal.loom:228]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
+          // save_max_thread: copy(mo, m)  [flash_attention_3_causal.loom:259]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
+          // softmax_warp: row_max(mp[t], Sp[t])
+          float v_m_4[2];
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_4[r] = v_11;
+          // row_max_thread: rowmax(m, S)  [flash_attention_3_causal.loom:265]
+          {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            } else {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            }
+          }
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_m_4[r];
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+            v_m_1[r] = fmaxf(v_m_1[r], x);
+          }
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)
+          float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)
+          float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_a_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_l_3[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_ms_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_m_5[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
+          // rescale_sum_thread: sub(a, mo, m)  [flash_attention_3_causal.loom:271]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
+          // rescale_sum_thread: scale(a, a, scale)  [flash_attention_3_causal.loom:272]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
+          // rescale_sum_thread: exp2(a, a)  [flash_attention_3_causal.loom:273]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
+          // rescale_sum_thread: mul(l, l, a)  [flash_attention_3_causal.loom:274]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
+          // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_3_causal.loom:275]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
+          // exp_scores_thread: scale(S, S, scale)  [flash_attention_3_causal.loom:281]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
+          // exp_scores_thread: sub(S, S, ms)  [flash_attention_3_causal.loom:282]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
+          // exp_scores_thread: exp2(S, S)  [flash_attention_3_causal.loom:283]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
+          // softmax_warp: row_sum(lp[t], Sp[t])
+          float v_l_4[2];
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_4[r] = v_6;
+          // row_sum_thread: rowsum(l, S)  [flash_attention_3_causal.loom:294]
+          {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            } else {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            }
+          }
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_l_4[r];
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
+            v_l_1[r] = (v_l_1[r] + x);
+          }
+          const int64_t v_M_14 = 2;
+          const int64_t v_N_2 = 32;
+          // softmax_warp: probs(Pp[t], Sp[t])
+          __nv_bfloat16 v_P[64];
+          // probs_thread: convert(P, S)  [flash_attention_3_causal.loom:290]
+          #pragma unroll
+          for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
+          loom::rt::wgmma_wait<0>();
+          loom::rt::wgmma_fence_operand(v_C);
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
+            __syncwarp();
+            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+          }
+          // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
+          {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
+            } else {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+            }
+          }
+          // rescale_thread: mul(O, O, a)  [flash_attention_3_causal.loom:298]
+          #pragma unroll
+          for (int r = 0; r < 32; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
+          const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+          const int64_t v_Vp_1_e0 = v_BR;
+          const int64_t v_K_1 = v_Vp_1_e0;
+          const int64_t v_N_3 = v_Vp_e1;
+          const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+          const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
+        } else {
+          const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+          const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+          const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+          const int64_t v_12 = v_Kp_1_e1;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
+          const int64_t v_Cp_3_o0 = 0 + (v_g * v_5);
+          const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          const int64_t v_13 = 2;
+          const int64_t v_14 = 32;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
+          float v_Cp_6[64];
+          // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
+          // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
+          const int64_t v_K = v_Kp_e0;
+          const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
+          const int64_t v_B_e0 = loom_clip(v_HD, (v_c0_1 * v_K), v_K);
+          const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
+          const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
+          loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: async copy landed
+          loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+          // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
+          loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+          loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
+          #pragma unroll
+          for (int ks = 0; ks < 4; ++ks) {
+            const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
+            loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
+          }
+          loom::rt::wgmma_commit();
+          if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
+            const int64_t v_j_deferred = v_j - 1;
+            {
+              const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+              const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+              const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+              const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+              const int64_t v_12 = v_Kp_1_e1;
+              const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+              const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+              const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+              const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+              const int64_t v_K_1 = v_Vp_1_e0;
+              const int64_t v_N_3 = v_Vp_e1;
+              const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+              const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+              const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+              const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
+              loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: async copy landed
+              loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+              loom::rt::wgmma_fence_operand(v_A_1);
+              loom::rt::wgmma_fence_operand(v_C);
+              loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+              loom::rt::wgmma_commit();
+            }
+          } else {
+            loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
+            loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
+          }
+          loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
+          const int64_t v_15 = v_j * v_BR;
+          const int64_t v_16 = v_2 - v_15;
+          const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+          const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
+          // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
+          {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
+            const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
+            if (lim < 127) {  // the diagonal crosses this tile
+              const int tid = loom::rt::thread_in_warpgroup();
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) v_Cp_6[r] = -INFINITY;
+            }
+          }
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_mo_2[2];
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_m_3[2];
+          // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_3_causal.loom:228]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
+          // save_max_thread: copy(mo, m)  [flash_attention_3_causal.loom:259]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
+          // softmax_warp: row_max(mp[t], Sp[t])
+          float v_m_4[2];
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_4[r] = v_11;
+          // row_max_thread: rowmax(m, S)  [flash_attention_3_causal.loom:265]
+          {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            } else {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            }
+          }
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_m_4[r];
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+            v_m_1[r] = fmaxf(v_m_1[r], x);
+          }
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)
+          float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)
+          float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_a_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_l_3[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_ms_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_m_5[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
+          // rescale_sum_thread: sub(a, mo, m)  [flash_attention_3_causal.loom:271]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
+          // rescale_sum_thread: scale(a, a, scale)  [flash_attention_3_causal.loom:272]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
+          // rescale_sum_thread: exp2(a, a)  [flash_attention_3_causal.loom:273]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
+          // rescale_sum_thread: mul(l, l, a)  [flash_attention_3_causal.loom:274]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
+          // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_3_causal.loom:275]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
+          // exp_scores_thread: scale(S, S, scale)  [flash_attention_3_causal.loom:281]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
+          // exp_scores_thread: sub(S, S, ms)  [flash_attention_3_causal.loom:282]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
+          // exp_scores_thread: exp2(S, S)  [flash_attention_3_causal.loom:283]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
+          // softmax_warp: row_sum(lp[t], Sp[t])
+          float v_l_4[2];
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_4[r] = v_6;
+          // row_sum_thread: rowsum(l, S)  [flash_attention_3_causal.loom:294]
+          {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            } else {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            }
+          }
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_l_4[r];
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
+            v_l_1[r] = (v_l_1[r] + x);
+          }
+          const int64_t v_M_14 = 2;
+          const int64_t v_N_2 = 32;
+          // softmax_warp: probs(Pp[t], Sp[t])
+          __nv_bfloat16 v_P[64];
+          // probs_thread: convert(P, S)  [flash_attention_3_causal.loom:290]
+          #pragma unroll
+          for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
+          loom::rt::wgmma_wait<0>();
+          loom::rt::wgmma_fence_operand(v_C);
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
+            __syncwarp();
+            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+          }
+          // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
+          {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
+            } else {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+            }
+          }
+          // rescale_thread: mul(O, O, a)  [flash_attention_3_causal.loom:298]
+          #pragma unroll
+          for (int r = 0; r < 32; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
+          const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+          const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+          const int64_t v_K_1 = v_Vp_1_e0;
+          const int64_t v_N_3 = v_Vp_e1;
+          const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+          const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
         }
-        // rescale_thread: mul(O, O, a)  [flash_attention_3_causal.loom:298]
-        #pragma unroll
-        for (int r = 0; r < 32; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
-        const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
-        const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
-        const int64_t v_K_1 = v_Vp_1_e0;
-        const int64_t v_N_3 = v_Vp_e1;
-        const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
-        const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
-        const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
-        const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
       }
       if (v_10 > 0) {
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
@@ -2864,255 +3633,510 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       uint32_t v_A_1[32];  // %A.1 in registers: this thread's A fragments, packed pairs of %P (@smem slot unused)
       // attn_block: srange j in cdiv(min(N, q0 + M), BC)  [flash_attention_3_causal.loom:91]  pipelined 2 deep
       for (int64_t v_j = 0; v_j < v_10; ++v_j) {
-        const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
-        const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
-        const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
-        const int64_t v_12 = v_Kp_1_e1;
-        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
-        const int64_t v_Cp_3_o0 = 0 + (v_g * v_5);
-        const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
-        const int64_t v_13 = 2;
-        const int64_t v_14 = 32;
-        // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
-        float v_Cp_6[64];
-        // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
-        // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
-        const int64_t v_K = v_Kp_e0;
-        const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
-        const int64_t v_B_e0 = loom_clip(v_HD, (v_c0_1 * v_K), v_K);
-        const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
-        const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
-        loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: TMA copy landed
-        // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
-        loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
-        loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
-        #pragma unroll
-        for (int ks = 0; ks < 4; ++ks) {
-          const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
-        }
-        loom::rt::wgmma_commit();
-        if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
-          const int64_t v_j_deferred = v_j - 1;
-          {
-            const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
-            const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
-            const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
-            const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
-            const int64_t v_12 = v_Kp_1_e1;
-            const int64_t v_Pp_o0 = 0 + (v_g * v_5);
-            const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
-            const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
-            const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
-            const int64_t v_K_1 = v_Vp_1_e0;
-            const int64_t v_N_3 = v_Vp_e1;
-            const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
-            const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
-            const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
-            const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
-            loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: TMA copy landed
-            loom::rt::wgmma_fence_operand(v_A_1);
-            loom::rt::wgmma_fence_operand(v_C);
-            loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
-            loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
-            loom::rt::wgmma_commit();
+        // whole_tiles.cpp: the body twice, for whole tiles (every clipped extent below is its block) and
+        // for the clipped last tile, so that the whole tiles' row operations need no branch on the extent
+        const bool v_j_whole = (v_j + 1) * v_BR <= Kt.shape[2] && (v_j + 1) * v_BR <= V.shape[1];
+        if (v_j_whole) {
+          const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+          const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+          const int64_t v_Kp_1_e1 = v_BR;
+          const int64_t v_12 = v_Kp_1_e1;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
+          const int64_t v_Cp_3_o0 = 0 + (v_g * v_5);
+          const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          const int64_t v_13 = 2;
+          const int64_t v_14 = 32;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
+          float v_Cp_6[64];
+          // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
+          // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
+          const int64_t v_K = v_Kp_e0;
+          const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
+          const int64_t v_B_e0 = loom_clip(v_HD, (v_c0_1 * v_K), v_K);
+          const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
+          const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
+          loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: TMA copy landed
+          // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
+          loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+          loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
+          #pragma unroll
+          for (int ks = 0; ks < 4; ++ks) {
+            const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
+            loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
           }
-        } else {
-          loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
-          loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
-        }
-        loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
-        const int64_t v_15 = v_j * v_BR;
-        const int64_t v_16 = v_2 - v_15;
-        const int64_t v_Pp_o0 = 0 + (v_g * v_5);
-        const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
-        loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
-        loom::rt::wgmma_fence_operand(v_Cp_6);
-        // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
-        // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
-        {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
-          const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
-          if (lim < 127) {  // the diagonal crosses this tile
-            const int tid = loom::rt::thread_in_warpgroup();
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) v_Cp_6[r] = -INFINITY;
-          }
-        }
-        // softmax_warp: save_max(mop[t], mp[t])
-        float v_mo_2[2];
-        // softmax_warp: save_max(mop[t], mp[t])
-        float v_m_3[2];
-        // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_3_causal.loom:228]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
-        // save_max_thread: copy(mo, m)  [flash_attention_3_causal.loom:259]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
-        // softmax_warp: row_max(mp[t], Sp[t])
-        float v_m_4[2];
-        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_m_4[r] = v_11;
-        // row_max_thread: rowmax(m, S)  [flash_attention_3_causal.loom:265]
-        {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_12 columns
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_12;
-          if (ncols >= 128) {
-            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+          loom::rt::wgmma_commit();
+          if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
+            const int64_t v_j_deferred = v_j - 1;
+            {
+              const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+              const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+              const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+              const int64_t v_Kp_1_e1 = v_BR;
+              const int64_t v_12 = v_Kp_1_e1;
+              const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+              const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+              const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+              const int64_t v_Vp_1_e0 = v_BR;
+              const int64_t v_K_1 = v_Vp_1_e0;
+              const int64_t v_N_3 = v_Vp_e1;
+              const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+              const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+              const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+              const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
+              loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: TMA copy landed
+              loom::rt::wgmma_fence_operand(v_A_1);
+              loom::rt::wgmma_fence_operand(v_C);
+              loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+              loom::rt::wgmma_commit();
+            }
           } else {
-            float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
+            loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
           }
-        }
-        // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
-          float x = v_m_4[r];
-          x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
-          x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
-          v_m_1[r] = fmaxf(v_m_1[r], x);
-        }
-        // softmax_warp: prange t in pieces(Sp) (snapshot of a)
-        float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
-        // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_3_causal.loom:233]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
-        // softmax_warp: prange t in pieces(Sp) (snapshot of l)
-        float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
-        // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_3_causal.loom:233]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_a_2[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_l_3[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_ms_2[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
-        float v_m_5[2];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
-        // rescale_sum_thread: sub(a, mo, m)  [flash_attention_3_causal.loom:271]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
-        // rescale_sum_thread: scale(a, a, scale)  [flash_attention_3_causal.loom:272]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
-        // rescale_sum_thread: exp2(a, a)  [flash_attention_3_causal.loom:273]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
-        // rescale_sum_thread: mul(l, l, a)  [flash_attention_3_causal.loom:274]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
-        // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_3_causal.loom:275]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
-        // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
-        // exp_scores_thread: scale(S, S, scale)  [flash_attention_3_causal.loom:281]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
-        // exp_scores_thread: sub(S, S, ms)  [flash_attention_3_causal.loom:282]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
-        // exp_scores_thread: exp2(S, S)  [flash_attention_3_causal.loom:283]
-        #pragma unroll
-        for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
-        // softmax_warp: row_sum(lp[t], Sp[t])
-        float v_l_4[2];
-        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) v_l_4[r] = v_6;
-        // row_sum_thread: rowsum(l, S)  [flash_attention_3_causal.loom:294]
-        {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_12 columns
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_12;
-          if (ncols >= 128) {
-            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-          } else {
-            float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-            #pragma unroll
-            for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
-            #pragma unroll
-            for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-          }
-        }
-        // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
-        #pragma unroll
-        for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
-          float x = v_l_4[r];
-          x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
-          x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
-          v_l_1[r] = (v_l_1[r] + x);
-        }
-        const int64_t v_M_14 = 2;
-        const int64_t v_N_2 = 32;
-        // softmax_warp: probs(Pp[t], Sp[t])
-        __nv_bfloat16 v_P[64];
-        // probs_thread: convert(P, S)  [flash_attention_3_causal.loom:290]
-        #pragma unroll
-        for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
-        loom::rt::wgmma_wait<0>();
-        loom::rt::wgmma_fence_operand(v_C);
-        loom::rt::wgmma_fence_operand(v_Cp_6);
-        if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
+          loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
+          const int64_t v_15 = v_j * v_BR;
+          const int64_t v_16 = v_2 - v_15;
+          const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+          const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
-        }
-        // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
-        {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
-          const int tid = loom::rt::thread_in_warpgroup();
-          const int64_t ncols = v_12;
-          if (ncols >= 128) {
-            #pragma unroll
-            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
-          } else {
-            #pragma unroll
-            for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
+          // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
+          {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
+            const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
+            if (lim < 127) {  // the diagonal crosses this tile
+              const int tid = loom::rt::thread_in_warpgroup();
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) v_Cp_6[r] = -INFINITY;
+            }
           }
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_mo_2[2];
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_m_3[2];
+          // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_3_causal.loom:228]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
+          // save_max_thread: copy(mo, m)  [flash_attention_3_causal.loom:259]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
+          // softmax_warp: row_max(mp[t], Sp[t])
+          float v_m_4[2];
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_4[r] = v_11;
+          // row_max_thread: rowmax(m, S)  [flash_attention_3_causal.loom:265]
+          {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            } else {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            }
+          }
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_m_4[r];
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+            v_m_1[r] = fmaxf(v_m_1[r], x);
+          }
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)
+          float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)
+          float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_a_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_l_3[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_ms_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_m_5[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
+          // rescale_sum_thread: sub(a, mo, m)  [flash_attention_3_causal.loom:271]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
+          // rescale_sum_thread: scale(a, a, scale)  [flash_attention_3_causal.loom:272]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
+          // rescale_sum_thread: exp2(a, a)  [flash_attention_3_causal.loom:273]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
+          // rescale_sum_thread: mul(l, l, a)  [flash_attention_3_causal.loom:274]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
+          // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_3_causal.loom:275]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
+          // exp_scores_thread: scale(S, S, scale)  [flash_attention_3_causal.loom:281]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
+          // exp_scores_thread: sub(S, S, ms)  [flash_attention_3_causal.loom:282]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
+          // exp_scores_thread: exp2(S, S)  [flash_attention_3_causal.loom:283]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
+          // softmax_warp: row_sum(lp[t], Sp[t])
+          float v_l_4[2];
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_4[r] = v_6;
+          // row_sum_thread: rowsum(l, S)  [flash_attention_3_causal.loom:294]
+          {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            } else {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            }
+          }
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_l_4[r];
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
+            v_l_1[r] = (v_l_1[r] + x);
+          }
+          const int64_t v_M_14 = 2;
+          const int64_t v_N_2 = 32;
+          // softmax_warp: probs(Pp[t], Sp[t])
+          __nv_bfloat16 v_P[64];
+          // probs_thread: convert(P, S)  [flash_attention_3_causal.loom:290]
+          #pragma unroll
+          for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
+          loom::rt::wgmma_wait<0>();
+          loom::rt::wgmma_fence_operand(v_C);
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
+            __syncwarp();
+            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+          }
+          // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
+          {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
+            } else {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+            }
+          }
+          // rescale_thread: mul(O, O, a)  [flash_attention_3_causal.loom:298]
+          #pragma unroll
+          for (int r = 0; r < 32; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
+          const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+          const int64_t v_Vp_1_e0 = v_BR;
+          const int64_t v_K_1 = v_Vp_1_e0;
+          const int64_t v_N_3 = v_Vp_e1;
+          const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+          const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
+        } else {
+          const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+          const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+          const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+          const int64_t v_12 = v_Kp_1_e1;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])])
+          const int64_t v_Cp_3_o0 = 0 + (v_g * v_5);
+          const int64_t v_Cp_3_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          const int64_t v_13 = 2;
+          const int64_t v_14 = 32;
+          // attn_block: S = tensor(f32, [M, cols(Kp[0, j])]) [register conduit]
+          float v_Cp_6[64];
+          // clear_thread: fill(C, 0)  [flash_attention_3_causal.loom:143]
+          // (folded into the next wgmma: its first k step overwrites v_Cp_6, scale-d = 0)
+          const int64_t v_K = v_Kp_e0;
+          const int64_t v_B_o0 = 0 + (v_c0_1 * v_K);
+          const int64_t v_B_e0 = loom_clip(v_HD, (v_c0_1 * v_K), v_K);
+          const int64_t v_B_o1 = 0 + (v_c0_1 * v_12);
+          const int64_t v_B_e1 = loom_clip(v_BR, (v_c0_1 * v_12), v_12);
+          loom::rt::mbarrier::wait(&bar_v_e_8[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.8: TMA copy landed
+          // qk_thread: mma(C, A, B)  [flash_attention_3_causal.loom:124]
+          loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores
+          loom::rt::wgmma_fence();  // accumulator v_Cp_6 and the operands' smem are ready
+          #pragma unroll
+          for (int ks = 0; ks < 4; ++ks) {
+            const uint64_t da = loom::rt::desc_k_major(v_A + (0) * 8192 + (v_Ap_o0) * 64 + (0), loom::Swizzle::B128, 128, 16 * ks);
+            loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 0>(v_Cp_6, da, loom::rt::desc_k_major(v_B_stages + ((0) * 2 + (0 + v_slot)) * 8192 + (v_B_o1 + 0) * 64 + (v_B_o0), loom::Swizzle::B128, 128, 16 * ks), ks > 0);
+          }
+          loom::rt::wgmma_commit();
+          if (v_j > 0) {  // pv_thread: mma(C, A, B) of iteration v_j - 1 (pingpong: deferred into this turn)  [flash_attention_3_causal.loom:124]
+            const int64_t v_j_deferred = v_j - 1;
+            {
+              const int64_t v_j = v_j_deferred;  // the index values below are that iteration's
+              const int64_t v_slot = (v_e_6_base + v_j) % v_c2;  // ring slot
+              const int64_t v_Kp_1_o1 = 0 + (v_j * v_BR);
+              const int64_t v_Kp_1_e1 = loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);
+              const int64_t v_12 = v_Kp_1_e1;
+              const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+              const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+              const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+              const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+              const int64_t v_K_1 = v_Vp_1_e0;
+              const int64_t v_N_3 = v_Vp_e1;
+              const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+              const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+              const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+              const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
+              loom::rt::mbarrier::wait(&bar_v_e_37[(v_e_6_base + v_j) % 2], ((v_e_6_base + v_j) / 2) & 1);  // %e.37: TMA copy landed
+              loom::rt::wgmma_fence_operand(v_A_1);
+              loom::rt::wgmma_fence_operand(v_C);
+              loom::rt::wgmma_fence();  // accumulator v_C, A fragments v_A_1 and B's smem are ready
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[0]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 0), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[4]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 1), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[8]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 2), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[12]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 3), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[16]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 4), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[20]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 5), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[24]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 6), 1);
+              loom::rt::wgmma_m64nNk16_rs<64, __nv_bfloat16, 1>(v_C, *reinterpret_cast<const uint32_t(*)[4]>(&v_A_1[28]), loom::rt::desc_mn_major(v_B_stages_1 + ((0) * 2 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * 7), 1);
+              loom::rt::wgmma_commit();
+            }
+          } else {
+            loom::rt::wgmma_fence();  // (as on the other path: ptxas would inject it)
+            loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn
+          }
+          loom::rt::named_barrier_arrive(3 + (consumer_wg + 1) % 2, 256);  // pingpong: the next warpgroup's turn
+          const int64_t v_15 = v_j * v_BR;
+          const int64_t v_16 = v_2 - v_15;
+          const int64_t v_Pp_o0 = 0 + (v_g * v_5);
+          const int64_t v_Pp_e0 = loom_clip(v_M_1, (v_g * v_5), v_5);
+          loom::rt::wgmma_wait<1>();  // qk_thread: mma(C, A, B) done; still running: pv_thread: mma(C, A, B)
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          // qk_thread: mma(C, A, B) has run: release its ring slot (compute warps done with iteration k of the loop at line 91 (%w, distance 2))
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_6_base + v_j) % 2]);  // compute warps done with iteration k of the loop at line 91 (%w, distance 2)
+          // causal_thread: mask_above(S, d)  [flash_attention_3_causal.loom:254]
+          {  // mask_above: -inf where column - row > v_16 (coordinates in %S)
+            const int64_t lim = (v_16) - ((0) - (v_Cp_3_o0));  // in the tile's own coordinates
+            if (lim < 127) {  // the diagonal crosses this tile
+              const int tid = loom::rt::thread_in_warpgroup();
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) - loom::rt::acc_row(tid, r) > lim) v_Cp_6[r] = -INFINITY;
+            }
+          }
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_mo_2[2];
+          // softmax_warp: save_max(mop[t], mp[t])
+          float v_m_3[2];
+          // softmax_warp: save_max(mop[t], mp[t])  [flash_attention_3_causal.loom:228]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_3[r] = v_m_1[r];
+          // save_max_thread: copy(mo, m)  [flash_attention_3_causal.loom:259]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_mo_2[r] = v_m_3[r];  // row vector
+          // softmax_warp: row_max(mp[t], Sp[t])
+          float v_m_4[2];
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_4[r] = v_11;
+          // row_max_thread: rowmax(m, S)  [flash_attention_3_causal.loom:265]
+          {  // rowmax: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            } else {
+              float part[8] = {v_m_4[0], v_m_4[1], -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = fmaxf(part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)], v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_m_4[h] = fmaxf(fmaxf(part[h], part[2 + h]), fmaxf(part[4 + h], part[6 + h]));
+            }
+          }
+          // softmax_warp: row_max(mp[t], Sp[t])  [flash_attention_3_causal.loom:231]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.max: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_m_4[r];
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+            x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+            v_m_1[r] = fmaxf(v_m_1[r], x);
+          }
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)
+          float v_a_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of a)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_snap[r] = v_a_1[r];
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)
+          float v_l_snap[2];  // row vector in registers: this lane's replica of its 2 rows (@smem slot unused)
+          // softmax_warp: prange t in pieces(Sp) (snapshot of l)  [flash_attention_3_causal.loom:233]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_snap[r] = v_l_1[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_a_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_l_3[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_ms_2[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)
+          float v_m_5[2];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = v_a_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = v_l_snap[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_m_5[r] = v_m_1[r];
+          // rescale_sum_thread: sub(a, mo, m)  [flash_attention_3_causal.loom:271]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_mo_2[r] - v_m_5[r]);  // row vector
+          // rescale_sum_thread: scale(a, a, scale)  [flash_attention_3_causal.loom:272]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = (v_a_2[r] * v_scale);  // row vector
+          // rescale_sum_thread: exp2(a, a)  [flash_attention_3_causal.loom:273]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_2[r] = loom::rt::ex2_approx(v_a_2[r]);  // row vector
+          // rescale_sum_thread: mul(l, l, a)  [flash_attention_3_causal.loom:274]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_3[r] = (v_l_3[r] * v_a_2[r]);  // row vector
+          // rescale_sum_thread: scale(ms, m, scale)  [flash_attention_3_causal.loom:275]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_ms_2[r] = (v_m_5[r] * v_scale);  // row vector
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_a_1[r] = v_a_2[r];
+          // softmax_warp: rescale_sum(ap[t], lp[t], msp[t], mop[t], mp[t], scale)  [flash_attention_3_causal.loom:234]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_1[r] = v_l_3[r];
+          // exp_scores_thread: scale(S, S, scale)  [flash_attention_3_causal.loom:281]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] * v_scale);
+          // exp_scores_thread: sub(S, S, ms)  [flash_attention_3_causal.loom:282]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = (v_Cp_6[r] - v_ms_2[((r) >> 1) & 1]);
+          // exp_scores_thread: exp2(S, S)  [flash_attention_3_causal.loom:283]
+          #pragma unroll
+          for (int r = 0; r < 64; ++r) v_Cp_6[r] = loom::rt::ex2_approx(v_Cp_6[r]);
+          // softmax_warp: row_sum(lp[t], Sp[t])
+          float v_l_4[2];
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) v_l_4[r] = v_6;
+          // row_sum_thread: rowsum(l, S)  [flash_attention_3_causal.loom:294]
+          {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_12 columns
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            } else {
+              float part[8] = {v_l_4[0], v_l_4[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+              #pragma unroll
+              for (int r = 0; r < 64; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_Cp_6[r]);
+              #pragma unroll
+              for (int h = 0; h < 2; ++h) v_l_4[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+            }
+          }
+          // softmax_warp: row_sum(lp[t], Sp[t])  [flash_attention_3_causal.loom:240]
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {  // copy.sum: the partials of the lanes holding the same rows (lane ^ 1, 2), then into every replica
+            float x = v_l_4[r];
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
+            v_l_1[r] = (v_l_1[r] + x);
+          }
+          const int64_t v_M_14 = 2;
+          const int64_t v_N_2 = 32;
+          // softmax_warp: probs(Pp[t], Sp[t])
+          __nv_bfloat16 v_P[64];
+          // probs_thread: convert(P, S)  [flash_attention_3_causal.loom:290]
+          #pragma unroll
+          for (int r = 0; r < 64; r += 2) loom::rt::convert_pair(v_P[r], v_P[r + 1], v_Cp_6[r], v_Cp_6[r + 1]);
+          loom::rt::wgmma_wait<0>();
+          loom::rt::wgmma_fence_operand(v_C);
+          loom::rt::wgmma_fence_operand(v_Cp_6);
+          if (v_j > 0) {  // iteration v_j - 1's deferred mma has run: release it (compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma))
+            __syncwarp();
+            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w_late[((v_e_6_base + v_j) - 1) % 2]);  // compute warps done with %B.1 of iteration k of the loop at line 91 (pingpong: read by the deferred mma)
+          }
+          // softmax_warp: probs(Pp[t], Sp[t])  [flash_attention_3_causal.loom:243]
+          {  // %P -> %A.1: packed into the wgmma's A fragments, in registers; columns past the tile's v_12 are zeros
+            const int tid = loom::rt::thread_in_warpgroup();
+            const int64_t ncols = v_12;
+            if (ncols >= 128) {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]);
+            } else {
+              #pragma unroll
+              for (int i = 0; i < 32; ++i) v_A_1[i] = loom::rt::pack_pair(v_P[2 * i], v_P[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+            }
+          }
+          // rescale_thread: mul(O, O, a)  [flash_attention_3_causal.loom:298]
+          #pragma unroll
+          for (int r = 0; r < 32; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
+          const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
+          const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
+          const int64_t v_K_1 = v_Vp_1_e0;
+          const int64_t v_N_3 = v_Vp_e1;
+          const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
+          const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
         }
-        // rescale_thread: mul(O, O, a)  [flash_attention_3_causal.loom:298]
-        #pragma unroll
-        for (int r = 0; r < 32; ++r) v_C[r] = (v_C[r] * v_a_2[((r) >> 1) & 1]);
-        const int64_t v_Vp_1_o0 = 0 + (v_j * v_BR);
-        const int64_t v_Vp_1_e0 = loom_clip(V.shape[1], (v_j * v_BR), v_BR);
-        const int64_t v_K_1 = v_Vp_1_e0;
-        const int64_t v_N_3 = v_Vp_e1;
-        const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
-        const int64_t v_B_1_e0 = loom_clip(v_BR, (v_c0_1 * v_K_1), v_K_1);
-        const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_N_3);
-        const int64_t v_B_1_e1 = loom_clip(v_HD, (v_c0_1 * v_N_3), v_N_3);
       }
       if (v_10 > 0) {
         loom::rt::named_barrier_sync(3 + consumer_wg, 256);  // pingpong: wait for this warpgroup's turn on the tensor cores

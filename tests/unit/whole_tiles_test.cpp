@@ -1,0 +1,91 @@
+// Loop versioning on whole tiles (src/codegen/whole_tiles.cpp, docs/codegen.md "whole_tiles.cpp"):
+// - examples/flash_attention_2: the K/V loop's compute body comes twice, behind a guard that every
+//   clipped extent of the iteration is its block; in the whole-tile copy the extents are the block
+//   (the row operations' branches fold away), in the other they are clipped as before; both
+//   copies hold the same statements otherwise, and the deferred mma's (iteration k - 1) extent is
+//   replaced too;
+// - a loop whose body does not branch on its own clipped extent (examples/gemm's K loop) is not
+//   versioned;
+// - the DMA role's loop is never versioned.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+#include "codegen_util.h"
+
+namespace loom {
+namespace {
+
+using test::compile_mappings;
+using test::count_of;
+using test::example_text;
+
+// The text between `from` (first occurrence at or after pos) and the matching close brace of the
+// block it opens.
+// The first TMA kernel of the artifact (the default mapping's), up to the next kernel.
+std::string first_tma_kernel(const std::string& cu) {
+  const size_t p = cu.find("// The TMA kernel.");
+  const size_t own = cu.find("__global__", p);
+  const size_t next = cu.find("__global__", own + 1);
+  return cu.substr(p, next == std::string::npos ? std::string::npos : next - p);
+}
+
+std::string block_after(const std::string& s, const std::string& from, size_t pos = 0) {
+  size_t b = s.find(from, pos);
+  if (b == std::string::npos) return "";
+  size_t open = s.find('{', b);
+  int depth = 0;
+  for (size_t i = open; i < s.size(); ++i) {
+    if (s[i] == '{') ++depth;
+    if (s[i] == '}' && --depth == 0) return s.substr(open, i + 1 - open);
+  }
+  return "";
+}
+
+TEST(WholeTiles, AttentionBodyTwiceBehindTheWholeTileGuard) {
+  test::CompiledMappings c = compile_mappings(example_text("flash_attention_2"), "mha");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string tma = first_tma_kernel(c.artifact->cu);
+  const std::string guard = "const bool v_j_whole = (v_j + 1) * v_BR <= Kt.shape[2] && (v_j + 1) * v_BR <= V.shape[1];";
+  ASSERT_NE(tma.find(guard), std::string::npos) << tma.substr(0, 4000);
+  const size_t at = tma.find(guard);
+  const std::string whole = block_after(tma, "if (v_j_whole) {", at);
+  const std::string clipped = block_after(tma, "} else {", at + whole.size());
+  ASSERT_FALSE(whole.empty());
+  ASSERT_FALSE(clipped.empty());
+  // The whole-tile copy: the key tile's extent is the block, also under the deferred mma's index.
+  EXPECT_EQ(count_of(whole, "loom_clip(Kt.shape[2], (v_j * v_BR), v_BR)"), 0);
+  EXPECT_EQ(count_of(whole, "loom_clip(V.shape[1], (v_j * v_BR), v_BR)"), 0);
+  EXPECT_GE(count_of(whole, "const int64_t v_Kp_1_e1 = v_BR;"), 2);
+  EXPECT_NE(whole.find("const int64_t v_j = v_j_deferred;"), std::string::npos);
+  // The clipped copy is the body as it was.
+  EXPECT_GE(count_of(clipped, "loom_clip(Kt.shape[2], (v_j * v_BR), v_BR)"), 2);
+  // Otherwise the same lines: undo the replacement and compare.
+  std::string undone = std::regex_replace(whole, std::regex(R"(= v_BR;)"), "= loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);");
+  std::string redone = std::regex_replace(clipped, std::regex(R"(= loom_clip\((Kt\.shape\[2\]|V\.shape\[1\]), \(v_j \* v_BR\), v_BR\);)"),
+                                          "= loom_clip(Kt.shape[2], (v_j * v_BR), v_BR);");
+  EXPECT_EQ(undone, redone);
+  // The row operations still carry both forms (the C++ compiler folds the whole copy's).
+  EXPECT_EQ(count_of(whole, "if (ncols >= 128) {"), count_of(clipped, "if (ncols >= 128) {"));
+  EXPECT_GE(count_of(whole, "if (ncols >= 128) {"), 2);
+}
+
+TEST(WholeTiles, LoopsWithoutExtentBranchesStayAsTheyWere) {
+  test::CompiledMappings c = compile_mappings(example_text("gemm"), "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  EXPECT_EQ(c.artifact->cu.find("_whole"), std::string::npos);
+}
+
+TEST(WholeTiles, TheDmaRoleIsNotVersioned) {
+  test::CompiledMappings c = compile_mappings(example_text("flash_attention_2"), "mha");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string tma = first_tma_kernel(c.artifact->cu);
+  const std::string dma = tma.substr(0, tma.find("v_j_whole"));
+  // The DMA role comes first in the kernel; its K/V loop has no guard of its own.
+  EXPECT_NE(dma.find("for (int64_t v_j = 0; v_j < v_6; ++v_j) {"), std::string::npos);
+  EXPECT_EQ(count_of(tma, "const bool v_j_whole"), 1);
+}
+
+}  // namespace
+}  // namespace loom
