@@ -419,8 +419,11 @@ class CudaGen {
   void find_register_residents();
   std::optional<std::string> row_array(ValueId v);
   bool static_full(ValueId tile, int dim, int64_t width);
+  // whole_tiles: the branch on the run-time extent is one whole_tiles.cpp may version the loop for
+  // (row reductions; not an A-fragment pack, whose branch costs a K loop nothing measurable).
   void emit_by_columns(Stream& s, ValueId tile, int64_t width, const std::string& full_comment,
-                       const std::string& clipped_comment, const std::function<void(const std::string&, bool)>& body);
+                       const std::string& clipped_comment, const std::function<void(const std::string&, bool)>& body,
+                       bool whole_tiles = false);
   void emit_row_reduce(Stream& s, const Op& op);
   void emit_register_copy(Stream& s, const Op& op);
 

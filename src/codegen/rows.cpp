@@ -144,7 +144,7 @@ void CudaGen::emit_row_reduce(Stream& s, const Op& op) {
   emit_by_columns(s, fr->tile, t[1],
                   op.name + ": this thread's columns of its 2 rows (the lanes sharing a row combine theirs when it is folded in)",
                   op.name + ": this thread's columns of its 2 rows, none past the tile's " + view(fr->tile).ext[1] + " columns",
-                  loop);
+                  loop, /*whole_tiles=*/true);
 }
 
 // body(indent, masked) over the columns of `tile` (`width` static columns): unmasked when the
@@ -152,14 +152,15 @@ void CudaGen::emit_row_reduce(Stream& s, const Op& op) {
 // (with `tid`, the thread in its warpgroup, in scope) between the unmasked and the masked body,
 // so that only a clipped tile pays for the mask.
 void CudaGen::emit_by_columns(Stream& s, ValueId tile, int64_t width, const std::string& full_comment,
-                              const std::string& clipped_comment, const std::function<void(const std::string&, bool)>& body) {
+                              const std::string& clipped_comment, const std::function<void(const std::string&, bool)>& body,
+                              bool whole_tiles) {
   if (static_full(tile, 1, width)) {
     s.line("{  // " + full_comment);  // a scope of its own, like the clipped form's (body may declare locals)
     body("  ", false);
     s.line("}");
     return;
   }
-  extent_branches_.push_back(view(tile).ext[1]);  // whole_tiles.cpp may fold it away in whole tiles
+  if (whole_tiles) extent_branches_.push_back(view(tile).ext[1]);  // whole_tiles.cpp may fold it away
   s.line("{  // " + clipped_comment);
   s.line("  const int tid = loom::rt::thread_in_warpgroup();");
   s.line("  const int64_t ncols = " + view(tile).ext[1] + ";");

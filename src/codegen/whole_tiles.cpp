@@ -1,8 +1,8 @@
 // Loop versioning on whole tiles. A loop `for %k in [0, n)` over the tiles of a dimension clips
 // only its last tile: the extent `loom_clip(E, k * B, B)` of the piece `blocks(X, [.., B])[k]` is
-// B for every k with (k + 1) * B <= E. When the body branches on such an extent (emit_by_columns:
-// the masked and unmasked forms of a row reduction or of an A-fragment pack, a uniform branch per
-// op), the compute stream's body is emitted twice: once for whole tiles, with every such extent
+// B for every k with (k + 1) * B <= E. When the body, with no loop inside it, holds a row
+// reduction that branches on such an extent (emit_by_columns: the masked and unmasked forms, a
+// uniform branch per op), the compute stream's body is emitted twice: once for whole tiles, with every such extent
 // replaced by B (so the C++ compiler folds the branches away and the body is one straight line the
 // scheduler can interleave: the row sum's adds among the exponentials, the pack among both), and
 // once as it was, for the clipped tile:
@@ -15,6 +15,9 @@
 // copies share. Occurrences under a deferred mma's index (pingpong.cpp: `k` redefined as
 // `k_deferred = k - 1`) are replaced too: tile k - 1 is whole when tile k is. A body that
 // redefines k any other way, or clips with an E or B declared in the body, is left as it was.
+// Not for an A-fragment pack's branch alone (relu_gemm's K loop: 2-4% slower copied, H100,
+// bench/results/2026-11-28-h100-attention-whole-tiles.md), nor around a nested loop.
+#include <functional>
 #include <regex>
 
 #include "codegen/cuda_gen.h"
@@ -23,6 +26,17 @@ namespace loom::codegen::detail {
 
 void CudaGen::version_whole_tiles(Stream& s, const Op& loop, size_t body_begin, size_t branches_before) {
   if (extent_branches_.size() == branches_before || body_begin >= s.lines.size()) return;
+  // A body holding a loop is no straight line either way, and copying a K loop costs its kernel
+  // instruction-cache room (gemm_reduce_shared's column loop).
+  std::function<bool(const ir::Block&)> has_loop = [&](const ir::Block& b) {
+    for (const Op& o : b.ops) {
+      if (o.kind == OpKind::For) return true;
+      for (const ir::Block& r : o.regions)
+        if (has_loop(r)) return true;
+    }
+    return false;
+  };
+  if (has_loop(loop.regions[0])) return;
   const std::string k = var(loop.regions[0].args[0]);
   std::vector<std::string> body(s.lines.begin() + static_cast<long>(body_begin), s.lines.end());
   // Names declared in the body: a clip whose E or B is one of them cannot be tested before it.

@@ -4,8 +4,9 @@
 //   (the row operations' branches fold away), in the other they are clipped as before; both
 //   copies hold the same statements otherwise, and the deferred mma's (iteration k - 1) extent is
 //   replaced too;
-// - a loop whose body does not branch on its own clipped extent (examples/gemm's K loop) is not
-//   versioned;
+// - a loop whose body does not branch on its own clipped extent (examples/gemm's K loop), whose
+//   only such branch packs A fragments (examples/relu_gemm's K loop), or whose body holds a loop
+//   (examples/gemm_reduce_shared's column loop around its K loop) is not versioned;
 // - the DMA role's loop is never versioned.
 #include <gtest/gtest.h>
 
@@ -71,10 +72,17 @@ TEST(WholeTiles, AttentionBodyTwiceBehindTheWholeTileGuard) {
   EXPECT_GE(count_of(whole, "if (ncols >= 128) {"), 2);
 }
 
-TEST(WholeTiles, LoopsWithoutExtentBranchesStayAsTheyWere) {
-  test::CompiledMappings c = compile_mappings(example_text("gemm"), "gemm");
-  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
-  EXPECT_EQ(c.artifact->cu.find("_whole"), std::string::npos);
+TEST(WholeTiles, LoopsWithoutRowReductionBranchesStayAsTheyWere) {
+  for (const char* name : {"gemm", "relu_gemm", "gemm_reduce_shared"}) {
+    const std::string entry = std::string(name) == "gemm_reduce_shared" ? "gemm_reduce" : name;
+    test::CompiledMappings c = compile_mappings(example_text(name), entry);
+    ASSERT_TRUE(c.artifact) << name << ": " << (c.error ? c.error->message : "");
+    EXPECT_EQ(c.artifact->cu.find("_whole"), std::string::npos) << name;
+  }
+  // relu_gemm's K loop does branch on its clipped K extent (the A fragments' mask), as before.
+  test::CompiledMappings r = compile_mappings(example_text("relu_gemm"), "relu_gemm");
+  ASSERT_TRUE(r.artifact);
+  EXPECT_NE(r.artifact->cu.find("pair_mask(loom::rt::acc_col(tid, 2 * i), ncols)"), std::string::npos);
 }
 
 TEST(WholeTiles, TheDmaRoleIsNotVersioned) {

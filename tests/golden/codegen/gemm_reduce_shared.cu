@@ -201,288 +201,142 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
       __syncwarp();  // clear_rows_warp: clear_rows(Rp[t]) on the other lanes of this warp
       // gr_block: srange j in cdiv(N, V)  [gemm_reduce_shared.loom:37]
       for (int64_t v_j = 0; v_j < v_5; ++v_j) {
-        // whole_tiles.cpp: the body twice, for whole tiles (every clipped extent below is its block) and
-        // for the clipped last tile, so that the whole tiles' row operations need no branch on the extent
-        const bool v_j_whole = (v_j + 1) * v_V <= B.shape[1] && (v_j + 1) * v_V <= C.shape[1];
-        if (v_j_whole) {
-          const int64_t v_Cp_1_o1 = 0 + (v_j * v_V);
-          const int64_t v_Cp_1_e1 = v_V;
-          const int64_t v_7 = v_Cp_1_e1;
-          // gr_block: Acc = tensor(f32, [M, cols(Cp[0, j])])
-          const int64_t v_Cp_2_o0 = 0 + (v_g * v_3);
-          const int64_t v_Cp_2_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
-          const int64_t v_M_3 = 2;
-          const int64_t v_N_1 = 64;
-          // clear_warp: clear(Cp[t])
-          float v_C_1[128];
-          // clear_thread: fill(C, 0)  [gemm_reduce_shared.loom:90]
+        const int64_t v_Cp_1_o1 = 0 + (v_j * v_V);
+        const int64_t v_Cp_1_e1 = loom_clip(C.shape[1], (v_j * v_V), v_V);
+        const int64_t v_7 = v_Cp_1_e1;
+        // gr_block: Acc = tensor(f32, [M, cols(Cp[0, j])])
+        const int64_t v_Cp_2_o0 = 0 + (v_g * v_3);
+        const int64_t v_Cp_2_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+        const int64_t v_M_3 = 2;
+        const int64_t v_N_1 = 64;
+        // clear_warp: clear(Cp[t])
+        float v_C_1[128];
+        // clear_thread: fill(C, 0)  [gemm_reduce_shared.loom:90]
+        #pragma unroll
+        for (int r = 0; r < 128; ++r) v_C_1[r] = v_4;
+        const int64_t v_c3 = 3;
+        const int64_t v_c0_1 = 0;
+        // gr_block: gemm(Acc, Ap[0, k], Bp[k, j])
+        __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
+        // gr_block: gemm(Acc, Ap[0, k], Bp[k, j])
+        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
+        // gr_block: srange k in cdiv(K, W)  [gemm_reduce_shared.loom:41]  pipelined 3 deep
+        for (int64_t v_k = 0; v_k < v_6; ++v_k) {
+          const int64_t v_slot = (v_e_4_base + v_k) % v_c3;  // ring slot
+          const int64_t v_Ap_1_o1 = 0 + (v_k * v_W);
+          const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_W), v_W);
+          const int64_t v_K_1 = v_Ap_1_e1;
+          const int64_t v_A_1_o0 = 0 + (v_c0_1 * v_M_1);
+          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0_1 * v_M_1), v_M_1);
+          const int64_t v_A_1_o1 = 0 + (v_c0_1 * v_K_1);
+          const int64_t v_A_1_e1 = loom_clip(v_W, (v_c0_1 * v_K_1), v_K_1);
+          const int64_t v_Bp_o0 = 0 + (v_k * v_W);
+          const int64_t v_Bp_e0 = loom_clip(B.shape[0], (v_k * v_W), v_W);
+          const int64_t v_Bp_o1 = 0 + (v_j * v_V);
+          const int64_t v_Bp_e1 = loom_clip(B.shape[1], (v_j * v_V), v_V);
+          const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_W, (v_c0_1 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_7);
+          const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0_1 * v_7), v_7);
+          const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_3);
+          const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_3), v_3);
+          loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_4_base + v_k) % 3], ((v_e_4_base + v_k) / 3) & 1);  // %e.5: async copy landed
+          loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+          loom::rt::mbarrier::wait(&bar_v_e_6[(v_e_4_base + v_k) % 3], ((v_e_4_base + v_k) / 3) & 1);  // %e.6: async copy landed
+          loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+          // gemm_thread: mma(C, A, B)  [gemm_reduce_shared.loom:71]
+          loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
           #pragma unroll
-          for (int r = 0; r < 128; ++r) v_C_1[r] = v_4;
-          const int64_t v_c3 = 3;
-          const int64_t v_c0_1 = 0;
-          // gr_block: gemm(Acc, Ap[0, k], Bp[k, j])
-          __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
-          // gr_block: gemm(Acc, Ap[0, k], Bp[k, j])
-          __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
-          // gr_block: srange k in cdiv(K, W)  [gemm_reduce_shared.loom:41]  pipelined 3 deep
-          for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-            const int64_t v_slot = (v_e_4_base + v_k) % v_c3;  // ring slot
-            const int64_t v_Ap_1_o1 = 0 + (v_k * v_W);
-            const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_W), v_W);
-            const int64_t v_K_1 = v_Ap_1_e1;
-            const int64_t v_A_1_o0 = 0 + (v_c0_1 * v_M_1);
-            const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0_1 * v_M_1), v_M_1);
-            const int64_t v_A_1_o1 = 0 + (v_c0_1 * v_K_1);
-            const int64_t v_A_1_e1 = loom_clip(v_W, (v_c0_1 * v_K_1), v_K_1);
-            const int64_t v_Bp_o0 = 0 + (v_k * v_W);
-            const int64_t v_Bp_e0 = loom_clip(B.shape[0], (v_k * v_W), v_W);
-            const int64_t v_Bp_o1 = 0 + (v_j * v_V);
-            const int64_t v_Bp_e1 = v_V;
-            const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
-            const int64_t v_B_1_e0 = loom_clip(v_W, (v_c0_1 * v_K_1), v_K_1);
-            const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_7);
-            const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0_1 * v_7), v_7);
-            const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_3);
-            const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_3), v_3);
-            loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_4_base + v_k) % 3], ((v_e_4_base + v_k) / 3) & 1);  // %e.5: async copy landed
-            loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-            loom::rt::mbarrier::wait(&bar_v_e_6[(v_e_4_base + v_k) % 3], ((v_e_4_base + v_k) / 3) & 1);  // %e.6: async copy landed
-            loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-            // gemm_thread: mma(C, A, B)  [gemm_reduce_shared.loom:71]
-            loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
-            #pragma unroll
-            for (int ks = 0; ks < 4; ++ks) {
-              const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
-              loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
-            }
-            loom::rt::wgmma_commit();
-            // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 41 (%w, distance 3))
-            loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-            if (v_k > 0) {
-              __syncwarp();
-              if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_4_base + v_k) - 1) % 3]);
-            }
+          for (int ks = 0; ks < 4; ++ks) {
+            const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
+            loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
           }
-          loom::rt::wgmma_wait<0>();
-          loom::rt::wgmma_fence_operand(v_C_1);
-          if (v_6 > 0) {
+          loom::rt::wgmma_commit();
+          // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 41 (%w, distance 3))
+          loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
+          if (v_k > 0) {
             __syncwarp();
-            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_4_base + v_6 - 1) % 3]);
+            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_4_base + v_k) - 1) % 3]);
           }
-          v_e_4_base += v_6;  // the next tile's iterations continue the rings
-          // row_sum_warp: row_sum(Rp[t], Cp[t])
-          float v_R_2[2];
-          // row_sum_warp: row_sum(Rp[t], Cp[t])  [gemm_reduce_shared.loom:129]
+        }
+        loom::rt::wgmma_wait<0>();
+        loom::rt::wgmma_fence_operand(v_C_1);
+        if (v_6 > 0) {
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_4_base + v_6 - 1) % 3]);
+        }
+        v_e_4_base += v_6;  // the next tile's iterations continue the rings
+        // row_sum_warp: row_sum(Rp[t], Cp[t])
+        float v_R_2[2];
+        // row_sum_warp: row_sum(Rp[t], Cp[t])  [gemm_reduce_shared.loom:129]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_R_2[r] = v_4;
+        // row_sum_thread: rowsum(R, C)  [gemm_reduce_shared.loom:134]
+        {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_7 columns
+          const int tid = loom::rt::thread_in_warpgroup();
+          const int64_t ncols = v_7;
+          if (ncols >= 256) {
+            float part[8] = {v_R_2[0], v_R_2[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+            #pragma unroll
+            for (int r = 0; r < 128; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_C_1[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_R_2[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+          } else {
+            float part[8] = {v_R_2[0], v_R_2[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+            #pragma unroll
+            for (int r = 0; r < 128; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_C_1[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_R_2[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+          }
+        }
+        __syncwarp();  // row_sum_warp: row_sum(Rp[t], Cp[t]) (previous iteration) on the other lanes of this warp
+        // row_sum_warp: row_sum(Rp[t], Cp[t])  [gemm_reduce_shared.loom:129]
+        {  // copy.sum %R.2 -> %Rp.3: this lane's 2 rows into memory
+          const int tid = loom::rt::thread_in_warpgroup();
+          float* const rp = v_X + (v_Rp_1_o0);
+          const int64_t rn = v_Rp_1_e0;  // rows of this warpgroup
           #pragma unroll
-          for (int r = 0; r < 2; ++r) v_R_2[r] = v_4;
-          // row_sum_thread: rowsum(R, C)  [gemm_reduce_shared.loom:134]
-          {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_7 columns
-            const int tid = loom::rt::thread_in_warpgroup();
-            const int64_t ncols = v_7;
-            if (ncols >= 256) {
-              float part[8] = {v_R_2[0], v_R_2[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-              #pragma unroll
-              for (int r = 0; r < 128; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_C_1[r]);
-              #pragma unroll
-              for (int h = 0; h < 2; ++h) v_R_2[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-            } else {
-              float part[8] = {v_R_2[0], v_R_2[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-              #pragma unroll
-              for (int r = 0; r < 128; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_C_1[r]);
-              #pragma unroll
-              for (int h = 0; h < 2; ++h) v_R_2[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-            }
+          for (int r = 0; r < 2; ++r) {
+            const int row = loom::rt::acc_row(tid, 2 * r);
+            float x = v_R_2[r];
+            // the partials of the lanes holding the same rows (lane ^ 1, 2)
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
+            if ((loom::rt::lane_id() & 3) == 0 && row < rn) rp[row * 1] = static_cast<float>((static_cast<float>(rp[row * 1]) + x));  // one lane of those holding the row
           }
-          __syncwarp();  // row_sum_warp: row_sum(Rp[t], Cp[t]) (previous iteration) on the other lanes of this warp
-          // row_sum_warp: row_sum(Rp[t], Cp[t])  [gemm_reduce_shared.loom:129]
-          {  // copy.sum %R.2 -> %Rp.3: this lane's 2 rows into memory
-            const int tid = loom::rt::thread_in_warpgroup();
-            float* const rp = v_X + (v_Rp_1_o0);
-            const int64_t rn = v_Rp_1_e0;  // rows of this warpgroup
+        }
+        const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_3);
+        const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_3), v_3);
+        // copy_thread: convert(D, X)  [gemm_reduce_shared.loom:110]
+        {  // the warpgroup's 64 x 256 accumulator tile -> C, clipped to v_Dp_e0 x v_Cp_1_e1
+          const int tid = loom::rt::thread_in_warpgroup();
+          __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Dp_o0) * C.stride[0] + (v_Cp_1_o1) * C.stride[1];
+          const int quad_lane = tid & 3;
+          const int64_t row0 = loom::rt::acc_row(tid, 0);
+          #pragma unroll
+          for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
-            for (int r = 0; r < 2; ++r) {
-              const int row = loom::rt::acc_row(tid, 2 * r);
-              float x = v_R_2[r];
-              // the partials of the lanes holding the same rows (lane ^ 1, 2)
-              x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
-              x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
-              if ((loom::rt::lane_id() & 3) == 0 && row < rn) rp[row * 1] = static_cast<float>((static_cast<float>(rp[row * 1]) + x));  // one lane of those holding the row
-            }
-          }
-          const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_3);
-          const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_3), v_3);
-          // copy_thread: convert(D, X)  [gemm_reduce_shared.loom:110]
-          {  // the warpgroup's 64 x 256 accumulator tile -> C, clipped to v_Dp_e0 x v_Cp_1_e1
-            const int tid = loom::rt::thread_in_warpgroup();
-            __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Dp_o0) * C.stride[0] + (v_Cp_1_o1) * C.stride[1];
-            const int quad_lane = tid & 3;
-            const int64_t row0 = loom::rt::acc_row(tid, 0);
-            #pragma unroll
-            for (int jj = 0; jj < 8; ++jj) {
+            for (int h = 0; h < 2; ++h) {
+              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
-              for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
+              #pragma unroll
+              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
+                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
+                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
+                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
                 #pragma unroll
-                for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
-                const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
-                if (row >= v_Dp_e0) continue;
-                __nv_bfloat16* const p = out + row * C.stride[0] + col;
-                if (col + 8 <= v_Cp_1_e1) {
-                  loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
-                } else {
-                  #pragma unroll
-                  for (int e = 0; e < 8; ++e)
-                    if (col + e < v_Cp_1_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
-                }
+                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
               }
-            }
-          }
-        } else {
-          const int64_t v_Cp_1_o1 = 0 + (v_j * v_V);
-          const int64_t v_Cp_1_e1 = loom_clip(C.shape[1], (v_j * v_V), v_V);
-          const int64_t v_7 = v_Cp_1_e1;
-          // gr_block: Acc = tensor(f32, [M, cols(Cp[0, j])])
-          const int64_t v_Cp_2_o0 = 0 + (v_g * v_3);
-          const int64_t v_Cp_2_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
-          const int64_t v_M_3 = 2;
-          const int64_t v_N_1 = 64;
-          // clear_warp: clear(Cp[t])
-          float v_C_1[128];
-          // clear_thread: fill(C, 0)  [gemm_reduce_shared.loom:90]
-          #pragma unroll
-          for (int r = 0; r < 128; ++r) v_C_1[r] = v_4;
-          const int64_t v_c3 = 3;
-          const int64_t v_c0_1 = 0;
-          // gr_block: gemm(Acc, Ap[0, k], Bp[k, j])
-          __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
-          // gr_block: gemm(Acc, Ap[0, k], Bp[k, j])
-          __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
-          // gr_block: srange k in cdiv(K, W)  [gemm_reduce_shared.loom:41]  pipelined 3 deep
-          for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-            const int64_t v_slot = (v_e_4_base + v_k) % v_c3;  // ring slot
-            const int64_t v_Ap_1_o1 = 0 + (v_k * v_W);
-            const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_W), v_W);
-            const int64_t v_K_1 = v_Ap_1_e1;
-            const int64_t v_A_1_o0 = 0 + (v_c0_1 * v_M_1);
-            const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0_1 * v_M_1), v_M_1);
-            const int64_t v_A_1_o1 = 0 + (v_c0_1 * v_K_1);
-            const int64_t v_A_1_e1 = loom_clip(v_W, (v_c0_1 * v_K_1), v_K_1);
-            const int64_t v_Bp_o0 = 0 + (v_k * v_W);
-            const int64_t v_Bp_e0 = loom_clip(B.shape[0], (v_k * v_W), v_W);
-            const int64_t v_Bp_o1 = 0 + (v_j * v_V);
-            const int64_t v_Bp_e1 = loom_clip(B.shape[1], (v_j * v_V), v_V);
-            const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
-            const int64_t v_B_1_e0 = loom_clip(v_W, (v_c0_1 * v_K_1), v_K_1);
-            const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_7);
-            const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0_1 * v_7), v_7);
-            const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_3);
-            const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_3), v_3);
-            loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_4_base + v_k) % 3], ((v_e_4_base + v_k) / 3) & 1);  // %e.5: async copy landed
-            loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-            loom::rt::mbarrier::wait(&bar_v_e_6[(v_e_4_base + v_k) % 3], ((v_e_4_base + v_k) / 3) & 1);  // %e.6: async copy landed
-            loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-            // gemm_thread: mma(C, A, B)  [gemm_reduce_shared.loom:71]
-            loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
-            #pragma unroll
-            for (int ks = 0; ks < 4; ++ks) {
-              const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
-              loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
-            }
-            loom::rt::wgmma_commit();
-            // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 41 (%w, distance 3))
-            loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-            if (v_k > 0) {
-              __syncwarp();
-              if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_4_base + v_k) - 1) % 3]);
-            }
-          }
-          loom::rt::wgmma_wait<0>();
-          loom::rt::wgmma_fence_operand(v_C_1);
-          if (v_6 > 0) {
-            __syncwarp();
-            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_4_base + v_6 - 1) % 3]);
-          }
-          v_e_4_base += v_6;  // the next tile's iterations continue the rings
-          // row_sum_warp: row_sum(Rp[t], Cp[t])
-          float v_R_2[2];
-          // row_sum_warp: row_sum(Rp[t], Cp[t])  [gemm_reduce_shared.loom:129]
-          #pragma unroll
-          for (int r = 0; r < 2; ++r) v_R_2[r] = v_4;
-          // row_sum_thread: rowsum(R, C)  [gemm_reduce_shared.loom:134]
-          {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_7 columns
-            const int tid = loom::rt::thread_in_warpgroup();
-            const int64_t ncols = v_7;
-            if (ncols >= 256) {
-              float part[8] = {v_R_2[0], v_R_2[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-              #pragma unroll
-              for (int r = 0; r < 128; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_C_1[r]);
-              #pragma unroll
-              for (int h = 0; h < 2; ++h) v_R_2[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-            } else {
-              float part[8] = {v_R_2[0], v_R_2[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-              #pragma unroll
-              for (int r = 0; r < 128; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_C_1[r]);
-              #pragma unroll
-              for (int h = 0; h < 2; ++h) v_R_2[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-            }
-          }
-          __syncwarp();  // row_sum_warp: row_sum(Rp[t], Cp[t]) (previous iteration) on the other lanes of this warp
-          // row_sum_warp: row_sum(Rp[t], Cp[t])  [gemm_reduce_shared.loom:129]
-          {  // copy.sum %R.2 -> %Rp.3: this lane's 2 rows into memory
-            const int tid = loom::rt::thread_in_warpgroup();
-            float* const rp = v_X + (v_Rp_1_o0);
-            const int64_t rn = v_Rp_1_e0;  // rows of this warpgroup
-            #pragma unroll
-            for (int r = 0; r < 2; ++r) {
-              const int row = loom::rt::acc_row(tid, 2 * r);
-              float x = v_R_2[r];
-              // the partials of the lanes holding the same rows (lane ^ 1, 2)
-              x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
-              x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
-              if ((loom::rt::lane_id() & 3) == 0 && row < rn) rp[row * 1] = static_cast<float>((static_cast<float>(rp[row * 1]) + x));  // one lane of those holding the row
-            }
-          }
-          const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_3);
-          const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_3), v_3);
-          // copy_thread: convert(D, X)  [gemm_reduce_shared.loom:110]
-          {  // the warpgroup's 64 x 256 accumulator tile -> C, clipped to v_Dp_e0 x v_Cp_1_e1
-            const int tid = loom::rt::thread_in_warpgroup();
-            __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Dp_o0) * C.stride[0] + (v_Cp_1_o1) * C.stride[1];
-            const int quad_lane = tid & 3;
-            const int64_t row0 = loom::rt::acc_row(tid, 0);
-            #pragma unroll
-            for (int jj = 0; jj < 8; ++jj) {
-              #pragma unroll
-              for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
+              if (row >= v_Dp_e0) continue;
+              __nv_bfloat16* const p = out + row * C.stride[0] + col;
+              if (col + 8 <= v_Cp_1_e1) {
+                loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+              } else {
                 #pragma unroll
-                for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
-                const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
-                if (row >= v_Dp_e0) continue;
-                __nv_bfloat16* const p = out + row * C.stride[0] + col;
-                if (col + 8 <= v_Cp_1_e1) {
-                  loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
-                } else {
-                  #pragma unroll
-                  for (int e = 0; e < 8; ++e)
-                    if (col + e < v_Cp_1_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
-                }
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Cp_1_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
               }
             }
           }
@@ -786,333 +640,164 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
       __syncwarp();  // clear_rows_warp: clear_rows(Rp[t]) on the other lanes of this warp
       // gr_block: srange j in cdiv(N, V)  [gemm_reduce_shared.loom:37]
       for (int64_t v_j = 0; v_j < v_5; ++v_j) {
-        // whole_tiles.cpp: the body twice, for whole tiles (every clipped extent below is its block) and
-        // for the clipped last tile, so that the whole tiles' row operations need no branch on the extent
-        const bool v_j_whole = (v_j + 1) * v_V <= B.shape[1] && (v_j + 1) * v_V <= C.shape[1];
-        if (v_j_whole) {
-          const int64_t v_Cp_1_o1 = 0 + (v_j * v_V);
-          const int64_t v_Cp_1_e1 = v_V;
-          const int64_t v_7 = v_Cp_1_e1;
-          // gr_block: Acc = tensor(f32, [M, cols(Cp[0, j])])
-          const int64_t v_Cp_2_o0 = 0 + (v_g * v_3);
-          const int64_t v_Cp_2_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
-          const int64_t v_M_3 = 2;
-          const int64_t v_N_1 = 64;
-          // clear_warp: clear(Cp[t])
-          float v_C_1[128];
-          // clear_thread: fill(C, 0)  [gemm_reduce_shared.loom:90]
+        const int64_t v_Cp_1_o1 = 0 + (v_j * v_V);
+        const int64_t v_Cp_1_e1 = loom_clip(C.shape[1], (v_j * v_V), v_V);
+        const int64_t v_7 = v_Cp_1_e1;
+        // gr_block: Acc = tensor(f32, [M, cols(Cp[0, j])])
+        const int64_t v_Cp_2_o0 = 0 + (v_g * v_3);
+        const int64_t v_Cp_2_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
+        const int64_t v_M_3 = 2;
+        const int64_t v_N_1 = 64;
+        // clear_warp: clear(Cp[t])
+        float v_C_1[128];
+        // clear_thread: fill(C, 0)  [gemm_reduce_shared.loom:90]
+        #pragma unroll
+        for (int r = 0; r < 128; ++r) v_C_1[r] = v_4;
+        const int64_t v_c3 = 3;
+        const int64_t v_c0_1 = 0;
+        // gr_block: gemm(Acc, Ap[0, k], Bp[k, j])
+        __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
+        // gr_block: gemm(Acc, Ap[0, k], Bp[k, j])
+        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
+        // gr_block: srange k in cdiv(K, W)  [gemm_reduce_shared.loom:41]  pipelined 3 deep
+        for (int64_t v_k = 0; v_k < v_6; ++v_k) {
+          const int64_t v_slot = (v_e_4_base + v_k) % v_c3;  // ring slot
+          const int64_t v_Ap_1_o1 = 0 + (v_k * v_W);
+          const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_W), v_W);
+          const int64_t v_K_1 = v_Ap_1_e1;
+          const int64_t v_A_1_o0 = 0 + (v_c0_1 * v_M_1);
+          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0_1 * v_M_1), v_M_1);
+          const int64_t v_A_1_o1 = 0 + (v_c0_1 * v_K_1);
+          const int64_t v_A_1_e1 = loom_clip(v_W, (v_c0_1 * v_K_1), v_K_1);
+          const int64_t v_Bp_o0 = 0 + (v_k * v_W);
+          const int64_t v_Bp_e0 = loom_clip(B.shape[0], (v_k * v_W), v_W);
+          const int64_t v_Bp_o1 = 0 + (v_j * v_V);
+          const int64_t v_Bp_e1 = loom_clip(B.shape[1], (v_j * v_V), v_V);
+          const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_W, (v_c0_1 * v_K_1), v_K_1);
+          const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_7);
+          const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0_1 * v_7), v_7);
+          const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_3);
+          const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_3), v_3);
+          loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_4_base + v_k) % 3], ((v_e_4_base + v_k) / 3) & 1);  // %e.5: TMA copy landed
+          loom::rt::mbarrier::wait(&bar_v_e_6[(v_e_4_base + v_k) % 3], ((v_e_4_base + v_k) / 3) & 1);  // %e.6: TMA copy landed
+          // gemm_thread: mma(C, A, B)  [gemm_reduce_shared.loom:71]
+          loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
           #pragma unroll
-          for (int r = 0; r < 128; ++r) v_C_1[r] = v_4;
-          const int64_t v_c3 = 3;
-          const int64_t v_c0_1 = 0;
-          // gr_block: gemm(Acc, Ap[0, k], Bp[k, j])
-          __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
-          // gr_block: gemm(Acc, Ap[0, k], Bp[k, j])
-          __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
-          // gr_block: srange k in cdiv(K, W)  [gemm_reduce_shared.loom:41]  pipelined 3 deep
-          for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-            const int64_t v_slot = (v_e_4_base + v_k) % v_c3;  // ring slot
-            const int64_t v_Ap_1_o1 = 0 + (v_k * v_W);
-            const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_W), v_W);
-            const int64_t v_K_1 = v_Ap_1_e1;
-            const int64_t v_A_1_o0 = 0 + (v_c0_1 * v_M_1);
-            const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0_1 * v_M_1), v_M_1);
-            const int64_t v_A_1_o1 = 0 + (v_c0_1 * v_K_1);
-            const int64_t v_A_1_e1 = loom_clip(v_W, (v_c0_1 * v_K_1), v_K_1);
-            const int64_t v_Bp_o0 = 0 + (v_k * v_W);
-            const int64_t v_Bp_e0 = loom_clip(B.shape[0], (v_k * v_W), v_W);
-            const int64_t v_Bp_o1 = 0 + (v_j * v_V);
-            const int64_t v_Bp_e1 = v_V;
-            const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
-            const int64_t v_B_1_e0 = loom_clip(v_W, (v_c0_1 * v_K_1), v_K_1);
-            const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_7);
-            const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0_1 * v_7), v_7);
-            const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_3);
-            const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_3), v_3);
-            loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_4_base + v_k) % 3], ((v_e_4_base + v_k) / 3) & 1);  // %e.5: TMA copy landed
-            loom::rt::mbarrier::wait(&bar_v_e_6[(v_e_4_base + v_k) % 3], ((v_e_4_base + v_k) / 3) & 1);  // %e.6: TMA copy landed
-            // gemm_thread: mma(C, A, B)  [gemm_reduce_shared.loom:71]
-            loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
-            #pragma unroll
-            for (int ks = 0; ks < 4; ++ks) {
-              const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
-              loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
-            }
-            loom::rt::wgmma_commit();
-            // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 41 (%w, distance 3))
-            loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-            if (v_k > 0) {
-              __syncwarp();
-              if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_4_base + v_k) - 1) % 3]);
-            }
+          for (int ks = 0; ks < 4; ++ks) {
+            const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
+            loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
           }
-          loom::rt::wgmma_wait<0>();
-          loom::rt::wgmma_fence_operand(v_C_1);
-          if (v_6 > 0) {
+          loom::rt::wgmma_commit();
+          // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 41 (%w, distance 3))
+          loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
+          if (v_k > 0) {
             __syncwarp();
-            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_4_base + v_6 - 1) % 3]);
+            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_4_base + v_k) - 1) % 3]);
           }
-          v_e_4_base += v_6;  // the next tile's iterations continue the rings
-          // row_sum_warp: row_sum(Rp[t], Cp[t])
-          float v_R_2[2];
-          // row_sum_warp: row_sum(Rp[t], Cp[t])  [gemm_reduce_shared.loom:129]
-          #pragma unroll
-          for (int r = 0; r < 2; ++r) v_R_2[r] = v_4;
-          // row_sum_thread: rowsum(R, C)  [gemm_reduce_shared.loom:134]
-          {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_7 columns
-            const int tid = loom::rt::thread_in_warpgroup();
-            const int64_t ncols = v_7;
-            if (ncols >= 256) {
-              float part[8] = {v_R_2[0], v_R_2[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-              #pragma unroll
-              for (int r = 0; r < 128; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_C_1[r]);
-              #pragma unroll
-              for (int h = 0; h < 2; ++h) v_R_2[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-            } else {
-              float part[8] = {v_R_2[0], v_R_2[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-              #pragma unroll
-              for (int r = 0; r < 128; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_C_1[r]);
-              #pragma unroll
-              for (int h = 0; h < 2; ++h) v_R_2[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-            }
-          }
-          __syncwarp();  // row_sum_warp: row_sum(Rp[t], Cp[t]) (previous iteration) on the other lanes of this warp
-          // row_sum_warp: row_sum(Rp[t], Cp[t])  [gemm_reduce_shared.loom:129]
-          {  // copy.sum %R.2 -> %Rp.3: this lane's 2 rows into memory
-            const int tid = loom::rt::thread_in_warpgroup();
-            float* const rp = v_X + (v_Rp_1_o0);
-            const int64_t rn = v_Rp_1_e0;  // rows of this warpgroup
+        }
+        loom::rt::wgmma_wait<0>();
+        loom::rt::wgmma_fence_operand(v_C_1);
+        if (v_6 > 0) {
+          __syncwarp();
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_4_base + v_6 - 1) % 3]);
+        }
+        v_e_4_base += v_6;  // the next tile's iterations continue the rings
+        // row_sum_warp: row_sum(Rp[t], Cp[t])
+        float v_R_2[2];
+        // row_sum_warp: row_sum(Rp[t], Cp[t])  [gemm_reduce_shared.loom:129]
+        #pragma unroll
+        for (int r = 0; r < 2; ++r) v_R_2[r] = v_4;
+        // row_sum_thread: rowsum(R, C)  [gemm_reduce_shared.loom:134]
+        {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_7 columns
+          const int tid = loom::rt::thread_in_warpgroup();
+          const int64_t ncols = v_7;
+          if (ncols >= 256) {
+            float part[8] = {v_R_2[0], v_R_2[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
             #pragma unroll
-            for (int r = 0; r < 2; ++r) {
-              const int row = loom::rt::acc_row(tid, 2 * r);
-              float x = v_R_2[r];
-              // the partials of the lanes holding the same rows (lane ^ 1, 2)
-              x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
-              x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
-              if ((loom::rt::lane_id() & 3) == 0 && row < rn) rp[row * 1] = static_cast<float>((static_cast<float>(rp[row * 1]) + x));  // one lane of those holding the row
-            }
+            for (int r = 0; r < 128; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_C_1[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_R_2[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
+          } else {
+            float part[8] = {v_R_2[0], v_R_2[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
+            #pragma unroll
+            for (int r = 0; r < 128; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_C_1[r]);
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) v_R_2[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
           }
-          const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_3);
-          const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_3), v_3);
-          // copy_thread: convert(D, X)  [gemm_reduce_shared.loom:110]
-          {  // the warpgroup's 64 x 256 accumulator tile -> C, clipped to v_Dp_e0 x v_Cp_1_e1
-            const int tid = loom::rt::thread_in_warpgroup();
-            // staged when the box is clipped only by C's edges (TMA skips what lies past them)
-            const bool staged = v_Dp_e0 > 0 && v_Cp_1_e1 > 0 && (v_Dp_e0 == 64 || v_Dp_o0 + v_Dp_e0 == C.shape[0]) && (v_Cp_1_e1 == 256 || (v_Cp_1_o1 + v_Cp_1_e1 == C.shape[1] && (C.shape[1] * 2) % 16 == 0));
-            if (staged) {  // through this warpgroup's staging tile: 4 slices of 64 rows x 128 bytes, 128-byte swizzle
-              uint8_t* const stage = loom_stage + consumer_wg * 32768;
-              if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile
-              loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free
-              const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
+        }
+        __syncwarp();  // row_sum_warp: row_sum(Rp[t], Cp[t]) (previous iteration) on the other lanes of this warp
+        // row_sum_warp: row_sum(Rp[t], Cp[t])  [gemm_reduce_shared.loom:129]
+        {  // copy.sum %R.2 -> %Rp.3: this lane's 2 rows into memory
+          const int tid = loom::rt::thread_in_warpgroup();
+          float* const rp = v_X + (v_Rp_1_o0);
+          const int64_t rn = v_Rp_1_e0;  // rows of this warpgroup
+          #pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const int row = loom::rt::acc_row(tid, 2 * r);
+            float x = v_R_2[r];
+            // the partials of the lanes holding the same rows (lane ^ 1, 2)
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
+            x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
+            if ((loom::rt::lane_id() & 3) == 0 && row < rn) rp[row * 1] = static_cast<float>((static_cast<float>(rp[row * 1]) + x));  // one lane of those holding the row
+          }
+        }
+        const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_3);
+        const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_3), v_3);
+        // copy_thread: convert(D, X)  [gemm_reduce_shared.loom:110]
+        {  // the warpgroup's 64 x 256 accumulator tile -> C, clipped to v_Dp_e0 x v_Cp_1_e1
+          const int tid = loom::rt::thread_in_warpgroup();
+          // staged when the box is clipped only by C's edges (TMA skips what lies past them)
+          const bool staged = v_Dp_e0 > 0 && v_Cp_1_e1 > 0 && (v_Dp_e0 == 64 || v_Dp_o0 + v_Dp_e0 == C.shape[0]) && (v_Cp_1_e1 == 256 || (v_Cp_1_o1 + v_Cp_1_e1 == C.shape[1] && (C.shape[1] * 2) % 16 == 0));
+          if (staged) {  // through this warpgroup's staging tile: 4 slices of 64 rows x 128 bytes, 128-byte swizzle
+            uint8_t* const stage = loom_stage + consumer_wg * 32768;
+            if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile
+            loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free
+            const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
+            #pragma unroll
+            for (int c = 0; c < 32; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1
+              const int cg = c + (lane >> 4);
+              uint8_t* const row = stage + (cg / 8) * 8192 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);
+              loom::rt::stmatrix_x4(row, loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c], v_C_1[4 * c + 1]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 2], v_C_1[4 * c + 3]),
+                                    loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 4], v_C_1[4 * c + 5]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 6], v_C_1[4 * c + 7]));
+            }
+            loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them
+            loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written
+            if (tid == 0) {
+              loom::rt::tma_store_2d(&tm_C_2, stage, static_cast<int32_t>(v_Cp_1_o1), static_cast<int32_t>(v_Dp_o0));
+              loom::rt::tma_store_2d(&tm_C_2, stage + 8192, static_cast<int32_t>((v_Cp_1_o1 + 64)), static_cast<int32_t>(v_Dp_o0));
+              loom::rt::tma_store_2d(&tm_C_2, stage + 16384, static_cast<int32_t>((v_Cp_1_o1 + 128)), static_cast<int32_t>(v_Dp_o0));
+              loom::rt::tma_store_2d(&tm_C_2, stage + 24576, static_cast<int32_t>((v_Cp_1_o1 + 192)), static_cast<int32_t>(v_Dp_o0));
+              loom::rt::tma_store_commit();
+            }
+          } else {  // straight from registers
+            __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Dp_o0) * C.stride[0] + (v_Cp_1_o1) * C.stride[1];
+            const int quad_lane = tid & 3;
+            const int64_t row0 = loom::rt::acc_row(tid, 0);
+            #pragma unroll
+            for (int jj = 0; jj < 8; ++jj) {
               #pragma unroll
-              for (int c = 0; c < 32; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1
-                const int cg = c + (lane >> 4);
-                uint8_t* const row = stage + (cg / 8) * 8192 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);
-                loom::rt::stmatrix_x4(row, loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c], v_C_1[4 * c + 1]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 2], v_C_1[4 * c + 3]),
-                                      loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 4], v_C_1[4 * c + 5]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 6], v_C_1[4 * c + 7]));
-              }
-              loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them
-              loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written
-              if (tid == 0) {
-                loom::rt::tma_store_2d(&tm_C_2, stage, static_cast<int32_t>(v_Cp_1_o1), static_cast<int32_t>(v_Dp_o0));
-                loom::rt::tma_store_2d(&tm_C_2, stage + 8192, static_cast<int32_t>((v_Cp_1_o1 + 64)), static_cast<int32_t>(v_Dp_o0));
-                loom::rt::tma_store_2d(&tm_C_2, stage + 16384, static_cast<int32_t>((v_Cp_1_o1 + 128)), static_cast<int32_t>(v_Dp_o0));
-                loom::rt::tma_store_2d(&tm_C_2, stage + 24576, static_cast<int32_t>((v_Cp_1_o1 + 192)), static_cast<int32_t>(v_Dp_o0));
-                loom::rt::tma_store_commit();
-              }
-            } else {  // straight from registers
-              __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Dp_o0) * C.stride[0] + (v_Cp_1_o1) * C.stride[1];
-              const int quad_lane = tid & 3;
-              const int64_t row0 = loom::rt::acc_row(tid, 0);
-              #pragma unroll
-              for (int jj = 0; jj < 8; ++jj) {
+              for (int h = 0; h < 2; ++h) {
+                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                  uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
+                #pragma unroll
+                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
+                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
+                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
+                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
                   #pragma unroll
-                  for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                  #pragma unroll
-                  for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                    const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                    uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                    v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                    #pragma unroll
-                    for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                  }
-                  const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
-                  if (row >= v_Dp_e0) continue;
-                  __nv_bfloat16* const p = out + row * C.stride[0] + col;
-                  if (col + 8 <= v_Cp_1_e1) {
-                    *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
-                  } else {
-                    #pragma unroll
-                    for (int e = 0; e < 8; ++e)
-                      if (col + e < v_Cp_1_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
-                  }
+                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
                 }
-              }
-            }
-          }
-        } else {
-          const int64_t v_Cp_1_o1 = 0 + (v_j * v_V);
-          const int64_t v_Cp_1_e1 = loom_clip(C.shape[1], (v_j * v_V), v_V);
-          const int64_t v_7 = v_Cp_1_e1;
-          // gr_block: Acc = tensor(f32, [M, cols(Cp[0, j])])
-          const int64_t v_Cp_2_o0 = 0 + (v_g * v_3);
-          const int64_t v_Cp_2_e0 = loom_clip(v_M_1, (v_g * v_3), v_3);
-          const int64_t v_M_3 = 2;
-          const int64_t v_N_1 = 64;
-          // clear_warp: clear(Cp[t])
-          float v_C_1[128];
-          // clear_thread: fill(C, 0)  [gemm_reduce_shared.loom:90]
-          #pragma unroll
-          for (int r = 0; r < 128; ++r) v_C_1[r] = v_4;
-          const int64_t v_c3 = 3;
-          const int64_t v_c0_1 = 0;
-          // gr_block: gemm(Acc, Ap[0, k], Bp[k, j])
-          __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
-          // gr_block: gemm(Acc, Ap[0, k], Bp[k, j])
-          __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
-          // gr_block: srange k in cdiv(K, W)  [gemm_reduce_shared.loom:41]  pipelined 3 deep
-          for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-            const int64_t v_slot = (v_e_4_base + v_k) % v_c3;  // ring slot
-            const int64_t v_Ap_1_o1 = 0 + (v_k * v_W);
-            const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_W), v_W);
-            const int64_t v_K_1 = v_Ap_1_e1;
-            const int64_t v_A_1_o0 = 0 + (v_c0_1 * v_M_1);
-            const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0_1 * v_M_1), v_M_1);
-            const int64_t v_A_1_o1 = 0 + (v_c0_1 * v_K_1);
-            const int64_t v_A_1_e1 = loom_clip(v_W, (v_c0_1 * v_K_1), v_K_1);
-            const int64_t v_Bp_o0 = 0 + (v_k * v_W);
-            const int64_t v_Bp_e0 = loom_clip(B.shape[0], (v_k * v_W), v_W);
-            const int64_t v_Bp_o1 = 0 + (v_j * v_V);
-            const int64_t v_Bp_e1 = loom_clip(B.shape[1], (v_j * v_V), v_V);
-            const int64_t v_B_1_o0 = 0 + (v_c0_1 * v_K_1);
-            const int64_t v_B_1_e0 = loom_clip(v_W, (v_c0_1 * v_K_1), v_K_1);
-            const int64_t v_B_1_o1 = 0 + (v_c0_1 * v_7);
-            const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0_1 * v_7), v_7);
-            const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_3);
-            const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_3), v_3);
-            loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_4_base + v_k) % 3], ((v_e_4_base + v_k) / 3) & 1);  // %e.5: TMA copy landed
-            loom::rt::mbarrier::wait(&bar_v_e_6[(v_e_4_base + v_k) % 3], ((v_e_4_base + v_k) / 3) & 1);  // %e.6: TMA copy landed
-            // gemm_thread: mma(C, A, B)  [gemm_reduce_shared.loom:71]
-            loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
-            #pragma unroll
-            for (int ks = 0; ks < 4; ++ks) {
-              const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
-              loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
-            }
-            loom::rt::wgmma_commit();
-            // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 41 (%w, distance 3))
-            loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-            if (v_k > 0) {
-              __syncwarp();
-              if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_4_base + v_k) - 1) % 3]);
-            }
-          }
-          loom::rt::wgmma_wait<0>();
-          loom::rt::wgmma_fence_operand(v_C_1);
-          if (v_6 > 0) {
-            __syncwarp();
-            if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_4_base + v_6 - 1) % 3]);
-          }
-          v_e_4_base += v_6;  // the next tile's iterations continue the rings
-          // row_sum_warp: row_sum(Rp[t], Cp[t])
-          float v_R_2[2];
-          // row_sum_warp: row_sum(Rp[t], Cp[t])  [gemm_reduce_shared.loom:129]
-          #pragma unroll
-          for (int r = 0; r < 2; ++r) v_R_2[r] = v_4;
-          // row_sum_thread: rowsum(R, C)  [gemm_reduce_shared.loom:134]
-          {  // rowsum: this thread's columns of its 2 rows, none past the tile's v_7 columns
-            const int tid = loom::rt::thread_in_warpgroup();
-            const int64_t ncols = v_7;
-            if (ncols >= 256) {
-              float part[8] = {v_R_2[0], v_R_2[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-              #pragma unroll
-              for (int r = 0; r < 128; ++r) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_C_1[r]);
-              #pragma unroll
-              for (int h = 0; h < 2; ++h) v_R_2[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-            } else {
-              float part[8] = {v_R_2[0], v_R_2[1], 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};  // [chain * 2 + row half]
-              #pragma unroll
-              for (int r = 0; r < 128; ++r) if (loom::rt::acc_col(tid, r) < ncols) part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = (part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] + v_C_1[r]);
-              #pragma unroll
-              for (int h = 0; h < 2; ++h) v_R_2[h] = ((part[h] + part[2 + h]) + (part[4 + h] + part[6 + h]));
-            }
-          }
-          __syncwarp();  // row_sum_warp: row_sum(Rp[t], Cp[t]) (previous iteration) on the other lanes of this warp
-          // row_sum_warp: row_sum(Rp[t], Cp[t])  [gemm_reduce_shared.loom:129]
-          {  // copy.sum %R.2 -> %Rp.3: this lane's 2 rows into memory
-            const int tid = loom::rt::thread_in_warpgroup();
-            float* const rp = v_X + (v_Rp_1_o0);
-            const int64_t rn = v_Rp_1_e0;  // rows of this warpgroup
-            #pragma unroll
-            for (int r = 0; r < 2; ++r) {
-              const int row = loom::rt::acc_row(tid, 2 * r);
-              float x = v_R_2[r];
-              // the partials of the lanes holding the same rows (lane ^ 1, 2)
-              x = (x + __shfl_xor_sync(0xffffffffu, x, 1));
-              x = (x + __shfl_xor_sync(0xffffffffu, x, 2));
-              if ((loom::rt::lane_id() & 3) == 0 && row < rn) rp[row * 1] = static_cast<float>((static_cast<float>(rp[row * 1]) + x));  // one lane of those holding the row
-            }
-          }
-          const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_3);
-          const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_3), v_3);
-          // copy_thread: convert(D, X)  [gemm_reduce_shared.loom:110]
-          {  // the warpgroup's 64 x 256 accumulator tile -> C, clipped to v_Dp_e0 x v_Cp_1_e1
-            const int tid = loom::rt::thread_in_warpgroup();
-            // staged when the box is clipped only by C's edges (TMA skips what lies past them)
-            const bool staged = v_Dp_e0 > 0 && v_Cp_1_e1 > 0 && (v_Dp_e0 == 64 || v_Dp_o0 + v_Dp_e0 == C.shape[0]) && (v_Cp_1_e1 == 256 || (v_Cp_1_o1 + v_Cp_1_e1 == C.shape[1] && (C.shape[1] * 2) % 16 == 0));
-            if (staged) {  // through this warpgroup's staging tile: 4 slices of 64 rows x 128 bytes, 128-byte swizzle
-              uint8_t* const stage = loom_stage + consumer_wg * 32768;
-              if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile
-              loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free
-              const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
-              #pragma unroll
-              for (int c = 0; c < 32; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1
-                const int cg = c + (lane >> 4);
-                uint8_t* const row = stage + (cg / 8) * 8192 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);
-                loom::rt::stmatrix_x4(row, loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c], v_C_1[4 * c + 1]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 2], v_C_1[4 * c + 3]),
-                                      loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 4], v_C_1[4 * c + 5]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 6], v_C_1[4 * c + 7]));
-              }
-              loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them
-              loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written
-              if (tid == 0) {
-                loom::rt::tma_store_2d(&tm_C_2, stage, static_cast<int32_t>(v_Cp_1_o1), static_cast<int32_t>(v_Dp_o0));
-                loom::rt::tma_store_2d(&tm_C_2, stage + 8192, static_cast<int32_t>((v_Cp_1_o1 + 64)), static_cast<int32_t>(v_Dp_o0));
-                loom::rt::tma_store_2d(&tm_C_2, stage + 16384, static_cast<int32_t>((v_Cp_1_o1 + 128)), static_cast<int32_t>(v_Dp_o0));
-                loom::rt::tma_store_2d(&tm_C_2, stage + 24576, static_cast<int32_t>((v_Cp_1_o1 + 192)), static_cast<int32_t>(v_Dp_o0));
-                loom::rt::tma_store_commit();
-              }
-            } else {  // straight from registers
-              __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Dp_o0) * C.stride[0] + (v_Cp_1_o1) * C.stride[1];
-              const int quad_lane = tid & 3;
-              const int64_t row0 = loom::rt::acc_row(tid, 0);
-              #pragma unroll
-              for (int jj = 0; jj < 8; ++jj) {
-                #pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                  uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
+                if (row >= v_Dp_e0) continue;
+                __nv_bfloat16* const p = out + row * C.stride[0] + col;
+                if (col + 8 <= v_Cp_1_e1) {
+                  *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+                } else {
                   #pragma unroll
-                  for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                  #pragma unroll
-                  for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                    const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                    uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                    v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                    #pragma unroll
-                    for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                  }
-                  const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
-                  if (row >= v_Dp_e0) continue;
-                  __nv_bfloat16* const p = out + row * C.stride[0] + col;
-                  if (col + 8 <= v_Cp_1_e1) {
-                    *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
-                  } else {
-                    #pragma unroll
-                    for (int e = 0; e < 8; ++e)
-                      if (col + e < v_Cp_1_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
-                  }
+                  for (int e = 0; e < 8; ++e)
+                    if (col + e < v_Cp_1_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
                 }
               }
             }

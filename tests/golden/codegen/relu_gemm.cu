@@ -191,168 +191,84 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
       __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
       // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]  pipelined 3 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        // whole_tiles.cpp: the body twice, for whole tiles (every clipped extent below is its block) and
-        // for the clipped last tile, so that the whole tiles' row operations need no branch on the extent
-        const bool v_k_whole = (v_k + 1) * v_c64 <= A.shape[1] && (v_k + 1) * v_c64 <= B.shape[0];
-        if (v_k_whole) {
-          const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
-          const int64_t v_Ak_o1 = 0 + (v_k * v_c64);
-          const int64_t v_Ak_e1 = v_c64;
-          const int64_t v_7 = v_Ak_e1;
-          // relu_gemm_block: rectify(R, Ak)
-          uint32_t v_R[16];  // %R in registers: this thread's A fragments, packed pairs of %R.1 (@smem slot unused)
-          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
-          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
-          const int64_t v_A_1_o1 = 0 + (v_c0 * v_7);
-          const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_7), v_7);
-          const int64_t v_Rp_o0 = 0 + (v_g * v_4);
-          const int64_t v_Rp_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
-          const int64_t v_Ap_1_o0 = v_A_1_o0 + (v_g * v_4);
-          const int64_t v_Ap_1_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-          const int64_t v_M_3 = 2;
-          const int64_t v_K_1 = 16;
-          // rectify_warp: rectify(Rp[t], Ap[t])
-          __nv_bfloat16 v_R_1[32];
-          loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: async copy landed
-          loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-          // rectify_thread: relu(R, A)  [relu_gemm.loom:123]
-          {  // global inputs of `relu`, read once per tile
-            const uint8_t* const v_Ap_3_p = reinterpret_cast<const uint8_t*>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192);  // the shared tile
-            const int v_Ap_3_t = loom::rt::thread_in_warpgroup();
-            const int64_t v_Ap_3_e0 = v_Ap_1_e0, v_Ap_3_e1 = v_A_1_e1;  // the warpgroup's tile
-            const bool v_Ap_3_rows[2] = {loom::rt::acc_row(v_Ap_3_t, 0) < v_Ap_3_e0, loom::rt::acc_row(v_Ap_3_t, 2) < v_Ap_3_e0};  // the thread's two rows inside the tile
-            const int64_t v_Ap_3_cols = v_Ap_3_e1 - loom::rt::acc_col(v_Ap_3_t, 0);  // its columns inside: below this
-            __nv_bfloat16 v_Ap_3_r[32];  // the thread's elements of the shared tile, by ldmatrix
-            {
-              const int lane = loom::rt::lane_id();
-              const int mrow = static_cast<int>(v_Ap_1_o0) + 16 * (v_Ap_3_t / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
-              const int col0 = static_cast<int>(v_A_1_o1) + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
+        const int64_t v_Ak_o1 = 0 + (v_k * v_c64);
+        const int64_t v_Ak_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
+        const int64_t v_7 = v_Ak_e1;
+        // relu_gemm_block: rectify(R, Ak)
+        uint32_t v_R[16];  // %R in registers: this thread's A fragments, packed pairs of %R.1 (@smem slot unused)
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
+        const int64_t v_A_1_o1 = 0 + (v_c0 * v_7);
+        const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_7), v_7);
+        const int64_t v_Rp_o0 = 0 + (v_g * v_4);
+        const int64_t v_Rp_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
+        const int64_t v_Ap_1_o0 = v_A_1_o0 + (v_g * v_4);
+        const int64_t v_Ap_1_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
+        const int64_t v_M_3 = 2;
+        const int64_t v_K_1 = 16;
+        // rectify_warp: rectify(Rp[t], Ap[t])
+        __nv_bfloat16 v_R_1[32];
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        // rectify_thread: relu(R, A)  [relu_gemm.loom:123]
+        {  // global inputs of `relu`, read once per tile
+          const uint8_t* const v_Ap_3_p = reinterpret_cast<const uint8_t*>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192);  // the shared tile
+          const int v_Ap_3_t = loom::rt::thread_in_warpgroup();
+          const int64_t v_Ap_3_e0 = v_Ap_1_e0, v_Ap_3_e1 = v_A_1_e1;  // the warpgroup's tile
+          const bool v_Ap_3_rows[2] = {loom::rt::acc_row(v_Ap_3_t, 0) < v_Ap_3_e0, loom::rt::acc_row(v_Ap_3_t, 2) < v_Ap_3_e0};  // the thread's two rows inside the tile
+          const int64_t v_Ap_3_cols = v_Ap_3_e1 - loom::rt::acc_col(v_Ap_3_t, 0);  // its columns inside: below this
+          __nv_bfloat16 v_Ap_3_r[32];  // the thread's elements of the shared tile, by ldmatrix
+          {
+            const int lane = loom::rt::lane_id();
+            const int mrow = static_cast<int>(v_Ap_1_o0) + 16 * (v_Ap_3_t / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
+            const int col0 = static_cast<int>(v_A_1_o1) + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31
+            #pragma unroll
+            for (int c = 0; c < 8; c += 2) {
+              uint32_t w[4];
+              loom::rt::ldmatrix_x4(v_Ap_3_p + loom::rt::k_major_offset(loom::Swizzle::B128, 128, mrow, col0 + 8 * c), w);
               #pragma unroll
-              for (int c = 0; c < 8; c += 2) {
-                uint32_t w[4];
-                loom::rt::ldmatrix_x4(v_Ap_3_p + loom::rt::k_major_offset(loom::Swizzle::B128, 128, mrow, col0 + 8 * c), w);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
-              }
-            }
-            if (v_Ap_3_e0 >= 64 && v_Ap_3_e1 >= 64) {  // an interior tile: every register inside the extents
-              #pragma unroll
-              for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(v_Ap_3_r[r], static_cast<__nv_bfloat16>(0.0f));
-            } else {
-              #pragma unroll
-              for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
+              for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
             }
           }
-          // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
-          loom::rt::wgmma_wait<0>();  // earlier wgmmas read %R's registers until they complete
-          {  // %R.1 -> %R: packed into the wgmma's A fragments, in registers; columns past the tile's v_7 are zeros
-            const int tid = loom::rt::thread_in_warpgroup();
-            const int64_t ncols = v_7;
-            if (ncols >= 64) {
-              #pragma unroll
-              for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]);
-            } else {
-              #pragma unroll
-              for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
-            }
+          if (v_Ap_3_e0 >= 64 && v_Ap_3_e1 >= 64) {  // an interior tile: every register inside the extents
+            #pragma unroll
+            for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(v_Ap_3_r[r], static_cast<__nv_bfloat16>(0.0f));
+          } else {
+            #pragma unroll
+            for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
           }
-          const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
-          const int64_t v_Bp_1_e0 = v_c64;
-          const int64_t v_B_1_o0 = 0 + (v_c0 * v_7);
-          const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_7), v_7);
-          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
-          const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
-          loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.5: async copy landed
-          loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-          // gemm_thread: mma(C, A, B)  [relu_gemm.loom:62]
-          loom::rt::wgmma_fence_operand(v_R);
-          loom::rt::wgmma_fence_operand(v_C_1);
-          loom::rt::wgmma_fence();  // accumulator v_C_1, A fragments v_R and B's smem are ready
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[0]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 0), 1);
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[4]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 1), 1);
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[8]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 2), 1);
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[12]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 3), 1);
-          loom::rt::wgmma_commit();
-        } else {
-          const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
-          const int64_t v_Ak_o1 = 0 + (v_k * v_c64);
-          const int64_t v_Ak_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
-          const int64_t v_7 = v_Ak_e1;
-          // relu_gemm_block: rectify(R, Ak)
-          uint32_t v_R[16];  // %R in registers: this thread's A fragments, packed pairs of %R.1 (@smem slot unused)
-          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
-          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
-          const int64_t v_A_1_o1 = 0 + (v_c0 * v_7);
-          const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_7), v_7);
-          const int64_t v_Rp_o0 = 0 + (v_g * v_4);
-          const int64_t v_Rp_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
-          const int64_t v_Ap_1_o0 = v_A_1_o0 + (v_g * v_4);
-          const int64_t v_Ap_1_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-          const int64_t v_M_3 = 2;
-          const int64_t v_K_1 = 16;
-          // rectify_warp: rectify(Rp[t], Ap[t])
-          __nv_bfloat16 v_R_1[32];
-          loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: async copy landed
-          loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-          // rectify_thread: relu(R, A)  [relu_gemm.loom:123]
-          {  // global inputs of `relu`, read once per tile
-            const uint8_t* const v_Ap_3_p = reinterpret_cast<const uint8_t*>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192);  // the shared tile
-            const int v_Ap_3_t = loom::rt::thread_in_warpgroup();
-            const int64_t v_Ap_3_e0 = v_Ap_1_e0, v_Ap_3_e1 = v_A_1_e1;  // the warpgroup's tile
-            const bool v_Ap_3_rows[2] = {loom::rt::acc_row(v_Ap_3_t, 0) < v_Ap_3_e0, loom::rt::acc_row(v_Ap_3_t, 2) < v_Ap_3_e0};  // the thread's two rows inside the tile
-            const int64_t v_Ap_3_cols = v_Ap_3_e1 - loom::rt::acc_col(v_Ap_3_t, 0);  // its columns inside: below this
-            __nv_bfloat16 v_Ap_3_r[32];  // the thread's elements of the shared tile, by ldmatrix
-            {
-              const int lane = loom::rt::lane_id();
-              const int mrow = static_cast<int>(v_Ap_1_o0) + 16 * (v_Ap_3_t / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
-              const int col0 = static_cast<int>(v_A_1_o1) + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31
-              #pragma unroll
-              for (int c = 0; c < 8; c += 2) {
-                uint32_t w[4];
-                loom::rt::ldmatrix_x4(v_Ap_3_p + loom::rt::k_major_offset(loom::Swizzle::B128, 128, mrow, col0 + 8 * c), w);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
-              }
-            }
-            if (v_Ap_3_e0 >= 64 && v_Ap_3_e1 >= 64) {  // an interior tile: every register inside the extents
-              #pragma unroll
-              for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(v_Ap_3_r[r], static_cast<__nv_bfloat16>(0.0f));
-            } else {
-              #pragma unroll
-              for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
-            }
-          }
-          // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
-          loom::rt::wgmma_wait<0>();  // earlier wgmmas read %R's registers until they complete
-          {  // %R.1 -> %R: packed into the wgmma's A fragments, in registers; columns past the tile's v_7 are zeros
-            const int tid = loom::rt::thread_in_warpgroup();
-            const int64_t ncols = v_7;
-            if (ncols >= 64) {
-              #pragma unroll
-              for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]);
-            } else {
-              #pragma unroll
-              for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
-            }
-          }
-          const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
-          const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
-          const int64_t v_B_1_o0 = 0 + (v_c0 * v_7);
-          const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_7), v_7);
-          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
-          const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
-          loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.5: async copy landed
-          loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-          // gemm_thread: mma(C, A, B)  [relu_gemm.loom:62]
-          loom::rt::wgmma_fence_operand(v_R);
-          loom::rt::wgmma_fence_operand(v_C_1);
-          loom::rt::wgmma_fence();  // accumulator v_C_1, A fragments v_R and B's smem are ready
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[0]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 0), 1);
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[4]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 1), 1);
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[8]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 2), 1);
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[12]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 3), 1);
-          loom::rt::wgmma_commit();
         }
+        // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
+        loom::rt::wgmma_wait<0>();  // earlier wgmmas read %R's registers until they complete
+        {  // %R.1 -> %R: packed into the wgmma's A fragments, in registers; columns past the tile's v_7 are zeros
+          const int tid = loom::rt::thread_in_warpgroup();
+          const int64_t ncols = v_7;
+          if (ncols >= 64) {
+            #pragma unroll
+            for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]);
+          } else {
+            #pragma unroll
+            for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+          }
+        }
+        const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
+        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_7);
+        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_7), v_7);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
+        loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.5: async copy landed
+        loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
+        // gemm_thread: mma(C, A, B)  [relu_gemm.loom:62]
+        loom::rt::wgmma_fence_operand(v_R);
+        loom::rt::wgmma_fence_operand(v_C_1);
+        loom::rt::wgmma_fence();  // accumulator v_C_1, A fragments v_R and B's smem are ready
+        loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[0]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 0), 1);
+        loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[4]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 1), 1);
+        loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[8]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 2), 1);
+        loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[12]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 3), 1);
+        loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 31 (%w, distance 3))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
@@ -656,164 +572,82 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
       __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
       // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]  pipelined 3 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        // whole_tiles.cpp: the body twice, for whole tiles (every clipped extent below is its block) and
-        // for the clipped last tile, so that the whole tiles' row operations need no branch on the extent
-        const bool v_k_whole = (v_k + 1) * v_c64 <= A.shape[1] && (v_k + 1) * v_c64 <= B.shape[0];
-        if (v_k_whole) {
-          const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
-          const int64_t v_Ak_o1 = 0 + (v_k * v_c64);
-          const int64_t v_Ak_e1 = v_c64;
-          const int64_t v_7 = v_Ak_e1;
-          // relu_gemm_block: rectify(R, Ak)
-          uint32_t v_R[16];  // %R in registers: this thread's A fragments, packed pairs of %R.1 (@smem slot unused)
-          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
-          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
-          const int64_t v_A_1_o1 = 0 + (v_c0 * v_7);
-          const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_7), v_7);
-          const int64_t v_Rp_o0 = 0 + (v_g * v_4);
-          const int64_t v_Rp_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
-          const int64_t v_Ap_1_o0 = v_A_1_o0 + (v_g * v_4);
-          const int64_t v_Ap_1_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-          const int64_t v_M_3 = 2;
-          const int64_t v_K_1 = 16;
-          // rectify_warp: rectify(Rp[t], Ap[t])
-          __nv_bfloat16 v_R_1[32];
-          loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: TMA copy landed
-          // rectify_thread: relu(R, A)  [relu_gemm.loom:123]
-          {  // global inputs of `relu`, read once per tile
-            const uint8_t* const v_Ap_3_p = reinterpret_cast<const uint8_t*>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192);  // the shared tile
-            const int v_Ap_3_t = loom::rt::thread_in_warpgroup();
-            const int64_t v_Ap_3_e0 = v_Ap_1_e0, v_Ap_3_e1 = v_A_1_e1;  // the warpgroup's tile
-            const bool v_Ap_3_rows[2] = {loom::rt::acc_row(v_Ap_3_t, 0) < v_Ap_3_e0, loom::rt::acc_row(v_Ap_3_t, 2) < v_Ap_3_e0};  // the thread's two rows inside the tile
-            const int64_t v_Ap_3_cols = v_Ap_3_e1 - loom::rt::acc_col(v_Ap_3_t, 0);  // its columns inside: below this
-            __nv_bfloat16 v_Ap_3_r[32];  // the thread's elements of the shared tile, by ldmatrix
-            {
-              const int lane = loom::rt::lane_id();
-              const int mrow = static_cast<int>(v_Ap_1_o0) + 16 * (v_Ap_3_t / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
-              const int col0 = static_cast<int>(v_A_1_o1) + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
+        const int64_t v_Ak_o1 = 0 + (v_k * v_c64);
+        const int64_t v_Ak_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
+        const int64_t v_7 = v_Ak_e1;
+        // relu_gemm_block: rectify(R, Ak)
+        uint32_t v_R[16];  // %R in registers: this thread's A fragments, packed pairs of %R.1 (@smem slot unused)
+        const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
+        const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
+        const int64_t v_A_1_o1 = 0 + (v_c0 * v_7);
+        const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_7), v_7);
+        const int64_t v_Rp_o0 = 0 + (v_g * v_4);
+        const int64_t v_Rp_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
+        const int64_t v_Ap_1_o0 = v_A_1_o0 + (v_g * v_4);
+        const int64_t v_Ap_1_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
+        const int64_t v_M_3 = 2;
+        const int64_t v_K_1 = 16;
+        // rectify_warp: rectify(Rp[t], Ap[t])
+        __nv_bfloat16 v_R_1[32];
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: TMA copy landed
+        // rectify_thread: relu(R, A)  [relu_gemm.loom:123]
+        {  // global inputs of `relu`, read once per tile
+          const uint8_t* const v_Ap_3_p = reinterpret_cast<const uint8_t*>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192);  // the shared tile
+          const int v_Ap_3_t = loom::rt::thread_in_warpgroup();
+          const int64_t v_Ap_3_e0 = v_Ap_1_e0, v_Ap_3_e1 = v_A_1_e1;  // the warpgroup's tile
+          const bool v_Ap_3_rows[2] = {loom::rt::acc_row(v_Ap_3_t, 0) < v_Ap_3_e0, loom::rt::acc_row(v_Ap_3_t, 2) < v_Ap_3_e0};  // the thread's two rows inside the tile
+          const int64_t v_Ap_3_cols = v_Ap_3_e1 - loom::rt::acc_col(v_Ap_3_t, 0);  // its columns inside: below this
+          __nv_bfloat16 v_Ap_3_r[32];  // the thread's elements of the shared tile, by ldmatrix
+          {
+            const int lane = loom::rt::lane_id();
+            const int mrow = static_cast<int>(v_Ap_1_o0) + 16 * (v_Ap_3_t / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
+            const int col0 = static_cast<int>(v_A_1_o1) + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31
+            #pragma unroll
+            for (int c = 0; c < 8; c += 2) {
+              uint32_t w[4];
+              loom::rt::ldmatrix_x4(v_Ap_3_p + loom::rt::k_major_offset(loom::Swizzle::B128, 128, mrow, col0 + 8 * c), w);
               #pragma unroll
-              for (int c = 0; c < 8; c += 2) {
-                uint32_t w[4];
-                loom::rt::ldmatrix_x4(v_Ap_3_p + loom::rt::k_major_offset(loom::Swizzle::B128, 128, mrow, col0 + 8 * c), w);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
-              }
-            }
-            if (v_Ap_3_e0 >= 64 && v_Ap_3_e1 >= 64) {  // an interior tile: every register inside the extents
-              #pragma unroll
-              for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(v_Ap_3_r[r], static_cast<__nv_bfloat16>(0.0f));
-            } else {
-              #pragma unroll
-              for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
+              for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
             }
           }
-          // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
-          loom::rt::wgmma_wait<0>();  // earlier wgmmas read %R's registers until they complete
-          {  // %R.1 -> %R: packed into the wgmma's A fragments, in registers; columns past the tile's v_7 are zeros
-            const int tid = loom::rt::thread_in_warpgroup();
-            const int64_t ncols = v_7;
-            if (ncols >= 64) {
-              #pragma unroll
-              for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]);
-            } else {
-              #pragma unroll
-              for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
-            }
+          if (v_Ap_3_e0 >= 64 && v_Ap_3_e1 >= 64) {  // an interior tile: every register inside the extents
+            #pragma unroll
+            for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(v_Ap_3_r[r], static_cast<__nv_bfloat16>(0.0f));
+          } else {
+            #pragma unroll
+            for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
           }
-          const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
-          const int64_t v_Bp_1_e0 = v_c64;
-          const int64_t v_B_1_o0 = 0 + (v_c0 * v_7);
-          const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_7), v_7);
-          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
-          const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
-          loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.5: TMA copy landed
-          // gemm_thread: mma(C, A, B)  [relu_gemm.loom:62]
-          loom::rt::wgmma_fence_operand(v_R);
-          loom::rt::wgmma_fence_operand(v_C_1);
-          loom::rt::wgmma_fence();  // accumulator v_C_1, A fragments v_R and B's smem are ready
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[0]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 0), 1);
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[4]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 1), 1);
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[8]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 2), 1);
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[12]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 3), 1);
-          loom::rt::wgmma_commit();
-        } else {
-          const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
-          const int64_t v_Ak_o1 = 0 + (v_k * v_c64);
-          const int64_t v_Ak_e1 = loom_clip(A.shape[1], (v_k * v_c64), v_c64);
-          const int64_t v_7 = v_Ak_e1;
-          // relu_gemm_block: rectify(R, Ak)
-          uint32_t v_R[16];  // %R in registers: this thread's A fragments, packed pairs of %R.1 (@smem slot unused)
-          const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
-          const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
-          const int64_t v_A_1_o1 = 0 + (v_c0 * v_7);
-          const int64_t v_A_1_e1 = loom_clip(v_c64, (v_c0 * v_7), v_7);
-          const int64_t v_Rp_o0 = 0 + (v_g * v_4);
-          const int64_t v_Rp_e0 = loom_clip(v_M_1, (v_g * v_4), v_4);
-          const int64_t v_Ap_1_o0 = v_A_1_o0 + (v_g * v_4);
-          const int64_t v_Ap_1_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-          const int64_t v_M_3 = 2;
-          const int64_t v_K_1 = 16;
-          // rectify_warp: rectify(Rp[t], Ap[t])
-          __nv_bfloat16 v_R_1[32];
-          loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: TMA copy landed
-          // rectify_thread: relu(R, A)  [relu_gemm.loom:123]
-          {  // global inputs of `relu`, read once per tile
-            const uint8_t* const v_Ap_3_p = reinterpret_cast<const uint8_t*>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192);  // the shared tile
-            const int v_Ap_3_t = loom::rt::thread_in_warpgroup();
-            const int64_t v_Ap_3_e0 = v_Ap_1_e0, v_Ap_3_e1 = v_A_1_e1;  // the warpgroup's tile
-            const bool v_Ap_3_rows[2] = {loom::rt::acc_row(v_Ap_3_t, 0) < v_Ap_3_e0, loom::rt::acc_row(v_Ap_3_t, 2) < v_Ap_3_e0};  // the thread's two rows inside the tile
-            const int64_t v_Ap_3_cols = v_Ap_3_e1 - loom::rt::acc_col(v_Ap_3_t, 0);  // its columns inside: below this
-            __nv_bfloat16 v_Ap_3_r[32];  // the thread's elements of the shared tile, by ldmatrix
-            {
-              const int lane = loom::rt::lane_id();
-              const int mrow = static_cast<int>(v_Ap_1_o0) + 16 * (v_Ap_3_t / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
-              const int col0 = static_cast<int>(v_A_1_o1) + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31
-              #pragma unroll
-              for (int c = 0; c < 8; c += 2) {
-                uint32_t w[4];
-                loom::rt::ldmatrix_x4(v_Ap_3_p + loom::rt::k_major_offset(loom::Swizzle::B128, 128, mrow, col0 + 8 * c), w);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
-              }
-            }
-            if (v_Ap_3_e0 >= 64 && v_Ap_3_e1 >= 64) {  // an interior tile: every register inside the extents
-              #pragma unroll
-              for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(v_Ap_3_r[r], static_cast<__nv_bfloat16>(0.0f));
-            } else {
-              #pragma unroll
-              for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
-            }
-          }
-          // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
-          loom::rt::wgmma_wait<0>();  // earlier wgmmas read %R's registers until they complete
-          {  // %R.1 -> %R: packed into the wgmma's A fragments, in registers; columns past the tile's v_7 are zeros
-            const int tid = loom::rt::thread_in_warpgroup();
-            const int64_t ncols = v_7;
-            if (ncols >= 64) {
-              #pragma unroll
-              for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]);
-            } else {
-              #pragma unroll
-              for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
-            }
-          }
-          const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
-          const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
-          const int64_t v_B_1_o0 = 0 + (v_c0 * v_7);
-          const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_7), v_7);
-          const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
-          const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
-          loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.5: TMA copy landed
-          // gemm_thread: mma(C, A, B)  [relu_gemm.loom:62]
-          loom::rt::wgmma_fence_operand(v_R);
-          loom::rt::wgmma_fence_operand(v_C_1);
-          loom::rt::wgmma_fence();  // accumulator v_C_1, A fragments v_R and B's smem are ready
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[0]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 0), 1);
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[4]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 1), 1);
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[8]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 2), 1);
-          loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[12]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 3), 1);
-          loom::rt::wgmma_commit();
         }
+        // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
+        loom::rt::wgmma_wait<0>();  // earlier wgmmas read %R's registers until they complete
+        {  // %R.1 -> %R: packed into the wgmma's A fragments, in registers; columns past the tile's v_7 are zeros
+          const int tid = loom::rt::thread_in_warpgroup();
+          const int64_t ncols = v_7;
+          if (ncols >= 64) {
+            #pragma unroll
+            for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]);
+          } else {
+            #pragma unroll
+            for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+          }
+        }
+        const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
+        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_c64), v_c64);
+        const int64_t v_B_1_o0 = 0 + (v_c0 * v_7);
+        const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_7), v_7);
+        const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
+        const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
+        loom::rt::mbarrier::wait(&bar_v_e_5[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.5: TMA copy landed
+        // gemm_thread: mma(C, A, B)  [relu_gemm.loom:62]
+        loom::rt::wgmma_fence_operand(v_R);
+        loom::rt::wgmma_fence_operand(v_C_1);
+        loom::rt::wgmma_fence();  // accumulator v_C_1, A fragments v_R and B's smem are ready
+        loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[0]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 0), 1);
+        loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[4]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 1), 1);
+        loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[8]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 2), 1);
+        loom::rt::wgmma_m64nNk16_rs<256, __nv_bfloat16, 1>(v_C_1, *reinterpret_cast<const uint32_t(*)[4]>(&v_R[12]), loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * 3), 1);
+        loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 31 (%w, distance 3))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
