@@ -118,17 +118,27 @@ TEST(CliDiagnostics, RunErrors) {
 
 // `loom run --cpu` runs every mapping whose condition holds at --size (SMS: the machine model's 132)
 // and names the ones it skips: flash_attention_2's when(D <= 64) mapping splits D into 64-wide
-// tiles, so it cannot compute D = 128, and the launcher never picks it there.
+// tiles, so it cannot compute D = 128, and the launcher never picks it there; its when(D > 128)
+// mapping (HD = 256) runs only above 128, where the default's 128-wide tiles leave columns unwritten
+// and each mapping is compared with the reference under its own tiles.
 TEST(CliRun, SpecializationsRunOnlyWhereTheirConditionHolds) {
   test::Cli wide = run_loom("run --cpu --size BH=1,M=65,N=70,D=128 " + example("flash_attention_2"), "");
   EXPECT_EQ(wide.status, 0) << wide.out << wide.err;
-  EXPECT_NE(wide.out.find("match (1 of 2 mappings; not run, their condition does not hold at --size: when(D <= 64) "
+  EXPECT_NE(wide.out.find("match (1 of 3 mappings; not run, their condition does not hold at --size: when(D <= 64) "
                           "[flash_attention_2.loom:"),
             std::string::npos)
       << wide.out;
+  EXPECT_NE(wide.out.find("when(D > 128) [flash_attention_2.loom:"), std::string::npos) << wide.out;
   test::Cli narrow = run_loom("run --cpu --size BH=1,M=65,N=70,D=64 " + example("flash_attention_2"), "");
   EXPECT_EQ(narrow.status, 0) << narrow.out << narrow.err;
-  EXPECT_NE(narrow.out.find("match (all 2 mappings)"), std::string::npos) << narrow.out;
+  EXPECT_NE(narrow.out.find("match (2 of 3 mappings; not run, their condition does not hold at --size: when(D > 128)"),
+            std::string::npos)
+      << narrow.out;
+  test::Cli head256 = run_loom("run --cpu --size BH=1,M=65,N=70,D=256 " + example("flash_attention_2"), "");
+  EXPECT_EQ(head256.status, 0) << head256.out << head256.err;
+  EXPECT_NE(head256.out.find("match (2 of 3 mappings; not run, their condition does not hold at --size: when(D <= 64)"),
+            std::string::npos)
+      << head256.out;
 }
 
 TEST(CliDiagnostics, ScheduleErrors) {
