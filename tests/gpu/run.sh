@@ -73,7 +73,8 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            # torch.ops.loom.{gemm,batched_gemm,dual_gemm}: build, agreement, out=, streams, errors, torch.compile
            "torch_ops|bash tests/gpu/torch_ops.sh $WORK"
            # attention (entry mha), one generated directory each; D in {64, 128} where compiled
-           "flash_attention_2|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_2 $WORK"
+           # (flash_attention_2 also 256: its when(D > 128) mapping)
+           "flash_attention_2|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_2 $WORK --d \"64 128 256\""
            "flash_attention_3_causal|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_3_causal $WORK"
            "flash_attention_3|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_3 $WORK")
 # ---------------------------------------------------------------------------------------------
