@@ -185,6 +185,12 @@ generate() {  # loom compile each example into $gen/<entry>, timing it
     rm -rf "${gen:?}/$a"
     step "loom compile $a" 300 "$build/loom" compile "examples/$a/$a.loom" -o "$gen/$a"
   done
+  # The FA2 program with f16 tensors (entry(E=f16)); named off bench/attention.sh's flash_attention_2*
+  # glob, whose inputs are bf16.
+  rm -rf "${gen:?}/fa2_f16"
+  mkdir -p "$gen/fa2_f16"
+  sed 's/entry(E=bf16)/entry(E=f16)/' examples/flash_attention_2/flash_attention_2.loom >"$gen/fa2_f16/fa2_f16.loom"
+  step "loom compile flash_attention_2 (f16)" 300 "$build/loom" compile "$gen/fa2_f16/fa2_f16.loom" -o "$gen/fa2_f16"
 }
 
 # ------------------------------------------------------------------------------------------------

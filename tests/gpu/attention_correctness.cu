@@ -2,12 +2,13 @@
 // examples/flash_attention_3, entry `mha`) against an fp32 reference computed on the GPU.
 //
 //   int loom_mha(loom_tensor O, loom_tensor Q, loom_tensor Kt, loom_tensor V, float scale, cudaStream_t);
-//   O[b] = softmax_row(softmax_scale * Q[b] K[b]^T) V[b], b < BH; Q, O: BH x M x D, K, V: BH x N x D, bf16.
+//   O[b] = softmax_row(softmax_scale * Q[b] K[b]^T) V[b], b < BH; Q, O: BH x M x D, K, V: BH x N x D, bf16
+//   (f16 with --f16: an artifact compiled with entry(E=f16)).
 //   The kernel uses exp2: scale = softmax_scale * log2(e). Kt is K's ordinary row-major [BH, N, D] buffer
 //   described as its transpose: shape {BH, D, N}, stride {N*D, 1, D}.
 //
 // Per shape (BH x M x N x D) and per softmax scale (1/sqrt(D), and 8/sqrt(D) for peaked rows that
-// exercise the running-max rescaling): fresh random bf16 inputs in [-1, 1) (seed printed), O poisoned
+// exercise the running-max rescaling): fresh random 16-bit inputs in [-1, 1) (seed printed), O poisoned
 // (NaN) before every launch and placed inside a larger buffer whose guard regions before and after
 // must stay poisoned, the kernel launched twice (the two outputs must be bitwise equal: a forward
 // attention kernel has no reason to be nondeterministic, so a difference is a race), compared with
@@ -23,10 +24,11 @@
 //          tests/gpu/attention_correctness.cu $GEN/mha.cu -lcuda -o attention_correctness
 //        ($GEN = build-gpu/gen/flash_attention_2 or .../flash_attention_3; tests/gpu/e2e/attention.sh does this)
 // Usage: attention_correctness [--d "64 128"] [--only BHxMxNxD] [--seed S] [--strict] [--skip-large]
-//                              [--skip-errors] [--allow-nondeterminism] [--offset E]
+//                              [--skip-errors] [--allow-nondeterminism] [--offset E] [--causal] [--f16]
 //   --only runs exactly that shape (any shape, listed or not) and no error-path checks, for compute-sanitizer.
 // Exit 0 only if everything run passes.
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -51,6 +53,21 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr uint16_t kPoison = 0x7fc1;  // e2e::poison's pattern
 constexpr int64_t kGuard = 4096;      // elements of guard before and after O (8 KiB: keeps O 16-byte aligned)
 
+// The element type of Q, K, V and O: bf16, or f16 with --f16 (an artifact compiled with
+// entry(E=f16)). Buffers hold the 16-bit patterns; these convert them.
+int g_dtype = LOOM_BF16;
+__device__ __forceinline__ float to_f32(uint16_t bits, bool f16) {
+  return f16 ? __half2float(__ushort_as_half(bits)) : __bfloat162float(__ushort_as_bfloat16(bits));
+}
+
+// e2e::fill's values in [-1, 1), rounded to the element type.
+__global__ void fill16(uint16_t* p, int64_t n, uint64_t seed, bool f16) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    const float x = float(mix(seed ^ uint64_t(i)) >> 40) / float(1 << 24) * 2.0f - 1.0f;
+    p[i] = f16 ? __half_as_ushort(__float2half(x)) : __bfloat16_as_ushort(__float2bfloat16(x));
+  }
+}
+
 // ---- fp32 reference -----------------------------------------------------------------------------
 // One block of kRefThreads threads per (b, tile of kRefRows query rows); the loop walks kRefKeys-key
 // tiles of K and V through shared memory with an online (numerically stable) softmax in the exp2
@@ -59,8 +76,8 @@ constexpr int kRefRows = 16, kRefKeys = 32, kRefThreads = 128, kRefMaxD = 256;
 constexpr int kRefAcc = kRefRows * kRefMaxD / kRefThreads;  // accumulators per thread
 
 __global__ void __launch_bounds__(kRefThreads)
-reference(float* ref, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, int64_t M, int64_t N,
-          int D, float scale_log2, int causal) {
+reference(float* ref, const uint16_t* Q, const uint16_t* K, const uint16_t* V, int64_t M, int64_t N,
+          int D, float scale_log2, int causal, bool f16) {
   extern __shared__ float sm[];
   float* Qs = sm;                       // [kRefRows][D]
   float* Ks = Qs + kRefRows * D;        // [kRefKeys][D + 1] (padded: conflict-free column reads)
@@ -71,12 +88,12 @@ reference(float* ref, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv
   float* lrow = mrow + kRefRows;            // [kRefRows]
   const int t = threadIdx.x;
   const int64_t b = blockIdx.y, r0 = int64_t(blockIdx.x) * kRefRows;
-  const __nv_bfloat16* Qb = Q + b * M * D;
-  const __nv_bfloat16* Kb = K + b * N * D;
-  const __nv_bfloat16* Vb = V + b * N * D;
+  const uint16_t* Qb = Q + b * M * D;
+  const uint16_t* Kb = K + b * N * D;
+  const uint16_t* Vb = V + b * N * D;
   for (int i = t; i < kRefRows * D; i += kRefThreads) {
     int64_t r = r0 + i / D;
-    Qs[i] = r < M ? __bfloat162float(Qb[r * D + i % D]) : 0.f;
+    Qs[i] = r < M ? to_f32(Qb[r * D + i % D], f16) : 0.f;
   }
   if (t < kRefRows) {
     mrow[t] = -INFINITY;
@@ -90,8 +107,8 @@ reference(float* ref, const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv
     for (int i = t; i < kRefKeys * D; i += kRefThreads) {
       int c = i / D, d = i % D;
       bool in = n0 + c < N;
-      Ks[c * (D + 1) + d] = in ? __bfloat162float(Kb[(n0 + c) * D + d]) : 0.f;
-      Vs[c * D + d] = in ? __bfloat162float(Vb[(n0 + c) * D + d]) : 0.f;
+      Ks[c * (D + 1) + d] = in ? to_f32(Kb[(n0 + c) * D + d], f16) : 0.f;
+      Vs[c * D + d] = in ? to_f32(Vb[(n0 + c) * D + d], f16) : 0.f;
     }
     __syncthreads();
     for (int p = t; p < kRefRows * kRefKeys; p += kRefThreads) {
@@ -151,7 +168,7 @@ struct Check {
 };
 
 // buf holds kGuard + n + kGuard elements, O at buf + kGuard; buf2 the same for the second launch.
-__global__ void check(const uint16_t* buf, const uint16_t* buf2, const float* ref, int64_t n, Check* out) {
+__global__ void check(const uint16_t* buf, const uint16_t* buf2, const float* ref, int64_t n, Check* out, bool f16) {
   double e2 = 0, r2 = 0;
   unsigned long long nf = 0, st = 0, df = 0;
   const int64_t total = n + 2 * kGuard;
@@ -162,7 +179,7 @@ __global__ void check(const uint16_t* buf, const uint16_t* buf2, const float* re
       continue;
     }
     df += bits != buf2[i];
-    float v = __bfloat162float(__ushort_as_bfloat16(bits));
+    float v = to_f32(bits, f16);
     double r = ref[i - kGuard];
     if (!isfinite(v)) {
       ++nf;
@@ -223,12 +240,12 @@ struct Shape {
 };
 
 loom_tensor rowmajor(void* p, int64_t BH, int64_t R, int64_t C) {
-  return loom_tensor_3d(p, LOOM_BF16, BH, R, C, C, R * C);
+  return loom_tensor_3d(p, g_dtype, BH, R, C, C, R * C);
 }
 
 // K's row-major [BH, N, D] buffer as the column-major Kt: shape {BH, D, N}, stride {N*D, 1, D}.
 loom_tensor kt_colmajor(void* K, int64_t BH, int64_t N, int64_t D) {
-  loom_tensor t = loom_tensor_3d(K, LOOM_BF16, BH, D, N, 0, N * D);
+  loom_tensor t = loom_tensor_3d(K, g_dtype, BH, D, N, 0, N * D);
   t.stride[1] = 1;
   t.stride[2] = D;
   return t;
@@ -239,8 +256,8 @@ unsigned grid_for(int64_t n) { return unsigned(std::min<int64_t>(4 * 132, std::m
 // Device buffers of one shape: Q, K, V, two guarded O buffers, the reference.
 struct Buffers {
   int64_t nq = 0, nk = 0;
-  __nv_bfloat16 *Q = nullptr, *K = nullptr, *V = nullptr;
-  __nv_bfloat16 *Qbase = nullptr, *Kbase = nullptr, *Vbase = nullptr;
+  uint16_t *Q = nullptr, *K = nullptr, *V = nullptr;  // 16-bit patterns of g_dtype
+  uint16_t *Qbase = nullptr, *Kbase = nullptr, *Vbase = nullptr;
   uint16_t *Obuf = nullptr, *Obuf2 = nullptr;
   float* ref = nullptr;
   // offset: Q, K and V start that many elements past a 256-byte aligned allocation (1..7: bases
@@ -302,9 +319,9 @@ Outcome run(const Shape& s, float scale_mult, uint64_t seed, const Options& opt)
   Buffers b(s, opt.offset);
   const float softmax_scale = scale_mult / std::sqrt(float(s.D));
   const float scale = softmax_scale * kLog2e;
-  fill<<<grid_for(b.nq), 256>>>(b.Q, b.nq, seed);
-  fill<<<grid_for(b.nk), 256>>>(b.K, b.nk, seed * 3 + 1);
-  fill<<<grid_for(b.nk), 256>>>(b.V, b.nk, seed * 5 + 2);
+  fill16<<<grid_for(b.nq), 256>>>(b.Q, b.nq, seed, g_dtype == LOOM_F16);
+  fill16<<<grid_for(b.nk), 256>>>(b.K, b.nk, seed * 3 + 1, g_dtype == LOOM_F16);
+  fill16<<<grid_for(b.nk), 256>>>(b.V, b.nk, seed * 5 + 2, g_dtype == LOOM_F16);
   CHECK(cudaGetLastError());
   const size_t smem = reference_smem(int(s.D));
   CHECK(cudaFuncSetAttribute(reference, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
@@ -314,7 +331,7 @@ Outcome run(const Shape& s, float scale_mult, uint64_t seed, const Options& opt)
   CHECK(cudaEventCreate(&e2));
   CHECK(cudaEventRecord(e0));
   reference<<<dim3(unsigned((s.M + kRefRows - 1) / kRefRows), unsigned(s.BH)), kRefThreads, smem>>>(
-      b.ref, b.Q, b.K, b.V, s.M, s.N, int(s.D), scale, opt.causal ? 1 : 0);
+      b.ref, b.Q, b.K, b.V, s.M, s.N, int(s.D), scale, opt.causal ? 1 : 0, g_dtype == LOOM_F16);
   CHECK(cudaGetLastError());
   CHECK(cudaEventRecord(e1));
   CHECK(cudaEventSynchronize(e1));
@@ -352,7 +369,7 @@ Outcome run(const Shape& s, float scale_mult, uint64_t seed, const Options& opt)
   CHECK(cudaMallocManaged(&res, sizeof(Check)));
   *res = Check{};
   if (rc == LOOM_OK) {
-    check<<<grid_for(b.nq + 2 * kGuard), 256>>>(b.Obuf, b.Obuf2, b.ref, b.nq, res);
+    check<<<grid_for(b.nq + 2 * kGuard), 256>>>(b.Obuf, b.Obuf2, b.ref, b.nq, res, g_dtype == LOOM_F16);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
   }
@@ -372,9 +389,9 @@ Outcome run(const Shape& s, float scale_mult, uint64_t seed, const Options& opt)
 bool supports(int64_t D, uint64_t seed) {
   Shape s{1, 128, 128, D};
   Buffers b(s);
-  fill<<<grid_for(b.nq), 256>>>(b.Q, b.nq, seed);
-  fill<<<grid_for(b.nk), 256>>>(b.K, b.nk, seed + 1);
-  fill<<<grid_for(b.nk), 256>>>(b.V, b.nk, seed + 2);
+  fill16<<<grid_for(b.nq), 256>>>(b.Q, b.nq, seed, g_dtype == LOOM_F16);
+  fill16<<<grid_for(b.nk), 256>>>(b.K, b.nk, seed + 1, g_dtype == LOOM_F16);
+  fill16<<<grid_for(b.nk), 256>>>(b.V, b.nk, seed + 2, g_dtype == LOOM_F16);
   b.poison_all();
   CHECK(cudaDeviceSynchronize());
   int rc = loom_mha(rowmajor(b.O(), 1, 128, D), rowmajor(b.Q, 1, 128, D), kt_colmajor(b.K, 1, 128, D),
@@ -392,9 +409,9 @@ bool error_paths(int64_t D, const std::vector<int64_t>& supported, uint64_t seed
   const int64_t BH = 2, M = 256, N = 256;
   Shape s{BH, M, N, std::max<int64_t>(D, 256)};  // room for the wrong-D cases
   Buffers b(s);
-  fill<<<grid_for(b.nq), 256>>>(b.Q, b.nq, seed);
-  fill<<<grid_for(b.nk), 256>>>(b.K, b.nk, seed + 1);
-  fill<<<grid_for(b.nk), 256>>>(b.V, b.nk, seed + 2);
+  fill16<<<grid_for(b.nq), 256>>>(b.Q, b.nq, seed, g_dtype == LOOM_F16);
+  fill16<<<grid_for(b.nk), 256>>>(b.K, b.nk, seed + 1, g_dtype == LOOM_F16);
+  fill16<<<grid_for(b.nk), 256>>>(b.V, b.nk, seed + 2, g_dtype == LOOM_F16);
   CHECK(cudaGetLastError());
   const loom_tensor O = rowmajor(b.O(), BH, M, D), Q = rowmajor(b.Q, BH, M, D), Kt = kt_colmajor(b.K, BH, N, D),
                     V = rowmajor(b.V, BH, N, D);
@@ -419,9 +436,11 @@ bool error_paths(int64_t D, const std::vector<int64_t>& supported, uint64_t seed
   cases.push_back({"Q base + 1 byte", O, with(Q, plus1), Kt, V, LOOM_ERR_ALIGN});
   cases.push_back({"Kt base + 1 byte", O, Q, with(Kt, plus1), V, LOOM_ERR_ALIGN});
   cases.push_back({"V base + 1 byte", O, Q, Kt, with(V, plus1), LOOM_ERR_ALIGN});
-  auto f16 = [](loom_tensor& t) { t.dtype = LOOM_F16; };
-  cases.push_back({"dtype of Q f16", O, with(Q, f16), Kt, V, LOOM_ERR_DTYPE});
-  cases.push_back({"dtype of all f16", with(O, f16), with(Q, f16), with(Kt, f16), with(V, f16), LOOM_ERR_DTYPE});
+  // The other 16-bit type than the artifact's.
+  auto other = [](loom_tensor& t) { t.dtype = g_dtype == LOOM_F16 ? LOOM_BF16 : LOOM_F16; };
+  const std::string other_name = g_dtype == LOOM_F16 ? "bf16" : "f16";
+  cases.push_back({"dtype of Q " + other_name, O, with(Q, other), Kt, V, LOOM_ERR_DTYPE});
+  cases.push_back({"dtype of all " + other_name, with(O, other), with(Q, other), with(Kt, other), with(V, other), LOOM_ERR_DTYPE});
   cases.push_back({"dtype of O f32", with(O, [](loom_tensor& t) { t.dtype = LOOM_F32; }), Q, Kt, V, LOOM_ERR_DTYPE});
   cases.push_back({"dtype 0 (invalid) of V", O, Q, Kt, with(V, [](loom_tensor& t) { t.dtype = 0; }), LOOM_ERR_DTYPE});
   cases.push_back({"rank of Q 2", O, with(Q, [](loom_tensor& t) { t.rank = 2; }), Kt, V, LOOM_ERR_RANK});
@@ -440,7 +459,7 @@ bool error_paths(int64_t D, const std::vector<int64_t>& supported, uint64_t seed
   cases.push_back({"N of V != N of Kt", O, Q, Kt, rowmajor(b.V, BH, N - 128, D), LOOM_ERR_SHAPE});
   cases.push_back({"M of O != M of Q", rowmajor(b.O(), BH, M - 128, D), Q, Kt, V, LOOM_ERR_SHAPE});
   cases.push_back({"BH of Q 1", O, rowmajor(b.Q, 1, M, D), Kt, V, LOOM_ERR_SHAPE});
-  cases.push_back({"Kt with row-major strides", O, Q, loom_tensor_3d(b.K, LOOM_BF16, BH, D, N, N, N * D), V,
+  cases.push_back({"Kt with row-major strides", O, Q, loom_tensor_3d(b.K, g_dtype, BH, D, N, N, N * D), V,
                    LOOM_ERR_STRIDE});
   bool all = true;
   std::printf("error paths, D = %lld:\n", (long long)D);
@@ -494,10 +513,11 @@ int main(int argc, char** argv) {
     else if (a == "--skip-errors") opt.skip_errors = true;
     else if (a == "--allow-nondeterminism") opt.allow_nondet = true;
     else if (a == "--causal") opt.causal = true;
+    else if (a == "--f16") g_dtype = LOOM_F16;
     else {
       std::fprintf(stderr,
                    "usage: %s [--d \"64 128\"] [--only BHxMxNxD] [--seed S] [--strict] [--skip-large] [--skip-errors] "
-                   "[--allow-nondeterminism] [--causal]\n",
+                   "[--allow-nondeterminism] [--causal] [--f16]\n",
                    argv[0]);
       return 2;
     }
@@ -507,9 +527,9 @@ int main(int argc, char** argv) {
   CHECK(cudaGetDevice(&dev));
   CHECK(cudaGetDeviceProperties(&prop, dev));
   const loom_kernel_info* info = loom_mha_info();
-  std::printf("attention_correctness: %s (%d SMs); kernel %s%s, %d threads/block, %lld B dynamic smem; seed %llu\n",
+  std::printf("attention_correctness: %s (%d SMs); kernel %s%s%s, %d threads/block, %lld B dynamic smem; seed %llu\n",
               prop.name, prop.multiProcessorCount, info && info->name ? info->name : "?",
-              opt.causal ? " (causal: so is the reference)" : "", info ? info->threads_per_block : 0, info ? (long long)info->smem_bytes : 0LL,
+              opt.causal ? " (causal: so is the reference)" : "", g_dtype == LOOM_F16 ? " (f16)" : " (bf16)", info ? info->threads_per_block : 0, info ? (long long)info->smem_bytes : 0LL,
               (unsigned long long)opt.seed);
   uint64_t seed = opt.seed;
 

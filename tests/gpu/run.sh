@@ -75,6 +75,7 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            # attention (entry mha), one generated directory each; D in {64, 128} where compiled
            # (flash_attention_2 also 256: its when(D > 128) mapping)
            "flash_attention_2|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_2 $WORK --d \"64 128 256\""
+           "flash_attention_2_f16|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/fa2_f16 $WORK --d \"64 128 256\" --f16"
            "flash_attention_3_causal|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_3_causal $WORK"
            "flash_attention_3|bash tests/gpu/e2e/attention.sh ${LOOM_GEN_DIR:-build-gpu/gen}/flash_attention_3 $WORK")
 # ---------------------------------------------------------------------------------------------

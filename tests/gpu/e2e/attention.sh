@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/gpu/e2e/attention.sh GENDIR [WORK] [--d "64 128"] [--strict] [--skip-large]: end-to-end test of
+# tests/gpu/e2e/attention.sh GENDIR [WORK] [--d "64 128"] [--strict] [--skip-large] [--f16]: end-to-end test of
 # one loom-generated attention kernel (entry `mha`: examples/flash_attention_2 or flash_attention_3).
 # GENDIR holds mha.cu and mha.h (loom compile examples/flash_attention_2/flash_attention_2.loom -o
 # build-gpu/gen/flash_attention_2 on the development machine). Builds
@@ -17,10 +17,12 @@ WORK=/tmp
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then WORK=$1; shift; fi
 DIMS="64 128"
 EXTRA=()
+F16=()
 while [ $# -gt 0 ]; do
   case $1 in
     --d) DIMS=${2:?--d needs a list}; shift ;;
     --strict|--skip-large) EXTRA+=("$1") ;;
+    --f16) F16=(--f16) ;;  # the artifact was compiled with entry(E=f16): every run uses f16 tensors
     *) echo "attention.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -37,6 +39,7 @@ name=$(basename "$GENDIR")
 # A causal artifact (examples/flash_attention_3_causal) is checked against the causal reference.
 CAUSAL=()
 case $name in *causal*) CAUSAL=(--causal) ;; esac
+CAUSAL+=("${F16[@]+"${F16[@]}"}")  # (the flags every run gets)
 BIN=$WORK/attention_e2e_$name
 t0=$(date +%s.%N)
 "$NVCC" -std=c++17 -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iruntime -Itests/gpu -I"$GENDIR" \
