@@ -2,10 +2,10 @@
 // only its last tile: the extent `loom_clip(E, k * B, B)` of the piece `blocks(X, [.., B])[k]` is
 // B for every k with (k + 1) * B <= E. When the body, with no loop inside it, holds a row
 // reduction that branches on such an extent (emit_by_columns: the masked and unmasked forms, a
-// uniform branch per op), the compute stream's body is emitted twice: once for whole tiles, with every such extent
-// replaced by B (so the C++ compiler folds the branches away and the body is one straight line the
-// scheduler can interleave: the row sum's adds among the exponentials, the pack among both), and
-// once as it was, for the clipped tile:
+// uniform branch per op), the compute stream's body is emitted twice: once for whole tiles, with
+// every such extent replaced by B (so the C++ compiler folds the branches away and the body is one
+// straight line the scheduler can interleave: the row sum's adds among the exponentials, the pack
+// among both), and once as it was, for the clipped tile:
 //
 //   const bool k_whole = (k + 1) * B <= E && ...;  // every clipped extent of this iteration is B
 //   if (k_whole) { body, extents = B } else { body }
@@ -60,7 +60,7 @@ void CudaGen::version_whole_tiles(Stream& s, const Op& loop, size_t body_begin, 
     for (auto it = std::sregex_iterator(l.begin(), l.end(), clip); it != std::sregex_iterator(); ++it) {
       const std::string e = (*it)[1], b = (*it)[2];
       const std::string e_root = e.substr(0, e.find('.'));
-      if (declared.count(e_root) || declared.count(b)) return;
+      if (declared.count(e_root) || declared.count(b) || e_root == k || b == k) return;
       extents.insert({e, b});
     }
   if (extents.empty()) return;
