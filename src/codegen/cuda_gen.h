@@ -299,11 +299,13 @@ class CudaGen {
   // (Barrier::cluster), so no producer refills a slot a peer still reads.
   void plan_multicast();
 
+  // ---- whole_tiles.cpp: a loop body emitted again for its whole tiles ---------------------------
+  // The compute stream's body of `loop` (its lines from body_begin on), emitted again for whole tiles
+  // when a row reduction's branch since branches_before tests a clipped extent of the loop.
+  void version_whole_tiles(Stream& s, const Op& loop, size_t body_begin, size_t branches_before);
+
   // ---- alternate.cpp: alternate(T), teams of compute warpgroups taking the tiles in turn ---------
   void plan_alternate();
-  // whole_tiles.cpp: the compute stream's body of `loop` (its lines from body_begin on), emitted
-  // again for whole tiles when a branch since branches_before tests a clipped extent of the loop.
-  void version_whole_tiles(Stream& s, const Op& loop, size_t body_begin, size_t branches_before);
   int64_t team_wgs() const;  // the compute warpgroups a tile takes
   std::string team_sync_line(const std::string& what) const;  // sync.cpp
   void refuse_per_tile_barrier(const Op* at, const std::string& what) const;
