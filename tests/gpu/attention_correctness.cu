@@ -63,7 +63,7 @@ __device__ __forceinline__ float to_f32(uint16_t bits, bool f16) {
 // e2e::fill's values in [-1, 1), rounded to the element type.
 __global__ void fill16(uint16_t* p, int64_t n, uint64_t seed, bool f16) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    const float x = float(mix(seed ^ uint64_t(i)) >> 40) / float(1 << 24) * 2.0f - 1.0f;
+    const float x = uniform_pm1(seed, i);
     p[i] = f16 ? __half_as_ushort(__float2half(x)) : __bfloat16_as_ushort(__float2bfloat16(x));
   }
 }

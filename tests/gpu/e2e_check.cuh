@@ -29,9 +29,14 @@ __device__ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// Element i of the seeded inputs: uniform in [-1, 1), 24 random bits.
+__device__ float uniform_pm1(uint64_t seed, int64_t i) {
+  return float(mix(seed ^ uint64_t(i)) >> 40) / float(1 << 24) * 2.0f - 1.0f;
+}
+
 __global__ void fill(__nv_bfloat16* p, int64_t n, uint64_t seed) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    p[i] = __float2bfloat16(float(mix(seed ^ uint64_t(i)) >> 40) / float(1 << 24) * 2.0f - 1.0f);
+    p[i] = __float2bfloat16(uniform_pm1(seed, i));
 }
 
 __global__ void poison(uint16_t* p, int64_t n) {
