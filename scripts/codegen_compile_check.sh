@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile-only check of the CUDA that loom generates, for CI (no GPU needed). Run by CTest as
-# `codegen_nvcc_compile`. For examples/gemm (also with multicast(2) and with alternate(2)), batched_gemm, dual_gemm, gemm_bias_act, gemm_residual, add_gemm, gemm_reduce and relu_gemm (and
+# `codegen_nvcc_compile`. For examples/gemm (also with multicast(2), with alternate(2) and as the ping-pong kernel), batched_gemm, dual_gemm, gemm_bias_act, gemm_residual, add_gemm, gemm_reduce and relu_gemm (and
 # flash_attention_2, flash_attention_3 and flash_attention_3_causal in step 2c; the fused epilogues' GPU harnesses in step 2d; two lowered tensor-expression
 # kernels, tests/golden/tx/, in step 2e) it
 #   1. runs `loom compile FILE -o DIR` (the artifact: DIR/<entry>.cu and DIR/<entry>.h),
@@ -109,6 +109,8 @@ variant gemm_multicast tests/gpu/e2e/multicast.sed "multicast(2)" "tma_load_2d_m
 # alternate(2): two teams of one compute warpgroup taking the block's 64 x 256 tiles in turn (the
 # ring skipped by trip counts, the turn barriers).
 variant gemm_alternate tests/gpu/e2e/alternate.sed "alternate(2)" "alternate: this team's turn on the ring"
+# The ping-pong kernel: one warpgroup a 128 x 128 tile (two wgmma row blocks), alternate(2) and multicast(2).
+variant gemm_pingpong tests/gpu/e2e/pingpong.sed "128-row warpgroup tiles, alternate(2), multicast(2)" "rows 64 .. 127 of the warpgroup's tile"
 
 # 2c. Attention: examples/flash_attention_2 (entry `mha`; two kernels, D = 128 and D <= 64).
 if "$LOOM" compile examples/flash_attention_2/flash_attention_2.loom -o "$WORK/fa2" >"$WORK/fa2.log" 2>&1 &&

@@ -25,7 +25,11 @@
 //   * Not with (located errors): a buffer loaded once per tile or a compute event the DMA role
 //     waits for once per tile (their single barrier's phases would alias between the teams),
 //     loops nested in a tile loop or more than one loop in a tile (the turn covers one), splitk /
-//     streamk / multicast / pingpong, and more than the machine's compute warpgroups in all.
+//     streamk / pingpong, and more than the machine's compute warpgroups in all.
+//   * With multicast(S): the cluster's blocks walk the same tiles in the same order, so the team
+//     that runs a tile in one block runs its neighbours in the others and releases each slot in
+//     every block (events.cpp: count 4 G S); every block's slot still takes a share from every
+//     block per iteration, so multicast's phase argument holds.
 #include "codegen/cuda_gen.h"
 
 namespace loom::codegen::detail {
@@ -51,7 +55,6 @@ void CudaGen::plan_alternate() {
                    " compute warpgroups in all, at most 4 fit the register file",
            "use fewer warpgroups per tile (gemm_tile's G) or fewer teams");
   if (split_loop_) cannot(at, alt + " together with " + std::string(stream_ ? "streamk" : "splitk"));
-  if (multicast_ > 1) cannot(at, alt + " together with multicast");
   if (turns) cannot(turns, alt + " together with pingpong");
 }
 

@@ -50,6 +50,7 @@
 // Every other combination is a CompileError ("the CUDA back end cannot lower ... yet").
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -390,6 +391,12 @@ class CudaGen {
   bool offset_multiple_of(ValueId t, int dim, int64_t m) const;
   std::pair<std::string, std::string> tile_desc(const View& v, MmaRole role, const Op* at);
   std::vector<int64_t> tile_static(const Frag& fr, const Op* at) { return static_extents(fr.tile, at); }
+  // A thread's accumulator fragment of a warpgroup tile of 64 R rows is R wgmma fragments of 64
+  // rows, one after the other in its registers (row block b: registers b N/2 .. (b + 1) N/2 - 1).
+  int64_t frag_row_blocks(const Frag& fr, const Op* at) { return std::max<int64_t>(1, tile_static(fr, at)[0] / 64); }
+  int64_t frag_regs(const Frag& fr, const Op* at) { return frag_row_blocks(fr, at) * (tile_static(fr, at)[1] / 2); }
+  // Refuses a fragment of more than one row block where `what` handles only 64 rows.
+  void one_row_block(const Frag& fr, const Op* at, const std::string& what);
 
   // ---- elementwise.cpp: fill and element-wise leaves ------------------------------------------------
   void emit_fill(Stream& s, const Op& op);
@@ -411,6 +418,10 @@ class CudaGen {
     // Optional: the element in its own 16-bit type (0 past the extents; and inside the interior branch),
     // for leaves that are exact in that type (elementwise.cpp, exact16).
     std::function<std::string(const std::string&)> value16, value16_interior;
+    // Nonzero: value() reads one row block's registers (a column vector: every row block of a
+    // fragment of 64 R rows has the same columns), so a larger fragment's register idx is taken
+    // modulo this (cuda_gen.h, frag_regs).
+    int64_t period = 0;
   };
   std::optional<GlobalInput> global_input(const Op& op, size_t i);  // a global or (shared_input) shared one
   std::optional<GlobalInput> shared_input(const Op& op, size_t i);
@@ -477,7 +488,8 @@ class CudaGen {
   void emit_store(Stream& s, const Op& op, const Frag& xf, const std::function<std::string(const std::string&)>& value);
   bool store_only(ValueId root);
   void emit_direct_store(Stream& s, const View& tile, int rank, const std::string& P, const std::string& T,
-                         const std::vector<int64_t>& xt, const std::function<std::string(const std::string&)>& value);
+                         const std::vector<int64_t>& xt, int64_t blocks,
+                         const std::function<std::string(const std::string&)>& value);
 
   // ---- assemble.cpp: the kernel skeleton ------------------------------------------------------------
   int64_t layout_barriers();

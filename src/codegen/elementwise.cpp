@@ -82,6 +82,7 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
       cannot(&op, "`" + op.name + "` on fragments of different tiles");
     if (!frag) frag = global_frag;
   }
+  if (frag && !rows.empty()) one_row_block(*frag, &op, "a row vector broadcast along the rows of `" + op.name + "`");
   const ValueId dv = op.operands[0];
   if (!frag && !globals.empty()) cannot(&op, "`" + op.name + "` of a column vector without an accumulator fragment");
   if (!frag) {
@@ -103,11 +104,15 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
     return;
   }
   bool interior = false;  // inside the branch where every global input with an `interior` test passes it
+  const int64_t frag_n = frag ? frag_regs(*frag, &op) : 0;
   std::function<std::string(const std::string&)> value = [&](const std::string& idx) {
     std::vector<std::string> in;
     for (size_t i = 1; i < op.operands.size(); ++i) {
-      if (globals.count(i)) in.push_back(interior && globals[i].interior ? globals[i].value_interior(idx) : globals[i].value(idx));
-      else if (rows.count(i)) in.push_back(rows[i] + "[((" + idx + ") >> 1) & 1]");
+      if (globals.count(i)) {
+        const GlobalInput& g = globals[i];
+        const std::string gi = g.period && frag_n > g.period ? "(" + idx + ") % " + std::to_string(g.period) : idx;
+        in.push_back(interior && g.interior ? g.value_interior(gi) : g.value(gi));
+      } else if (rows.count(i)) in.push_back(rows[i] + "[((" + idx + ") >> 1) & 1]");
       else if (f_.info(op.operands[i]).type == ir::Type::Tensor) {
         // A 16-bit fragment (a tile read from shared memory, smem_fragments.cpp) computes in fp32.
         const DType t = view(op.operands[i]).dtype;
@@ -122,7 +127,7 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
   if (!globals.empty()) {
     s.line("{  // global inputs of `" + op.name + "`, read once per tile");
     s.indent += 2;
-    const int64_t regs = tile_static(*frag, &op)[1] / 2;
+    const int64_t regs = frag_regs(*frag, &op);
     for (auto& [i, g] : globals) {
       for (const std::string& d : g.decls) s.line(d);
       if (g.preload)
@@ -138,10 +143,10 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
       // so a later pack of these registers folds away. (A global input is read through its own
       // expression, below.)
       s.line("#pragma unroll");
-      s.line("for (int r = 0; r < " + std::to_string(tile_static(*df, &op)[1] / 2) + "; r += 2) loom::rt::convert_pair(" +
+      s.line("for (int r = 0; r < " + std::to_string(frag_regs(*df, &op)) + "; r += 2) loom::rt::convert_pair(" +
              var(dv) + "[r], " + var(dv) + "[r + 1], " + var(op.operands[1]) + "[r], " + var(op.operands[1]) + "[r + 1]);");
     } else {
-      const int64_t regs = tile_static(*df, &op)[1] / 2;
+      const int64_t regs = frag_regs(*df, &op);
       const std::string loop = "for (int r = 0; r < " + std::to_string(regs) + "; ++r) " + var(dv) + "[r] = ";
       // relu of a 16-bit input into the same 16-bit type is exact there (max(x, 0) rounds nothing, NaN
       // gives 0 as fmaxf does): computed on the 16-bit values, it skips two conversions per element.
@@ -193,6 +198,7 @@ void CudaGen::emit_mask(Stream& s, const Op& op) {
   const View& t = view(df->tile);
   if (t.dims.size() != 2 || t.dims[0] != 0 || t.dims[1] != 1 || t.off.size() != 2)
     cannot(&op, "`mask_above` on a tile that is not a rank-2 piece of a rank-2 tensor");
+  one_row_block(*df, &op, "`mask_above`");
   const std::vector<int64_t> ext = tile_static(*df, &op);
   const std::string d = var(op.operands[1]);
   s.line("{  // mask_above: -inf where column - row > " + d + " (coordinates in " + names_[static_cast<size_t>(t.root)] + ")");

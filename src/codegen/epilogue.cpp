@@ -40,6 +40,8 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
   const int64_t eb = dtype_bytes(d.dtype);
   // Staging: whole 128-byte swizzle slices of the tile's rows, a box of at most 256 rows.
   const int64_t slice_cols = 128 / eb, tile_bytes = xt[0] * xt[1] * eb;
+  // A fragment of 64 R rows: R row blocks, row block b in registers b half .. (b + 1) half - 1.
+  const int64_t blocks = frag_row_blocks(xf, &op), half = xt[1] / 2;
   const bool stageable = staging_allowed_ && &s == &compute_ && xt[0] % 8 == 0 && xt[0] <= 256 &&
                          xt[1] % slice_cols == 0 && store_only(d.root);
   s.line("{  // the warpgroup's " + std::to_string(xt[0]) + " x " + std::to_string(xt[1]) + " accumulator tile -> " + P +
@@ -65,15 +67,25 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
     s.line("    if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile");
     s.line("    loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free");
     s.line("    const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);");
-    s.line("    #pragma unroll");
-    s.line("    for (int c = 0; c < " + std::to_string(xt[1] / 8) + "; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1");
-    s.line("      const int cg = c + (lane >> 4);");
-    s.line("      uint8_t* const row = stage + (cg / 8) * " + std::to_string(slice_bytes) + " + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);");
-    s.line("      loom::rt::stmatrix_x4(row, loom::rt::pack2<" + T + ">(" + value("4 * c") + ", " + value("4 * c + 1") + "), loom::rt::pack2<" +
-           T + ">(" + value("4 * c + 2") + ", " + value("4 * c + 3") + "),");
-    s.line("                            loom::rt::pack2<" + T + ">(" + value("4 * c + 4") + ", " + value("4 * c + 5") +
-           "), loom::rt::pack2<" + T + ">(" + value("4 * c + 6") + ", " + value("4 * c + 7") + "));");
-    s.line("    }");
+    std::string in = "    ";
+    if (blocks > 1) {
+      s.line("    #pragma unroll");
+      s.line("    for (int rb = 0; rb < " + std::to_string(blocks) + "; ++rb) {  // row blocks of 64 rows");
+      in += "  ";
+    }
+    const std::string rowx = blocks > 1 ? "(mrow + 64 * rb)" : "mrow";
+    auto reg = [&](const std::string& i) { return value(blocks > 1 ? "rb * " + std::to_string(half) + " + " + i : i); };
+    s.line(in + "#pragma unroll");
+    s.line(in + "for (int c = 0; c < " + std::to_string(xt[1] / 8) + "; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1");
+    s.line(in + "  const int cg = c + (lane >> 4);");
+    s.line(in + "  uint8_t* const row = stage + (cg / 8) * " + std::to_string(slice_bytes) + " + " + rowx +
+           " * 128 + (((cg % 8) ^ (mrow % 8)) * 16);");
+    s.line(in + "  loom::rt::stmatrix_x4(row, loom::rt::pack2<" + T + ">(" + reg("4 * c") + ", " + reg("4 * c + 1") + "), loom::rt::pack2<" +
+           T + ">(" + reg("4 * c + 2") + ", " + reg("4 * c + 3") + "),");
+    s.line(in + "                        loom::rt::pack2<" + T + ">(" + reg("4 * c + 4") + ", " + reg("4 * c + 5") +
+           "), loom::rt::pack2<" + T + ">(" + reg("4 * c + 6") + ", " + reg("4 * c + 7") + "));");
+    s.line(in + "}");
+    if (blocks > 1) s.line("    }");
     s.line("    loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them");
     s.line("    loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written");
     s.line("    if (tid == 0) {");
@@ -91,11 +103,11 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
     s.line("    }");
     s.line("  } else {  // straight from registers");
     s.indent += 2;
-    emit_direct_store(s, tile, rank, P, T, xt, value);
+    emit_direct_store(s, tile, rank, P, T, xt, blocks, value);
     s.indent -= 2;
     s.line("  }");
   } else {
-    emit_direct_store(s, tile, rank, P, T, xt, value);
+    emit_direct_store(s, tile, rank, P, T, xt, blocks, value);
   }
   s.line("}");
 }
@@ -125,7 +137,17 @@ bool CudaGen::store_only(ValueId root) {
 
 // The direct epilogue store (see emit_store): `tid` is declared by the caller.
 void CudaGen::emit_direct_store(Stream& s, const View& tile, int rank, const std::string& P, const std::string& T,
-                                const std::vector<int64_t>& xt, const std::function<std::string(const std::string&)>& value) {
+                                const std::vector<int64_t>& xt, int64_t blocks,
+                                const std::function<std::string(const std::string&)>& value_in) {
+  // A fragment of `blocks` row blocks of 64 rows: one pass per row block (rb), its rows 64 rb
+  // further down and its registers rb xt[1] / 2 further on.
+  const std::string half = std::to_string(xt[1] / 2);
+  auto value = [&](const std::string& i) { return value_in(blocks > 1 ? "rb * " + half + " + " + i : i); };
+  if (blocks > 1) {
+    s.line("  #pragma unroll");
+    s.line("  for (int rb = 0; rb < " + std::to_string(blocks) + "; ++rb) {  // row blocks of 64 rows");
+    s.indent += 2;
+  }
   std::string lin;
   for (int i = 0; i < rank; ++i)
     lin += (i ? " + " : "") + std::string("(") + tile.off[static_cast<size_t>(i)] + ") * " + P + ".stride[" + std::to_string(i) + "]";
@@ -134,7 +156,7 @@ void CudaGen::emit_direct_store(Stream& s, const View& tile, int rank, const std
   const std::string E0 = tile.ext[0], E1 = tile.ext[1];
   s.line("  " + T + "* const out = " + base + " + " + lin + ";");
   s.line("  const int quad_lane = tid & 3;");
-  s.line("  const int64_t row0 = loom::rt::acc_row(tid, 0);");
+  s.line(std::string("  const int64_t row0 = loom::rt::acc_row(tid, 0)") + (blocks > 1 ? " + 64 * rb" : "") + ";");
   if (xt[1] % 32 == 0) {
     // The four lanes of a quad hold two columns each of every 8-column group; a transpose inside
     // the quad (four shuffles of packed pairs) gives each lane 8 consecutive columns of one row:
@@ -173,7 +195,8 @@ void CudaGen::emit_direct_store(Stream& s, const View& tile, int rank, const std
   } else {
     s.line("  #pragma unroll");
     s.line("  for (int r = 0; r < " + std::to_string(xt[1] / 2) + "; r += 2) {");
-    s.line("    const int64_t row = loom::rt::acc_row(tid, r), col = loom::rt::acc_col(tid, r);");
+    s.line(std::string("    const int64_t row = loom::rt::acc_row(tid, r)") + (blocks > 1 ? " + 64 * rb" : "") +
+           ", col = loom::rt::acc_col(tid, r);");
     s.line("    if (row >= " + E0 + ") continue;");
     s.line("    " + T + "* const p = out + row * " + rs + " + col;");
     s.line("    const uint32_t pair = loom::rt::pack2<" + T + ">(" + value("r") + ", " + value("r + 1") + ");");
@@ -187,6 +210,10 @@ void CudaGen::emit_direct_store(Stream& s, const View& tile, int rank, const std
       s.line("    if (col + 1 < " + E1 + ") *reinterpret_cast<uint32_t*>(p) = pair;");
       s.line("    else if (col < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
     }
+    s.line("  }");
+  }
+  if (blocks > 1) {
+    s.indent -= 2;
     s.line("  }");
   }
 }

@@ -49,14 +49,17 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
       cannot(&op, "a column vector (an mma rhs piece of a rank-1 tensor) other than the broadcast operand of a binary leaf");
     const std::string E = tile.ext[0], S = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
     g.decls.push_back("const int64_t " + n + "_e = " + E + ";  // the tile's entries of " + P);
-    g.preload = [=](int64_t regs) {
-      const std::string k = std::to_string(regs / 2);
+    // One row block's registers (N / 2 for N columns): every row block of a taller fragment has
+    // the same columns, so its register idx reads register idx % (N / 2)'s entry (g.period).
+    const int64_t half = static_extents(w.frag->tile, &op).at(0) / 2;
+    g.preload = [=](int64_t) {
       return std::vector<std::string>{
-          "float " + n + "_v[" + k + "];  // entries at columns acc_col(t, 4j) + h, in " + n + "_v[2j + h]",
-          std::string("loom::rt::ldg_col_pairs<") + std::to_string(regs / 4) + ">(" + n + "_p, " + n + "_t, " + S + ", " + n + "_e, " +
+          "float " + n + "_v[" + std::to_string(half / 2) + "];  // entries at columns acc_col(t, 4j) + h, in " + n + "_v[2j + h]",
+          std::string("loom::rt::ldg_col_pairs<") + std::to_string(half / 4) + ">(" + n + "_p, " + n + "_t, " + S + ", " + n + "_e, " +
               n + "_v);"};
     };
     g.value = [=](const std::string& idx) { return n + "_v[((" + idx + ") >> 2) * 2 + ((" + idx + ") & 1)]"; };
+    g.period = half;
     return g;
   }
   if (w.frag->role != MmaRole::Acc || tile.dims.size() != 2)
@@ -65,11 +68,22 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
   const std::string RS = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
   const std::string CS = P + ".stride[" + std::to_string(tile.dims[1]) + "]";
   g.decls.push_back("const int64_t " + n + "_e0 = " + E0 + ", " + n + "_e1 = " + E1 + ";  // the tile of " + P);
+  // Row block b of a fragment of 64 R rows: the tile's rows 64 b .., into registers b N/2 ...
+  const auto wt = static_extents(w.frag->tile, &op);
+  const int64_t blocks = std::max<int64_t>(1, wt.at(0) / 64), half = wt.at(1) / 2;
   g.preload = [=](int64_t regs) {
-    return std::vector<std::string>{
-        "float " + n + "_v[" + std::to_string(regs) + "];  // the thread's elements of the tile, in fragment order",
-        std::string("loom::rt::ldg_frag_pairs<") + std::to_string(regs / 2) + ">(" + n + "_p, " + n + "_t, " + RS + ", " + CS + ", " + n +
-            "_e0, " + n + "_e1, " + n + "_v);"};
+    std::vector<std::string> l{"float " + n + "_v[" + std::to_string(regs) + "];  // the thread's elements of the tile, in fragment order"};
+    if (blocks == 1) {
+      l.push_back(std::string("loom::rt::ldg_frag_pairs<") + std::to_string(regs / 2) + ">(" + n + "_p, " + n + "_t, " + RS + ", " + CS +
+                  ", " + n + "_e0, " + n + "_e1, " + n + "_v);");
+      return l;
+    }
+    for (int64_t b = 0; b < blocks; ++b)
+      l.push_back(std::string("loom::rt::ldg_frag_pairs<") + std::to_string(half / 2) + ">(" + n + "_p + " + std::to_string(64 * b) + " * " +
+                  RS + ", " + n + "_t, " + RS + ", " + CS + ", " + n + "_e0 - " + std::to_string(64 * b) + ", " + n + "_e1, " +
+                  "*reinterpret_cast<float(*)[" + std::to_string(half) + "]>(&" + n + "_v[" + std::to_string(b * half) + "]));  // rows " +
+                  std::to_string(64 * b) + " ..");
+    return l;
   };
   g.value = [=](const std::string& idx) { return n + "_v[" + idx + "]"; };
   return g;
@@ -87,6 +101,7 @@ std::optional<CudaGen::GlobalInput> CudaGen::shared_input(const Op& op, size_t i
   const View& tile = view(w.frag->tile);
   const int rank = f_.info(tile.root).rank;
   if (tile.param || tile.dims.size() != 2) cannot(&op, "a shared input that is not a thread's accumulator piece of a shared tile");
+  one_row_block(*w.frag, &op, "a shared input");
   if (w.dtype != DType::BF16 && w.dtype != DType::F16) cannot(&op, "a shared input of element type " + std::string(dtype_name(w.dtype)));
   View whole = tile;
   whole.off[static_cast<size_t>(rank - 2)] = "0";

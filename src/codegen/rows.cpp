@@ -117,6 +117,7 @@ void CudaGen::emit_row_reduce(Stream& s, const Op& op) {
   auto fr = register_frag(op.operands[1]);
   if (!d || !fr) cannot(&op, "`" + op.name + "` other than from a thread's accumulator fragment into its row vector in registers");
   const std::string kind = op.name == "rowmax" ? "max" : "sum";
+  one_row_block(*fr, &op, "`" + op.name + "`");
   const auto t = tile_static(*fr, &op);
   const int64_t n = t[1] / 2;
   const std::string S = var(op.operands[1]);
@@ -324,6 +325,7 @@ void CudaGen::emit_row_memory_copy(Stream& s, const Op& op, const std::string& w
 int64_t CudaGen::forwarded_words(ValueId tile, const Op* at) {
   auto pf = register_frag(forwarded_.at(tile));
   if (!pf) cannot(at, "a forwarded A operand that is not a thread's fragment");
+  one_row_block(*pf, at, "an A operand forwarded from registers");
   return tile_static(*pf, at)[1] / 4;
 }
 

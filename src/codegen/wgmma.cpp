@@ -59,7 +59,7 @@ std::optional<Frag> CudaGen::register_frag(ValueId reg) {
 int64_t CudaGen::register_count(const Op& op) {
   if (auto fr = register_frag(op.result)) {
     check_acc_tile(*fr, &op);
-    return tile_static(*fr, &op)[1] / 2;
+    return frag_regs(*fr, &op);
   }
   auto ext = static_extents(op.result, &op);
   int64_t n = 1;
@@ -69,9 +69,16 @@ int64_t CudaGen::register_count(const Op& op) {
 
 void CudaGen::check_acc_tile(const Frag& fr, const Op* at) {
   auto t = tile_static(fr, at);
-  if (fr.role == MmaRole::Acc && (t[0] != 64 || t[1] % fr.n != 0))
+  if (fr.role == MmaRole::Acc && (t[0] % 64 != 0 || t[0] > 256 || t[1] % fr.n != 0))
     cannot(at, "an accumulator tile of " + std::to_string(t[0]) + " x " + std::to_string(t[1]) +
-                   " per warpgroup (64 rows, a multiple of n columns are supported)");
+                   " per warpgroup (64, 128, 192 or 256 rows, a multiple of n columns are supported)");
+}
+
+void CudaGen::one_row_block(const Frag& fr, const Op* at, const std::string& what) {
+  if (frag_row_blocks(fr, at) > 1)
+    cannot(at, what + " on an accumulator fragment of " + std::to_string(tile_static(fr, at)[0]) +
+                   " rows per warpgroup (64 are supported there)",
+           "give each warpgroup 64 rows of the tile (gemm_tile's G = M / 64)");
 }
 
 void CudaGen::emit_wgmma(Stream& s, const Op& op) {
@@ -89,13 +96,14 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
   accumulators_.insert(c);
   const bool overwrite = overwriting_mmas_.count(&op) > 0;  // its zero fill was folded in (plan_zero_fills)
   const int64_t n = a.frag->n;
-  fma_of_[&op] = 64 * static_extents(a.frag->tile, &op)[1] * static_extents(b.frag->tile, &op)[1] * team_wgs();
+  const int64_t rb = frag_row_blocks(*cf, &op);  // row blocks: one wgmma of 64 rows each per k step and n block
+  fma_of_[&op] = 64 * rb * static_extents(a.frag->tile, &op)[1] * static_extents(b.frag->tile, &op)[1] * team_wgs();
   // The warpgroup's tiles: A (64 x K) and B (K x N) in shared memory.
   const View& at = view(a.frag->tile);
   const View& bt = view(b.frag->tile);
   auto ast = static_extents(a.frag->tile, &op), bst = static_extents(b.frag->tile, &op);
   const int64_t kt = ast[1], nt = bst[1];
-  if (ast[0] != 64 || bst[0] != kt || kt % 16 || nt % n || nt != tile_static(*cf, &op)[1])
+  if (ast[0] != 64 * rb || bst[0] != kt || kt % 16 || nt % n || nt != tile_static(*cf, &op)[1])
     cannot(&op, "an mma on tiles " + std::to_string(ast[0]) + "x" + std::to_string(ast[1]) + " and " +
                     std::to_string(bst[0]) + "x" + std::to_string(bst[1]));
   // Descriptors address 8-row core-matrix groups and whole k16 steps (and for B whole swizzle
@@ -108,9 +116,9 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
            "split tiles between warpgroups in whole 64-row steps, e.g. blocks(C, [64 * cdiv(M, 64 * G), *])");
   auto [bdesc, b_major] = tile_desc(bt, MmaRole::Rhs, &op);
   const std::string T = cpp_type(a.dtype);
-  auto acc_of = [&](int64_t nb) {
-    return nt == n ? var(c) : "*reinterpret_cast<float(*)[" + std::to_string(n / 2) + "]>(&" + var(c) + "[" +
-                                  std::to_string(nb * n / 2) + "])";
+  auto acc_of = [&](int64_t nb) {  // nb counts n blocks over all row blocks: row block nb / (nt / n)
+    return nt == n && rb == 1 ? var(c) : "*reinterpret_cast<float(*)[" + std::to_string(n / 2) + "]>(&" + var(c) + "[" +
+                                             std::to_string(nb * n / 2) + "])";
   };
   auto b_of = [&](int64_t nb, const std::string& ks) {
     std::string bd = bdesc;
@@ -125,6 +133,7 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
     const std::string A = var(fw->first);
     auto pf = register_frag(fw->second);
     if (!pf || tile_static(*pf, &op) != ast) cannot(&op, "an mma whose A operand comes from registers of another tile shape");
+    one_row_block(*cf, &op, "an mma with A from registers");
     // Pinned before the fence: the compiler must not sink the packing (or the accumulator's last
     // update) past it, or ptxas serializes the wgmmas.
     s.line("loom::rt::wgmma_fence_operand(" + A + ");");
@@ -139,20 +148,34 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
     s.groups.push_back({&op, var(c), s.scope});
     return;
   }
-  auto [adesc, a_major] = tile_desc(at, MmaRole::Lhs, &op);
+  // Row block r of the warpgroup's tile: A's rows 64 r .. 64 r + 63 (their own descriptor), the
+  // accumulator's registers r nt / 2 ..; B is the same for every row block.
+  std::vector<std::string> adescs;
+  std::string a_major;
+  const int rank_a = f_.info(at.root).rank;
+  for (int64_t r = 0; r < rb; ++r) {
+    View ar = at;
+    std::string& ro = ar.off[static_cast<size_t>(rank_a - 2)];
+    if (r) ro = "(" + ro + " + " + std::to_string(64 * r) + ")";
+    auto [d, major] = tile_desc(ar, MmaRole::Lhs, &op);
+    adescs.push_back(d);
+    a_major = major;
+  }
   s.line("loom::rt::wgmma_fence();  // accumulator " + var(c) + " and the operands' smem are ready");
   s.line("#pragma unroll");
   s.line("for (int ks = 0; ks < " + std::to_string(kt / 16) + "; ++ks) {");
-  s.line("  const uint64_t da = " + adesc + ";");
-  for (int64_t nb = 0; nb < nt / n; ++nb) {
-    std::string bd = bdesc;
-    size_t at_pos = bd.find("NOFF");
-    bd.replace(at_pos, 4, std::to_string(nb * n));
-    std::string acc = nt == n ? var(c) : "*reinterpret_cast<float(*)[" + std::to_string(n / 2) + "]>(&" + var(c) + "[" +
-                                             std::to_string(nb * n / 2) + "])";
-    s.line("  loom::rt::wgmma_m64nNk16<" + std::to_string(n) + ", " + T + ", " + a_major + ", " + b_major + ">(" + acc +
-           ", da, " + bd + ", " + (overwrite ? "ks > 0" : "1") + ");");
-  }
+  for (int64_t r = 0; r < rb; ++r)
+    s.line("  const uint64_t da" + (rb > 1 ? std::to_string(r) : "") + " = " + adescs[static_cast<size_t>(r)] + ";" +
+           (rb > 1 ? "  // rows " + std::to_string(64 * r) + " .. " + std::to_string(64 * r + 63) + " of the warpgroup's tile" : ""));
+  for (int64_t r = 0; r < rb; ++r)
+    for (int64_t nb = 0; nb < nt / n; ++nb) {
+      std::string bd = bdesc;
+      size_t at_pos = bd.find("NOFF");
+      bd.replace(at_pos, 4, std::to_string(nb * n));
+      s.line("  loom::rt::wgmma_m64nNk16<" + std::to_string(n) + ", " + T + ", " + a_major + ", " + b_major + ">(" +
+             acc_of(r * (nt / n) + nb) + ", da" + (rb > 1 ? std::to_string(r) : "") + ", " + bd + ", " +
+             (overwrite ? "ks > 0" : "1") + ");");
+    }
   s.line("}");
   s.line("loom::rt::wgmma_commit();");
   s.groups.push_back({&op, var(c), s.scope});

@@ -323,7 +323,6 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
       std::string other;
       if (in.splitk && *in.splitk > 1) other = "splitk(" + std::to_string(*in.splitk) + ")";
       if (in.streamk) other = "streamk";
-      if (in.multicast && *in.multicast > 1) other = "multicast(" + std::to_string(*in.multicast) + ")";
       if (in.pingpong) other = "pingpong";
       if (*in.alternate < 1 || *in.alternate > 4) {
         auto& d = r.error(in.alternate_loc, alt + " must be between 1 and 4 (teams of compute warpgroups in one block)");

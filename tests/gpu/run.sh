@@ -61,6 +61,8 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            "gemm_multicast|bash tests/gpu/e2e/gemm_multicast.sh $WORK"
            # gemm with alternate(2): two teams taking the tiles in turn; every shape, sanitizers
            "gemm_alternate|bash tests/gpu/e2e/gemm_alternate.sh $WORK"
+           # gemm as the ping-pong kernel: a warpgroup's 128 x 128 tile, alternate(2) with multicast(2); sanitizers
+           "gemm_pingpong|bash tests/gpu/e2e/gemm_alternate.sh $WORK gemm_pingpong"
            # the CUDA generated from examples/tx (gemm, batched_gemm, gemm_bias_relu, add_gemm, mlp)
            "tx|bash tests/gpu/e2e/tx.sh $WORK"
            # the SIMT kernels of examples/tx (transpose, softmax, layernorm): checks, memcheck, bandwidth vs memcpy

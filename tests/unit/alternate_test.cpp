@@ -102,6 +102,49 @@ TEST(Alternate, TwoWarpgroupsATeam) {
   EXPECT_NE(cu.find("const int64_t v_g = consumer_wg % 2;  // proc_index WARPGROUP (in the team)"), std::string::npos);
 }
 
+// One warpgroup a 128 x 128 tile (two row blocks of 64 in its accumulator), two teams: CUTLASS's
+// ping-pong GEMM; with multicast(2) the cluster's two blocks share B's loads as well.
+std::string pingpong_gemm(bool multicast) {
+  std::string t = alternate_gemm(128, 1, 2, 4);
+  t = replaced(t, "tune(U=128, V=256)", "tune(U=128, V=128)");
+  for (int i = 0; i < 6; ++i) t = replaced(t, "N_MMA=256", "N_MMA=128");
+  if (multicast) t = replaced(t, "warpspecialize pipeline(4)\n", "warpspecialize pipeline(4) multicast(2)\n");
+  return t;
+}
+
+TEST(Alternate, OneWarpgroupA128RowTile) {
+  test::CompiledMappings c = compile_mappings(pingpong_gemm(false), "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  const std::string tma = cu.substr(cu.find("// The TMA kernel."));
+  EXPECT_NE(cu.find("384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232)"), std::string::npos);
+  EXPECT_NE(tma.find("float v_C_1[128];"), std::string::npos) << "two row blocks of 64 x 128: 2 x 64 registers";
+  // Per k step one wgmma per row block: A's rows 0..63 and 64..127 through their own descriptors,
+  // into registers 0.. and 64.. of the accumulator, with the same B.
+  EXPECT_NE(tma.find("const uint64_t da1 = "), std::string::npos) << tma;
+  EXPECT_NE(tma.find("+ 64)) * 64"), std::string::npos) << "row block 1 starts 64 rows into the A tile";
+  EXPECT_NE(tma.find("(*reinterpret_cast<float(*)[64]>(&v_C_1[64]), da1, "), std::string::npos);
+  EXPECT_EQ(count_of(tma, "loom::rt::wgmma_m64nNk16<128,"), 2);
+  // The epilogue stores each row block: 64 rows further down, 64 registers further on.
+  EXPECT_NE(tma.find("for (int rb = 0; rb < 2; ++rb) {  // row blocks of 64 rows"), std::string::npos);
+  EXPECT_NE(tma.find("(mrow + 64 * rb) * 128"), std::string::npos) << "the staged store";
+  EXPECT_NE(tma.find("const int64_t row0 = loom::rt::acc_row(tid, 0) + 64 * rb;"), std::string::npos) << "the direct store";
+  EXPECT_NE(tma.find("v_C_1[rb * 64 + 4 * c]"), std::string::npos);
+}
+
+TEST(Alternate, WithMulticast) {
+  // Both blocks of a cluster walk the same tiles in the same order, so the team that runs a tile
+  // in one block runs its neighbour in the other: its warps release a slot in both (4 x 2 arrivals).
+  test::CompiledMappings c = compile_mappings(pingpong_gemm(true), "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  const std::string tma = cu.substr(cu.find("// The TMA kernel."));
+  EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 8);"), std::string::npos) << tma;
+  EXPECT_NE(tma.find("* 2 + loom::rt::cluster_rank();"), std::string::npos);
+  EXPECT_NE(tma.find("if (tile_iter % 2 != team) {"), std::string::npos);
+  EXPECT_NE(tma.find("loom::rt::named_barrier_sync(3 + team, 256);  // alternate: this team's turn on the ring"), std::string::npos);
+}
+
 TEST(Alternate, CostEstimateKeepsTheFixedCostsOutOfTheWaves) {
   // Its default with alternate(2), and examples/gemm's default as a when(fastest) candidate (with
   // candidates, each mapping has an estimate).
@@ -120,8 +163,10 @@ TEST(Alternate, CostEstimateKeepsTheFixedCostsOutOfTheWaves) {
 
 TEST(Alternate, TheExecutorRunsIt) {
   // The option changes who runs a tile, not what the event IR means: the CPU executor (random
-  // legal orders, race check) matches the sequential reference at non-tile extents.
-  auto r = check_text(alternate_gemm(64, 1, 2, 5), "gemm.loom");
+  // legal orders, race check) matches the sequential reference at non-tile extents; so do 128-row
+  // warpgroup tiles, with and without multicast.
+  for (const std::string& text : {alternate_gemm(64, 1, 2, 5), pingpong_gemm(false), pingpong_gemm(true)}) {
+  auto r = check_text(text, "gemm.loom");
   ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
   const ir::Function f = lower_to_event_ir(r.program, *r.tree);
   EXPECT_NE(ir::print(f).find("alternate(2)"), std::string::npos);
@@ -134,6 +179,23 @@ TEST(Alternate, TheExecutorRunsIt) {
     auto mm = exec::compare_outputs(ref, in);
     EXPECT_FALSE(mm) << "seed " << seed << ": " << mm->describe();
   }
+  }
+}
+
+TEST(Alternate, RefusesWhatHandlesOneRowBlockOnly) {
+  // A row reduction over a 128-row warpgroup tile (gemm_reduce with one warpgroup a 128 x 128
+  // tile): rows.cpp holds a thread's 2 rows of 64; a located "cannot lower" error.
+  std::string t = example_text("gemm_reduce");
+  t = t.substr(0, t.find("\nmapping sm_90a when("));
+  for (int i = 0; i < 4; ++i) t = replaced(t, "tune(G=2)", "tune(G=1)");
+  t = replaced(t, "V=256)", "V=128)");
+  for (int i = 0; i < 8; ++i) t = replaced(t, "N_MMA=256", "N_MMA=128");
+  test::CompiledMappings c = compile_mappings(t, "gemm_reduce");
+  ASSERT_TRUE(c.error) << "compiled";
+  EXPECT_TRUE(c.error->loc.valid());
+  EXPECT_NE(c.error->message.find("`rowsum` on an accumulator fragment of 128 rows per warpgroup (64 are supported there)"),
+            std::string::npos)
+      << c.error->message;
 }
 
 TEST(Alternate, RefusesABufferLoadedOncePerTile) {
