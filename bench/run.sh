@@ -9,7 +9,7 @@
 #   bash bench/run.sh --prepare      on the development machine. Builds loom (build-gpu/), runs
 #                                    `loom compile` on examples/gemm and examples/batched_gemm into
 #                                    build-gpu/gen/<entry>/ (and, for tests/gpu/run.sh, dual_gemm and
-#                                    gemm with a column-major B, with multicast(2) or alternate(2), gemm_residual
+#                                    gemm with a column-major B, with multicast(2) or alternate(2) or as the ping-pong kernel, gemm_residual
 #                                    with C from global, into gen/dual_gemm, gen/gemm_colmajor_b,
 #                                    gen/gemm_multicast, gen/gemm_alternate, gen/gemm_pingpong, gen/gemm_residual_global),
 #                                    builds examples/consumer_cmake against it and leaves the binary
