@@ -168,14 +168,10 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
     s.line("  const uint64_t da" + (rb > 1 ? std::to_string(r) : "") + " = " + adescs[static_cast<size_t>(r)] + ";" +
            (rb > 1 ? "  // rows " + std::to_string(64 * r) + " .. " + std::to_string(64 * r + 63) + " of the warpgroup's tile" : ""));
   for (int64_t r = 0; r < rb; ++r)
-    for (int64_t nb = 0; nb < nt / n; ++nb) {
-      std::string bd = bdesc;
-      size_t at_pos = bd.find("NOFF");
-      bd.replace(at_pos, 4, std::to_string(nb * n));
+    for (int64_t nb = 0; nb < nt / n; ++nb)
       s.line("  loom::rt::wgmma_m64nNk16<" + std::to_string(n) + ", " + T + ", " + a_major + ", " + b_major + ">(" +
-             acc_of(r * (nt / n) + nb) + ", da" + (rb > 1 ? std::to_string(r) : "") + ", " + bd + ", " +
+             acc_of(r * (nt / n) + nb) + ", da" + (rb > 1 ? std::to_string(r) : "") + ", " + b_of(nb, "ks") + ", " +
              (overwrite ? "ks > 0" : "1") + ");");
-    }
   s.line("}");
   s.line("loom::rt::wgmma_commit();");
   s.groups.push_back({&op, var(c), s.scope});
