@@ -258,6 +258,8 @@ int main(int argc, char** argv) {
                                                             {200, 100, 100},
                                                             {130, 70, 16},
                                                             {2960, 1464, 3064},
+                                                            // 64 x 64 tiles split 4 ways (the last candidate)
+                                                            {274, 176, 6136},
                                                             // streamk mappings (iterations shared across
                                                             // tiles): a last wave of 24 tiles; fewer tiles
                                                             // than SMs with a long, uneven K; 7 tiles

@@ -254,9 +254,9 @@ Program build_gemm() {
   b.comment("on three compute warpgroups, as efficient per FMA as 128 x 256 on large problems but cut finer");
   b.comment("(6736 x 5016 makes 1060 tiles of 128 x 256, 8.03 waves on 132 SMs, and 1431 of 128 x 192); and");
   b.comment("64 x 128 tiles on one compute warpgroup with six 24 KB stages, for problems whose M is small.");
-  // A tile-shape candidate: U x V tiles, 64-deep K steps, P stages, G compute warpgroups; multicast
-  // over clusters of `mc` blocks when mc > 1.
-  auto tile_shape = [&](int64_t U, int64_t V, int64_t G, int64_t P, int64_t mc = 1) {
+  // A tile-shape candidate: U x V tiles, W-deep K steps, P stages, G compute warpgroups; multicast
+  // over clusters of `mc` blocks when mc > 1, the K loop split over clusters of `sk` when sk > 1.
+  auto tile_shape = [&](int64_t U, int64_t V, int64_t G, int64_t P, int64_t mc = 1, int64_t W = 64, int64_t sk = 1) {
     b.specialize_fastest("sm_90a");
     b.instance("gemm_host", "gemm_host", "HOST")
         .mem(ggg)
@@ -265,12 +265,13 @@ Program build_gemm() {
         .entry({{"T", "bf16"}, {"E", "bf16"}});
     auto block = b.instance("gemm_block", "gemm_block", "BLOCK");
     block.mem(ggg)
-        .tune("W", 64)
+        .tune("W", W)
         .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
         .warpspecialize()
         .pipeline(P)
         .smem("227KB");
     if (mc > 1) block.multicast(mc);
+    if (sk > 1) block.splitk(sk);
     if (G != 2) {
       b.instance("gemm_tile", "gemm_tile", "BLOCK")
           .mem(nss)
@@ -317,6 +318,12 @@ Program build_gemm() {
       .smem("227KB");
   tile_shape(128, 192, 2, 4, 2);
   tile_shape(192, 192, 3, 3, 2);
+  b.comment("64 x 64 tiles with 128-deep K steps (4 stages of 32 KB) on one compute warpgroup, the K loop split");
+  b.comment("over clusters of 4 (docs/mapping.md, Split-K): the most blocks per output element of these");
+  b.comment("mappings, for the smallest problems with a long K, where even 128 x 64 tiles split 4 ways leave most");
+  b.comment("SMs idle (an H200 at 274 x 176 x 6136: 9 tiles of 128 x 64, 17.3 us; 15 of 64 x 64 split 4 ways,");
+  b.comment("13.3 us; bench/results/2026-11-28-h200-gemm-clocks-tiles.md, round 5).");
+  tile_shape(64, 64, 1, 4, 1, 128, 4);
   return b.build();
 }
 

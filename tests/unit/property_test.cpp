@@ -704,7 +704,7 @@ TEST_P(SpecializedMappings, EveryMappingMatchesTheReference) {
     // The default mapping runs kSpecializedDefaultSeeds execution orders per shape (its edited
     // variants run kSeeds each in PropertyTest); a specialization (most are the default with other
     // tile sizes) runs 3, race detection on in every run, which keeps the test linear in the number
-    // of mappings at a fraction of the cost (gemm has thirteen).
+    // of mappings at a fraction of the cost (gemm has fourteen).
     const uint64_t seeds = split_k ? 1 : m == 0 ? kSpecializedDefaultSeeds : 3;
     for (const std::map<std::string, int64_t>& sizes : shapes) {
       for (uint64_t seed = 1; seed <= seeds; ++seed) {
