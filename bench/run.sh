@@ -11,7 +11,7 @@
 #                                    build-gpu/gen/<entry>/ (and, for tests/gpu/run.sh, dual_gemm and
 #                                    gemm with a column-major B, with multicast(2) or alternate(2) or as the ping-pong kernel, gemm_residual
 #                                    with C from global, into gen/dual_gemm, gen/gemm_colmajor_b,
-#                                    gen/gemm_multicast, gen/gemm_alternate, gen/gemm_pingpong, gen/gemm_residual_global),
+#                                    gen/gemm_multicast, gen/gemm_alternate, gen/gemm_pingpong, gen/gemm_reduce_pingpong, gen/gemm_residual_global),
 #                                    builds examples/consumer_cmake against it and leaves the binary
 #                                    in build-gpu/gen/consumer.
 #   bash bench/run.sh [options]      on the GPU machine, in ONE device call that carries
@@ -178,6 +178,12 @@ generate() {  # loom compile each example into $gen/<entry>, timing it
   sed -f tests/gpu/e2e/pingpong.sed examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' \
     >"$gen/gemm_pingpong/gemm_pingpong.loom"
   step "loom compile gemm (pingpong)" 300 "$build/loom" compile "$gen/gemm_pingpong/gemm_pingpong.loom" -o "$gen/gemm_pingpong"
+  # gemm_reduce on the ping-pong structure: 128 x 128 tiles a warpgroup, alternate(2) (tests/gpu/e2e/reduce_pingpong.sed).
+  rm -rf "${gen:?}/gemm_reduce_pingpong"
+  mkdir -p "$gen/gemm_reduce_pingpong"
+  sed -f tests/gpu/e2e/reduce_pingpong.sed examples/gemm_reduce/gemm_reduce.loom >"$gen/gemm_reduce_pingpong/gemm_reduce_pingpong.loom"
+  step "loom compile gemm_reduce (pingpong)" 300 "$build/loom" compile "$gen/gemm_reduce_pingpong/gemm_reduce_pingpong.loom" \
+    -o "$gen/gemm_reduce_pingpong"
   # gemm_residual with C read from global memory by the threads (tests/gpu/e2e/residual_global.sed).
   rm -rf "${gen:?}/gemm_residual_global"
   mkdir -p "$gen/gemm_residual_global"

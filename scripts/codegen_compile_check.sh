@@ -87,19 +87,20 @@ for ex in "${EXAMPLES[@]}"; do
   [ -f "$WORK/$ex.failed" ] && STATUS=1
 done
 
-# 2b. examples/gemm's default mapping edited by a sed script of tests/gpu/e2e/ (a mapping choice the
-# examples' candidates do not make; the default only, fewer kernels to compile): loom compile, a
-# line the variant's code must have (MARKER, if given), nvcc -c. variant NAME SED WHAT [MARKER].
+# 2b. examples/gemm's default mapping (or EX=<example>'s) edited by a sed script of tests/gpu/e2e/ (a
+# mapping choice the examples' candidates do not make; the default only, fewer kernels to compile):
+# loom compile, a line the variant's code must have (MARKER, if given), nvcc -c.
+# [EX=example] variant NAME SED WHAT [MARKER].
 variant() {
-  local name=$1 sed_file=$2 what=$3 marker=${4:-} dir="$WORK/$1"
+  local name=$1 sed_file=$2 what=$3 marker=${4:-} dir="$WORK/$1" ex=${EX:-gemm}
   mkdir -p "$dir"
-  sed -f "$sed_file" examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' >"$dir/$name.loom"
-  if "$LOOM" compile "$dir/$name.loom" -o "$dir" >"$dir.log" 2>&1 && { [ -z "$marker" ] || grep -q "$marker" "$dir/gemm.cu"; } &&
-      "$NVCC" "${NVCC_FLAGS[@]}" -I "$dir" -c "$dir/gemm.cu" -o "$dir/gemm.o" >>"$dir.log" 2>&1 &&
+  sed -f "$sed_file" "examples/$ex/$ex.loom" | awk '/^mapping sm_90a when\(/ { exit } { print }' >"$dir/$name.loom"
+  if "$LOOM" compile "$dir/$name.loom" -o "$dir" >"$dir.log" 2>&1 && { [ -z "$marker" ] || grep -q "$marker" "$dir/$ex.cu"; } &&
+      "$NVCC" "${NVCC_FLAGS[@]}" -I "$dir" -c "$dir/$ex.cu" -o "$dir/$ex.o" >>"$dir.log" 2>&1 &&
       ! grep -Eq "warning|C75[0-9][0-9]" "$dir.log"; then
-    echo "ok   gemm with $what: loom compile + nvcc -c (sm_90a)"
+    echo "ok   $ex with $what: loom compile + nvcc -c (sm_90a)"
   else
-    fail "gemm with $what: loom compile + nvcc -c" "$dir.log"
+    fail "$ex with $what: loom compile + nvcc -c" "$dir.log"
   fi
 }
 # A column-major B (tests/gpu/e2e/colmajor_b.sed): K-major B tiles.
@@ -111,6 +112,9 @@ variant gemm_multicast tests/gpu/e2e/multicast.sed "multicast(2)" "tma_load_2d_m
 variant gemm_alternate tests/gpu/e2e/alternate.sed "alternate(2)" "alternate: this team's turn on the ring"
 # The ping-pong kernel: one warpgroup a 128 x 128 tile (two wgmma row blocks), alternate(2) and multicast(2).
 variant gemm_pingpong tests/gpu/e2e/pingpong.sed "128-row warpgroup tiles, alternate(2), multicast(2)" "rows 64 .. 127 of the warpgroup's tile"
+# gemm_reduce on the same structure: row sums over a warpgroup's two row blocks.
+EX=gemm_reduce variant gemm_reduce_pingpong tests/gpu/e2e/reduce_pingpong.sed "128-row warpgroup tiles, alternate(2)" \
+  "row half r & 1 of row block r >> 1"
 
 # 2c. Attention: examples/flash_attention_2 (entry `mha`; two kernels, D = 128 and D <= 64).
 if "$LOOM" compile examples/flash_attention_2/flash_attention_2.loom -o "$WORK/fa2" >"$WORK/fa2.log" 2>&1 &&

@@ -254,6 +254,7 @@ View CudaGen::piece_view(const Op& op) {
       fr.k = op.part.k;
       auto pi = def_.find(op.operands[1]);
       bool by_proc = pi != def_.end() && pi->second->kind == OpKind::ProcIndex;
+      bool warp_rows = false;  // a lane's piece of a warp's row vector kept in registers (rows.cpp)
       if (op.part.holder == ProcKind::Warpgroup) {
         if (src.frag) cannot(&op, "an mma piece of an mma piece held by a warpgroup");
         if (!by_proc || pi->second->proc != ProcKind::Warp)
@@ -263,7 +264,7 @@ View CudaGen::piece_view(const Op& op) {
       } else {
         // A lane's piece of a warpgroup's piece; or of a warp's row vector kept in registers
         // (rows.cpp: one per warp, each lane holding its rows).
-        const bool warp_rows = !src.frag && src.dims.size() == 1 && row_regs_.count(src.root);
+        warp_rows = !src.frag && src.dims.size() == 1 && row_regs_.count(src.root);
         if ((!warp_rows && (!src.frag || src.frag->level != 1)) || !by_proc || pi->second->proc != ProcKind::Thread)
           cannot(&op, "a warp's mma piece that is not a lane's piece of a warpgroup's piece");
         fr.tile = warp_rows ? src.root : src.frag->tile;
@@ -280,11 +281,17 @@ View CudaGen::piece_view(const Op& op) {
         break;
       }
       if (tile.dims.size() == 1) {
-        // A row vector's piece (rows.cpp): a warp's 16 rows, or a lane's 2.
+        // A row vector's piece (rows.cpp): of a warpgroup's 64 R rows (R row blocks, as its
+        // accumulator fragments), a warp's 16 R rows, or a lane's 2 R.
         if (fr.role != MmaRole::Acc || fr.m != 64)
           cannot(&op, "an mma partition of a rank-1 tensor other than an accumulator's rows (acc, m = 64) or columns (rhs)");
+        const int64_t rows = tile_static(fr, &op)[0];
+        if (warp_rows ? rows != 16 : (rows % 64 != 0 || rows > 256))
+          cannot(&op, "a row vector of " + std::to_string(rows) + (warp_rows ? " rows per warp kept in registers (16 are supported)"
+                                                                              : " rows per warpgroup (64, 128, 192 or 256 are supported)"));
+        const int64_t blocks = warp_rows ? 1 : rows / 64;
         v.rows = fr.level == 2;
-        v.ext = {fr.level == 2 ? "2" : "16"};
+        v.ext = {std::to_string((fr.level == 2 ? 2 : 16) * blocks)};
         break;
       }
       if (tile.dims.size() != 2) cannot(&op, "an mma partition of a tile of rank " + std::to_string(tile.dims.size()));

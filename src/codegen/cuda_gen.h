@@ -431,6 +431,7 @@ class CudaGen {
   MemKind mem_of(ValueId v) const;  // Register for row vectors and forwarded tiles, else the IR's
   void find_register_residents();
   std::optional<std::string> row_array(ValueId v);
+  int64_t row_entries(ValueId v);  // rows.cpp: a lane's row operand's registers (2 per row block)
   bool static_full(ValueId tile, int dim, int64_t width);
   // whole_tiles: the branch on the run-time extent is one whole_tiles.cpp may version the loop for
   // (row reductions; not an A-fragment pack, whose branch costs a K loop nothing measurable).
@@ -452,6 +453,7 @@ class CudaGen {
     std::string base;    // pointer to entry 0 of the warpgroup's rows
     std::string stride;  // between entries
     std::string ext;     // the warpgroup's rows (run-time)
+    int64_t entries = 2; // the lane's rows: 2 per 64-row block of the warpgroup's
     bool global = false; // in global memory (a reducing copy into it is an atomic add)
   };
   std::optional<RowMemory> row_memory(ValueId v);

@@ -90,17 +90,22 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
     if (!dr && (op.name == "copy" || op.name == "convert") && rows.count(1)) {
       // A row vector stored into its piece of a row vector in shared or global memory (rows.cpp).
       if (auto dm = row_memory(dv)) {
+        if (row_entries(op.operands[1]) != dm->entries)
+          cannot(&op, "`" + op.name + "` of a row vector into memory cut for other warpgroup rows");
         emit_row_memory_copy(s, op, op.name + " " + names_[static_cast<size_t>(op.operands[1])] + " -> " +
                                         names_[static_cast<size_t>(dv)], rows[1], std::nullopt, std::nullopt, dm, "");
         return;
       }
     }
     if (rows.empty() || !dr) cannot(&op, "`" + op.name + "` without a fragment or row vector input and output in registers");
+    const int64_t entries = row_entries(dv);
+    for (auto& [i, r] : rows)
+      if (row_entries(op.operands[i]) != entries) cannot(&op, "`" + op.name + "` on row vectors of different warpgroup rows");
     std::vector<std::string> in;
     for (size_t i = 1; i < op.operands.size(); ++i)
       in.push_back(rows.count(i) ? rows[i] + "[r]" : var(op.operands[i]));
     s.line("#pragma unroll");
-    s.line("for (int r = 0; r < 2; ++r) " + *dr + "[r] = " + elementwise_value(op, in) + ";  // row vector");
+    s.line("for (int r = 0; r < " + std::to_string(entries) + "; ++r) " + *dr + "[r] = " + elementwise_value(op, in) + ";  // row vector");
     return;
   }
   bool interior = false;  // inside the branch where every global input with an `interior` test passes it

@@ -6,7 +6,10 @@
 //     accumulator tile. A thread's piece is its 2 rows of the warpgroup's 64, acc_row(t, 0) and
 //     acc_row(t, 2) (F1): register i of the piece is row half i, and register r of a thread's
 //     64 x N accumulator fragment lies in row half (r >> 1) & 1, which is how a row operand is
-//     broadcast along a fragment's rows.
+//     broadcast along a fragment's rows. A warpgroup holding 64 R rows (R row blocks, wgmma.cpp)
+//     gives each thread 2 R of them: register 2 b + h of the piece is row half h of row block b,
+//     row acc_row(t, 2 h) + 64 b, and register r of the fragment (N / 2 per row block) lies in row
+//     block r / (N / 2).
 //   * Promotion: a SHARED row vector (one per warp) that is only read and written through its
 //     lanes' pieces, and by whole copies to other such vectors, lives in registers: every lane
 //     keeps a replica of its rows (the lanes that share rows compute the same values, as the IR's
@@ -76,8 +79,8 @@ void CudaGen::find_register_residents() {
   forwarded_ = std::move(rr.forwarded);
 }
 
-// A rank-1 row operand in registers: the array expression whose element i is row half i, or
-// nullopt. Lanes' pieces and whole copies of promoted row vectors, and REGISTER arrays sized by a
+// A rank-1 row operand in registers: the array expression whose element 2 b + h is row half h of
+// row block b (row_entries of them), or nullopt. Lanes' pieces and whole copies of promoted row vectors, and REGISTER arrays sized by a
 // lane's row piece.
 std::optional<std::string> CudaGen::row_array(ValueId v) {
   if (f_.info(v).type != ir::Type::Tensor || f_.info(v).rank != 1) return std::nullopt;
@@ -94,6 +97,15 @@ std::optional<std::string> CudaGen::row_array(ValueId v) {
   if (e == def_.end() || e->second->kind != OpKind::Dim) return std::nullopt;
   if (!view(e->second->operands[0]).rows) return std::nullopt;
   return var(v);
+}
+
+// How many registers a lane's row operand has (row_array): 2 per row block of its warpgroup's rows.
+int64_t CudaGen::row_entries(ValueId v) {
+  const ValueId r = root_of(v);
+  if (row_regs_.count(r)) return 2;  // a warp's 16 rows kept in registers (one row block, cuda_gen.cpp)
+  const View& w = view(v);
+  if (w.rows) return std::stoll(w.ext.at(0));
+  return register_count(*def_.at(v));  // a REGISTER array sized by a lane's row piece
 }
 
 // Whether view dimension `dim` of a (tile) view is statically `width`: its extent is a constant
@@ -117,35 +129,48 @@ void CudaGen::emit_row_reduce(Stream& s, const Op& op) {
   auto fr = register_frag(op.operands[1]);
   if (!d || !fr) cannot(&op, "`" + op.name + "` other than from a thread's accumulator fragment into its row vector in registers");
   const std::string kind = op.name == "rowmax" ? "max" : "sum";
-  one_row_block(*fr, &op, "`" + op.name + "`");
   const auto t = tile_static(*fr, &op);
-  const int64_t n = t[1] / 2;
+  const int64_t n = t[1] / 2;  // registers per row block
+  const int64_t blocks = frag_row_blocks(*fr, &op);
+  if (row_entries(op.operands[0]) != 2 * blocks)
+    cannot(&op, "`" + op.name + "` into a row vector of another warpgroup's rows than its fragment's");
   const std::string S = var(op.operands[1]);
   // Four independent chains per row half (register r goes to chain (r >> 2) & 3), combined at
   // the end: a quarter of the dependent latency of one chain over the row's columns.
   const int64_t chains = n >= 16 ? 4 : 1;
   const std::string ident = kind == "max" ? "-INFINITY" : "0.0f";
-  auto loop = [&](const std::string& ind, bool masked) {
+  // With several row blocks, the same for each: registers b n .. b n + n - 1 into row entries 2 b, 2 b + 1.
+  auto loop = [&](const std::string& ind0, bool masked) {
     const std::string cond = masked ? "if (loom::rt::acc_col(tid, r) < ncols) " : "";
+    std::string ind = ind0, reg = S + "[r]", row = *d + "[(r >> 1) & 1]", h0 = *d + "[0]", h1 = *d + "[1]", hh = *d + "[h]";
+    if (blocks > 1) {
+      s.line(ind0 + "#pragma unroll");
+      s.line(ind0 + "for (int b = 0; b < " + std::to_string(blocks) + "; ++b) {  // row block b: rows 64 b ..");
+      ind = ind0 + "  ";
+      reg = S + "[b * " + std::to_string(n) + " + r]";
+      row = *d + "[2 * b + ((r >> 1) & 1)]";
+      h0 = *d + "[2 * b]";
+      h1 = *d + "[2 * b + 1]";
+      hh = *d + "[2 * b + h]";
+    }
     if (chains == 1) {
       s.line(ind + "#pragma unroll");
-      s.line(ind + "for (int r = 0; r < " + std::to_string(n) + "; ++r) " + cond + *d + "[(r >> 1) & 1] = " +
-             fold_expr(kind, *d + "[(r >> 1) & 1]", S + "[r]") + ";");
-      return;
+      s.line(ind + "for (int r = 0; r < " + std::to_string(n) + "; ++r) " + cond + row + " = " + fold_expr(kind, row, reg) + ";");
+    } else {
+      s.line(ind + "float part[8] = {" + h0 + ", " + h1 + ", " + ident + ", " + ident + ", " + ident + ", " + ident + ", " + ident +
+             ", " + ident + "};  // [chain * 2 + row half]");
+      s.line(ind + "#pragma unroll");
+      s.line(ind + "for (int r = 0; r < " + std::to_string(n) + "; ++r) " + cond + "part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = " +
+             fold_expr(kind, "part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)]", reg) + ";");
+      s.line(ind + "#pragma unroll");
+      s.line(ind + "for (int h = 0; h < 2; ++h) " + hh + " = " +
+             fold_expr(kind, fold_expr(kind, "part[h]", "part[2 + h]"), fold_expr(kind, "part[4 + h]", "part[6 + h]")) + ";");
     }
-    s.line(ind + "float part[8] = {" + *d + "[0], " + *d + "[1], " + ident + ", " + ident + ", " + ident + ", " + ident +
-           ", " + ident + ", " + ident + "};  // [chain * 2 + row half]");
-    s.line(ind + "#pragma unroll");
-    s.line(ind + "for (int r = 0; r < " + std::to_string(n) + "; ++r) " + cond + "part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)] = " +
-           fold_expr(kind, "part[((r >> 2) & 3) * 2 + ((r >> 1) & 1)]", S + "[r]") + ";");
-    s.line(ind + "#pragma unroll");
-    s.line(ind + "for (int h = 0; h < 2; ++h) " + *d + "[h] = " +
-           fold_expr(kind, fold_expr(kind, "part[h]", "part[2 + h]"), fold_expr(kind, "part[4 + h]", "part[6 + h]")) + ";");
+    if (blocks > 1) s.line(ind0 + "}");
   };
-  emit_by_columns(s, fr->tile, t[1],
-                  op.name + ": this thread's columns of its 2 rows (the lanes sharing a row combine theirs when it is folded in)",
-                  op.name + ": this thread's columns of its 2 rows, none past the tile's " + view(fr->tile).ext[1] + " columns",
-                  loop, /*whole_tiles=*/true);
+  const std::string its = "this thread's columns of its " + std::to_string(2 * blocks) + " rows";
+  emit_by_columns(s, fr->tile, t[1], op.name + ": " + its + " (the lanes sharing a row combine theirs when it is folded in)",
+                  op.name + ": " + its + ", none past the tile's " + view(fr->tile).ext[1] + " columns", loop, /*whole_tiles=*/true);
 }
 
 // body(indent, masked) over the columns of `tile` (`width` static columns): unmasked when the
@@ -215,6 +240,8 @@ void CudaGen::emit_register_copy(Stream& s, const Op& op) {
         (op.name.empty() || (sr && dm))) {
       const std::string what = (op.name.empty() ? "copy " : "copy." + op.name + " ") + names_[static_cast<size_t>(src)] +
                                " -> " + names_[static_cast<size_t>(dst)];
+      if (row_entries(sr ? src : dst) != (sm ? sm : dm)->entries)
+        cannot(&op, "a copy between a row vector in registers and one in memory cut for other warpgroup rows");
       emit_row_memory_copy(s, op, what, sr, sm, dr, dm, op.name);
       return;
     }
@@ -222,9 +249,12 @@ void CudaGen::emit_register_copy(Stream& s, const Op& op) {
   if (!sr || !dr)
     cannot(&op, std::string("a ") + (op.name.empty() ? "" : op.name + " ") + "copy from " + mem_name(mem_of(src)) + " to " +
                     mem_name(mem_of(dst)));
+  const int64_t entries = row_entries(dst);
+  if (row_entries(src) != entries) cannot(&op, "a copy between row vectors of different warpgroup rows");
+  const std::string ne = std::to_string(entries);
   if (op.name.empty()) {
     s.line("#pragma unroll");
-    s.line("for (int r = 0; r < 2; ++r) " + *dr + "[r] = " + *sr + "[r];");
+    s.line("for (int r = 0; r < " + ne + "; ++r) " + *dr + "[r] = " + *sr + "[r];");
     return;
   }
   if (op.name != "max" && op.name != "sum") cannot(&op, "a copy." + op.name + " into a row vector");
@@ -233,7 +263,7 @@ void CudaGen::emit_register_copy(Stream& s, const Op& op) {
   std::string masks;
   for (int m : row_sharing_lane_masks()) masks += (masks.empty() ? "" : ", ") + std::to_string(m);
   s.line("#pragma unroll");
-  s.line("for (int r = 0; r < 2; ++r) {  // copy." + op.name + ": the partials of the lanes holding the same rows (lane ^ " +
+  s.line("for (int r = 0; r < " + ne + "; ++r) {  // copy." + op.name + ": the partials of the lanes holding the same rows (lane ^ " +
          masks + "), then into every replica");
   s.line("  float x = " + *sr + "[r];");
   for (int m : row_sharing_lane_masks())
@@ -257,6 +287,7 @@ std::optional<CudaGen::RowMemory> CudaGen::row_memory(ValueId v) {
   r.global = m == MemKind::Global;
   r.type = cpp_type(w.dtype);
   r.ext = tile.ext[0];
+  r.entries = std::stoll(w.ext.at(0));
   if (w.param) {
     const std::string P = pname(w.root);
     r.stride = P + ".stride[0]";
@@ -283,15 +314,17 @@ void CudaGen::emit_row_memory_copy(Stream& s, const Op& op, const std::string& w
     masks += (masks.empty() ? "" : ", ") + std::to_string(m);
   }
   const RowMemory& mem = src_mem ? *src_mem : *dst_mem;
-  s.line("{  // " + what + ": this lane's 2 rows " + (src_mem ? "from" : "into") + " memory");
+  const int64_t entries = mem.entries;  // the callers check the register side has as many
+  s.line("{  // " + what + ": this lane's " + std::to_string(entries) + " rows " + (src_mem ? "from" : "into") + " memory");
   s.indent += 2;
   s.line("const int tid = loom::rt::thread_in_warpgroup();");
   s.line(mem.type + "* const rp = " + mem.base + ";");
   s.line("const int64_t rn = " + mem.ext + ";  // rows of this warpgroup");
   s.line("#pragma unroll");
-  s.line("for (int r = 0; r < 2; ++r) {");
+  s.line("for (int r = 0; r < " + std::to_string(entries) + "; ++r) {");
   s.indent += 2;
-  s.line("const int row = loom::rt::acc_row(tid, 2 * r);");
+  s.line(entries > 2 ? "const int row = loom::rt::acc_row(tid, 2 * (r & 1)) + 64 * (r >> 1);  // row half r & 1 of row block r >> 1"
+                     : "const int row = loom::rt::acc_row(tid, 2 * r);");
   if (src_mem) {
     s.line(*dst_regs + "[r] = row < rn ? static_cast<float>(rp[row * " + mem.stride + "]) : 0.0f;");
   } else {

@@ -72,6 +72,8 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            # GEMM + row sums, both mappings: Racc in registers (default) and in shared memory
            "gemm_reduce|bash tests/gpu/e2e/gemm_reduce.sh ${LOOM_GEN_DIR:-build-gpu/gen}/gemm_reduce $WORK"
            "gemm_reduce_shared|bash tests/gpu/e2e/gemm_reduce.sh ${LOOM_GEN_DIR:-build-gpu/gen}/gemm_reduce_shared $WORK"
+           # one warpgroup a 128 x 128 tile (row sums over two row blocks), alternate(2) (e2e/reduce_pingpong.sed)
+           "gemm_reduce_pingpong|bash tests/gpu/e2e/gemm_reduce.sh ${LOOM_GEN_DIR:-build-gpu/gen}/gemm_reduce_pingpong $WORK"
            # torch.ops.loom.{gemm,batched_gemm,dual_gemm}: build, agreement, out=, streams, errors, torch.compile
            "torch_ops|bash tests/gpu/torch_ops.sh $WORK"
            # attention (entry mha), one generated directory each; D in {64, 128} where compiled

@@ -7,6 +7,8 @@
 //   rank in the team; the cost estimate keeps the fixed costs out of the waves;
 // - two warpgroups a team: the team's syncs on a barrier of its own, 104 registers a consumer;
 // - the CPU executor runs the program (random legal orders, race check) to the reference's results;
+// - gemm_reduce with one warpgroup a 128 x 128 tile (tests/gpu/e2e/reduce_pingpong.sed): row sums
+//   over two row blocks, run by the executor too;
 // - what the back end refuses is a located CompileError; the checker's errors are
 //   tests/errors/alternate_*.loom.
 #include <gtest/gtest.h>
@@ -182,20 +184,44 @@ TEST(Alternate, TheExecutorRunsIt) {
   }
 }
 
-TEST(Alternate, RefusesWhatHandlesOneRowBlockOnly) {
-  // A row reduction over a 128-row warpgroup tile (gemm_reduce with one warpgroup a 128 x 128
-  // tile): rows.cpp holds a thread's 2 rows of 64; a located "cannot lower" error.
+// examples/gemm_reduce with one warpgroup a 128 x 128 tile and alternate(2)
+// (tests/gpu/e2e/reduce_pingpong.sed): the row sums of a 128-row warpgroup tile.
+std::string pingpong_gemm_reduce() {
   std::string t = example_text("gemm_reduce");
-  t = t.substr(0, t.find("\nmapping sm_90a when("));
+  t = replaced(t, "tune(U=128, V=256) call(gemm_reduce_tile", "tune(U=128, V=128) call(gemm_reduce_tile");
   for (int i = 0; i < 4; ++i) t = replaced(t, "tune(G=2)", "tune(G=1)");
-  t = replaced(t, "V=256)", "V=128)");
-  for (int i = 0; i < 8; ++i) t = replaced(t, "N_MMA=256", "N_MMA=128");
-  test::CompiledMappings c = compile_mappings(t, "gemm_reduce");
-  ASSERT_TRUE(c.error) << "compiled";
-  EXPECT_TRUE(c.error->loc.valid());
-  EXPECT_NE(c.error->message.find("`rowsum` on an accumulator fragment of 128 rows per warpgroup (64 are supported there)"),
-            std::string::npos)
-      << c.error->message;
+  for (int i = 0; i < 8; ++i) t = replaced(t, "tune(N_MMA=256)", "tune(N_MMA=128)");
+  return replaced(t, "warpspecialize pipeline(3) smem(227KB);", "warpspecialize pipeline(4) alternate(2) smem(227KB);");
+}
+
+TEST(Alternate, RowSumsOfA128RowTile) {
+  // A thread holds 2 rows of each 64-row block: 4 row sums, register 2 b + h for row half h of
+  // row block b, summed from registers b * 64 .. b * 64 + 63 of its fragment, and added into R at
+  // row acc_row(t, 2 h) + 64 b.
+  test::CompiledMappings c = compile_mappings(pingpong_gemm_reduce(), "gemm_reduce");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  const std::string tma = cu.substr(cu.find("// The TMA kernel."));
+  EXPECT_NE(tma.find("float v_R_1[4];"), std::string::npos) << tma;
+  EXPECT_NE(tma.find("for (int b = 0; b < 2; ++b) {  // row block b: rows 64 b .."), std::string::npos);
+  EXPECT_NE(tma.find("+ v_C_1[b * 64 + r]);"), std::string::npos);
+  EXPECT_NE(tma.find("v_R_1[2 * b + h] = "), std::string::npos);
+  EXPECT_NE(tma.find("const int row = loom::rt::acc_row(tid, 2 * (r & 1)) + 64 * (r >> 1);"), std::string::npos);
+  EXPECT_NE(tma.find("for (int r = 0; r < 4; ++r) {"), std::string::npos);
+  EXPECT_NE(tma.find("if (tile_iter % 2 != team) {"), std::string::npos) << "the teams take the tiles in turn";
+  // The CPU executor runs the mapping to the reference's results (random legal orders, race check).
+  auto r = check_text(pingpong_gemm_reduce(), "gemm_reduce.loom");
+  ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
+  const ir::Function f = lower_to_event_ir(r.program, *r.tree);
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    exec::Args in = exec::make_inputs(r.program, *r.tree, {{"M", 150}, {"N", 270}, {"K", 100}}, seed);
+    exec::Args ref = exec::copy_args(in);
+    exec::run_reference(r.program, *r.tree, ref);
+    exec::ExecResult res = exec::execute(f, exec::exec_args(in), seed, {});
+    ASSERT_TRUE(res.ok) << "seed " << seed << ": " << res.error.substr(0, 400);
+    auto mm = exec::compare_outputs(ref, in);
+    EXPECT_FALSE(mm) << "seed " << seed << ": " << mm->describe();
+  }
 }
 
 TEST(Alternate, RefusesABufferLoadedOncePerTile) {

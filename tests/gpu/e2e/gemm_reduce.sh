@@ -4,9 +4,10 @@
 # of either mapping (both have the same C ABI):
 #   loom compile examples/gemm_reduce/gemm_reduce.loom -o build-gpu/gen/gemm_reduce               (row sums in registers)
 #   loom compile examples/gemm_reduce_shared/gemm_reduce_shared.loom -o build-gpu/gen/gemm_reduce_shared  (in shared memory)
+#   (bench/run.sh --prepare also writes build-gpu/gen/gemm_reduce_pingpong: one warpgroup a 128 x 128 tile, alternate(2))
 # When DIR has no gemm_reduce.cu and $LOOM names a loom binary here, DIR's last component picks the
-# source (gemm_reduce_shared -> gemm_reduce_shared.loom, else gemm_reduce.loom) and it is generated
-# into WORK. Builds tests/gpu/gemm_reduce_correctness.cu against it, runs every shape, then
+# source (gemm_reduce_shared -> gemm_reduce_shared.loom; gemm_reduce_pingpong -> gemm_reduce.loom
+# edited by tests/gpu/e2e/reduce_pingpong.sed; else gemm_reduce.loom) and it is generated into WORK. Builds tests/gpu/gemm_reduce_correctness.cu against it, runs every shape, then
 # compute-sanitizer memcheck, racecheck and synccheck on 129x257x65 (and memcheck on 128x256x64).
 # Exit status 0 only if everything passes.
 set -u
@@ -19,6 +20,11 @@ if [ ! -f "$DIR/gemm_reduce.cu" ] && [ -n "${LOOM:-}" ]; then
   src=examples/gemm_reduce/gemm_reduce.loom
   [ "$name" = gemm_reduce_shared ] && src=examples/gemm_reduce_shared/gemm_reduce_shared.loom
   DIR="$WORK/$name"
+  if [ "$name" = gemm_reduce_pingpong ]; then  # the default mapping edited by tests/gpu/e2e/reduce_pingpong.sed
+    mkdir -p "$DIR"
+    sed -f tests/gpu/e2e/reduce_pingpong.sed "$src" >"$DIR/$name.loom"
+    src="$DIR/$name.loom"
+  fi
   "$LOOM" compile "$src" -o "$DIR" || exit 1
 fi
 if [ ! -f "$DIR/gemm_reduce.cu" ]; then echo "no $DIR/gemm_reduce.cu"; exit 1; fi
