@@ -82,7 +82,11 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
       cannot(&op, "`" + op.name + "` on fragments of different tiles");
     if (!frag) frag = global_frag;
   }
-  if (frag && !rows.empty()) one_row_block(*frag, &op, "a row vector broadcast along the rows of `" + op.name + "`");
+  if (frag && !rows.empty()) {
+    one_row_block(*frag, &op, "a row vector broadcast along the rows of `" + op.name + "`");
+    for (auto& [i, r] : rows)
+      if (row_entries(op.operands[i]) != 2) cannot(&op, "`" + op.name + "` of a row vector cut for other warpgroup rows than its fragment's");
+  }
   const ValueId dv = op.operands[0];
   if (!frag && !globals.empty()) cannot(&op, "`" + op.name + "` of a column vector without an accumulator fragment");
   if (!frag) {

@@ -80,8 +80,8 @@ void CudaGen::find_register_residents() {
 }
 
 // A rank-1 row operand in registers: the array expression whose element 2 b + h is row half h of
-// row block b (row_entries of them), or nullopt. Lanes' pieces and whole copies of promoted row vectors, and REGISTER arrays sized by a
-// lane's row piece.
+// row block b (row_entries of them), or nullopt. Lanes' pieces and whole copies of promoted row
+// vectors, and REGISTER arrays sized by a lane's row piece.
 std::optional<std::string> CudaGen::row_array(ValueId v) {
   if (f_.info(v).type != ir::Type::Tensor || f_.info(v).rank != 1) return std::nullopt;
   const ValueId r = root_of(v);
