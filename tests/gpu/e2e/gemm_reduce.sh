@@ -7,8 +7,9 @@
 #   (bench/run.sh --prepare also writes build-gpu/gen/gemm_reduce_pingpong: one warpgroup a 128 x 128 tile, alternate(2))
 # When DIR has no gemm_reduce.cu and $LOOM names a loom binary here, DIR's last component picks the
 # source (gemm_reduce_shared -> gemm_reduce_shared.loom; gemm_reduce_pingpong -> gemm_reduce.loom
-# edited by tests/gpu/e2e/reduce_pingpong.sed; else gemm_reduce.loom) and it is generated into WORK. Builds tests/gpu/gemm_reduce_correctness.cu against it, runs every shape, then
-# compute-sanitizer memcheck, racecheck and synccheck on 129x257x65 (and memcheck on 128x256x64).
+# edited by tests/gpu/e2e/reduce_pingpong.sed; else gemm_reduce.loom) and it is generated into WORK.
+# Builds tests/gpu/gemm_reduce_correctness.cu against it, runs every shape, then compute-sanitizer
+# memcheck, racecheck and synccheck on 129x257x65 (and memcheck on 128x256x64).
 # Exit status 0 only if everything passes.
 set -u
 DIR=${1:?usage: gemm_reduce.sh GENERATED_DIR [WORK]}
