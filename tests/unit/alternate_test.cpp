@@ -9,7 +9,8 @@
 // - the CPU executor runs the program (random legal orders, race check) to the reference's results;
 // - gemm_reduce with one warpgroup a 128 x 128 tile (tests/gpu/e2e/reduce_pingpong.sed): row sums
 //   over two row blocks, run by the executor too;
-// - what the back end refuses is a located CompileError; the checker's errors are
+// - what the back end refuses is a located CompileError (row vectors kept in registers for 128 rows
+//   a warpgroup among them); the checker's errors are
 //   tests/errors/alternate_*.loom.
 #include <gtest/gtest.h>
 
@@ -222,6 +223,20 @@ TEST(Alternate, RowSumsOfA128RowTile) {
     auto mm = exec::compare_outputs(ref, in);
     EXPECT_FALSE(mm) << "seed " << seed << ": " << mm->describe();
   }
+}
+
+TEST(Alternate, RefusesRowVectorsInRegistersOnA128RowTile) {
+  // What still takes 64 rows a warpgroup: attention's running max and sum, row vectors kept in
+  // registers one per warp (examples/flash_attention_2's default mapping with one warpgroup a
+  // 128-row tile); a located "cannot lower" error, not wrong code.
+  std::string t = example_text("flash_attention_2");
+  t = t.substr(0, t.find("\nmapping sm_90a when("));
+  for (size_t at = t.find("tune(G=2)"); at != std::string::npos; at = t.find("tune(G=2)")) t.replace(at, 9, "tune(G=1)");
+  test::CompiledMappings c = compile_mappings(t, "flash_attention_2");
+  ASSERT_TRUE(c.error) << "compiled";
+  EXPECT_TRUE(c.error->loc.valid());
+  EXPECT_NE(c.error->message.find("a row vector of 32 rows per warp kept in registers (16 are supported)"), std::string::npos)
+      << c.error->message;
 }
 
 TEST(Alternate, RefusesABufferLoadedOncePerTile) {
