@@ -14,6 +14,7 @@
 //   tests/errors/alternate_*.loom.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "codegen_util.h"
@@ -39,6 +40,21 @@ std::string alternate_gemm(int U, int G, int T, int D) {
   for (int i = 0; i < 3; ++i) t = replaced(t, "tune(G=2)", "tune(G=" + std::to_string(G) + ")");
   return replaced(t, "warpspecialize pipeline(3)\n      smem(227KB);",
                   "warpspecialize pipeline(" + std::to_string(D) + ")\n      alternate(" + std::to_string(T) + ") smem(227KB);");
+}
+
+// The CPU executor (random legal orders, race check) runs f, checked program r's event IR, at
+// `sizes` to the sequential reference's results, for seeds 1 .. seeds.
+void expect_executor_matches(const test::CheckResult& r, const ir::Function& f, const std::map<std::string, int64_t>& sizes,
+                             uint64_t seeds) {
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
+    exec::Args in = exec::make_inputs(r.program, *r.tree, sizes, seed);
+    exec::Args ref = exec::copy_args(in);
+    exec::run_reference(r.program, *r.tree, ref);
+    exec::ExecResult res = exec::execute(f, exec::exec_args(in), seed, {});
+    ASSERT_TRUE(res.ok) << "seed " << seed << ": " << res.error.substr(0, 400);
+    auto mm = exec::compare_outputs(ref, in);
+    EXPECT_FALSE(mm) << "seed " << seed << ": " << mm->describe();
+  }
 }
 
 TEST(Alternate, ParsesPrintsAndReachesTheLoop) {
@@ -173,15 +189,7 @@ TEST(Alternate, TheExecutorRunsIt) {
   ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
   const ir::Function f = lower_to_event_ir(r.program, *r.tree);
   EXPECT_NE(ir::print(f).find("alternate(2)"), std::string::npos);
-  for (uint64_t seed = 1; seed <= 3; ++seed) {
-    exec::Args in = exec::make_inputs(r.program, *r.tree, {{"M", 150}, {"N", 270}, {"K", 200}}, seed);
-    exec::Args ref = exec::copy_args(in);
-    exec::run_reference(r.program, *r.tree, ref);
-    exec::ExecResult res = exec::execute(f, exec::exec_args(in), seed, {});
-    ASSERT_TRUE(res.ok) << "seed " << seed << ": " << res.error.substr(0, 400);
-    auto mm = exec::compare_outputs(ref, in);
-    EXPECT_FALSE(mm) << "seed " << seed << ": " << mm->describe();
-  }
+  ASSERT_NO_FATAL_FAILURE(expect_executor_matches(r, f, {{"M", 150}, {"N", 270}, {"K", 200}}, 3));
   }
 }
 
@@ -214,15 +222,7 @@ TEST(Alternate, RowSumsOfA128RowTile) {
   auto r = check_text(pingpong_gemm_reduce(), "gemm_reduce.loom");
   ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
   const ir::Function f = lower_to_event_ir(r.program, *r.tree);
-  for (uint64_t seed = 1; seed <= 2; ++seed) {
-    exec::Args in = exec::make_inputs(r.program, *r.tree, {{"M", 150}, {"N", 270}, {"K", 100}}, seed);
-    exec::Args ref = exec::copy_args(in);
-    exec::run_reference(r.program, *r.tree, ref);
-    exec::ExecResult res = exec::execute(f, exec::exec_args(in), seed, {});
-    ASSERT_TRUE(res.ok) << "seed " << seed << ": " << res.error.substr(0, 400);
-    auto mm = exec::compare_outputs(ref, in);
-    EXPECT_FALSE(mm) << "seed " << seed << ": " << mm->describe();
-  }
+  ASSERT_NO_FATAL_FAILURE(expect_executor_matches(r, f, {{"M", 150}, {"N", 270}, {"K", 100}}, 2));
 }
 
 TEST(Alternate, RefusesRowVectorsInRegistersOnA128RowTile) {
