@@ -153,24 +153,19 @@ std::string CudaGen::assemble() {
         o << ind << "for (int64_t tile = blockIdx.x; tile < " << total << "; tile += gridDim.x) {\n";
       o << in << "int64_t lin = tile;\n";
       if (G >= 2) {
-        std::string a = "grid_n" + std::to_string(G - 2), b = "grid_n" + std::to_string(G - 1);
-        if (G > 2)
-          o << in << "int64_t outer = lin / (" << a << " * " << b << ");\n"
-            << in << "lin %= " << a << " * " << b << ";\n";
-        o << in << "// " << kGroupTiles << " tiles of loop " << G - 2 << " walk loop " << G - 1 << " together (their operands stay in L2)\n"
-          << in << "const int64_t group = lin / (" << kGroupTiles << " * " << b << "), first = group * " << kGroupTiles
-            << ", gsize = loom_min(" << a << " - first, " << kGroupTiles << ");\n"
-          << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + (lin % (" << kGroupTiles << " * " << b << ")) % gsize;\n";
+        const std::string a = "grid_n" + std::to_string(G - 2), b = "grid_n" + std::to_string(G - 1);
+        grouped_decode(o, in, a, b, kGroupTiles, G > 2);
+        o << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + within % gsize;\n";
         const ValueId inner = grid_[G - 1]->regions[0].args[0];
         if (uneven_) {
-          o << in << "const int64_t pos = (lin % (" << kGroupTiles << " * " << b << ")) / gsize;\n";
+          o << in << "const int64_t pos = within / gsize;\n";
           fold_lines(o, in, "pos", b);
         } else {
-          o << in << "const int64_t " << var(inner) << " = (lin % (" << kGroupTiles << " * " << b << ")) / gsize;\n";
+          o << in << "const int64_t " << var(inner) << " = within / gsize;\n";
         }
         for (size_t i = G - 2; i-- > 0;)
-          o << in << "const int64_t " << var(grid_[i]->regions[0].args[0]) << " = outer % grid_n" << i << ";\n"
-            << in << "outer /= grid_n" << i << ";\n";
+          o << in << "const int64_t " << var(grid_[i]->regions[0].args[0]) << " = outer % static_cast<uint32_t>(grid_n" << i << ");\n"
+            << in << "outer /= static_cast<uint32_t>(grid_n" << i << ");\n";
       } else {
         const ValueId only = grid_[0]->regions[0].args[0];
         if (uneven_) fold_lines(o, in, "lin", "grid_n0");

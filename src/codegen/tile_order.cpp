@@ -39,6 +39,28 @@ void CudaGen::fold_lines(std::ostream& o, const std::string& in, const std::stri
     << in << "const int64_t " << var(index) << " = fold ? loom::rt::fold_index(" << pos << ", " << n << ") : " << pos << ";\n";
 }
 
+// The decoding of the persistent loop's tile number `lin` (int64_t) into the grouped order: `group`
+// rows of tiles (of the `rows` the next-to-innermost block loop runs) walk the innermost loop's
+// `cols` together, so their operands stay in L2. Declares l32 (lin within its plane), `outer` (with
+// `outer`: the plane, for the outer block loops), first (the group's first row), gsize (its rows)
+// and within (the position in the group); the caller decodes row first + within % gsize and
+// column within / gsize. In 32 bits: the launcher keeps the tile count below 2^31 (so every
+// product here fits), and a division of 64-bit values is a long software sequence on the GPU, on
+// the producer's way to its first TMA copy (bench/results/2026-11-28-h200-gemm-latency.md).
+void CudaGen::grouped_decode(std::ostream& o, const std::string& in, const std::string& rows, const std::string& cols,
+                             int64_t group, bool outer) const {
+  const std::string g = std::to_string(group);
+  o << in << (outer ? "" : "const ") << "uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)\n";
+  if (outer)
+    o << in << "uint32_t outer = l32 / static_cast<uint32_t>(" << rows << " * " << cols << ");\n"
+      << in << "l32 -= outer * static_cast<uint32_t>(" << rows << " * " << cols << ");\n";
+  o << in << "// " << g << " rows of tiles walk the columns together (their operands stay in L2)\n"
+    << in << "const uint32_t band = static_cast<uint32_t>(loom_min(" << rows << ", " << g << ") * " << cols
+    << "), group = l32 / band, first = group * " << g << ";\n"
+    << in << "const uint32_t gsize = static_cast<uint32_t>(loom_min(" << rows << " - first, " << g
+    << ")), within = l32 - group * band;\n";
+}
+
 // The host function fold_tiles(arguments, grid): 1 when the folded order gives the busiest block
 // less work than the plain one. O(tiles) with no division per tile; calls of more than 2^20 tiles
 // keep the plain order without evaluating.

@@ -70,10 +70,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = E.shape[0];
@@ -193,10 +195,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = E.shape[0];
@@ -532,10 +536,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 256;
         const int64_t v_M = E.shape[0];
@@ -642,10 +648,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = E.shape[0];
@@ -1128,10 +1136,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = E.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -1250,10 +1260,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = E.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -1587,10 +1599,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_M = E.shape[0];
         const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -1692,10 +1706,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = E.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -2173,10 +2189,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = E.shape[0];
@@ -2295,10 +2313,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = E.shape[0];
@@ -2633,10 +2653,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 64;
         const int64_t v_M = E.shape[0];
@@ -2738,10 +2760,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = E.shape[0];
@@ -3219,10 +3243,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = E.shape[0];
@@ -3342,10 +3368,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = E.shape[0];
@@ -3681,10 +3709,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 192;
         const int64_t v_M = E.shape[0];
@@ -3789,10 +3819,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = E.shape[0];
@@ -4274,10 +4306,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;
       const int64_t v_M = E.shape[0];
@@ -4397,10 +4431,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;
       const int64_t v_M = E.shape[0];
@@ -4736,10 +4772,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 192;
         const int64_t v_V = 128;
         const int64_t v_M = E.shape[0];
@@ -4842,10 +4880,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;
       const int64_t v_M = E.shape[0];
@@ -5326,10 +5366,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 64;
       const int64_t v_V = 128;
       const int64_t v_M = E.shape[0];
@@ -5448,10 +5490,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 64;
       const int64_t v_V = 128;
       const int64_t v_M = E.shape[0];
@@ -5786,10 +5830,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 64;
         const int64_t v_V = 128;
         const int64_t v_M = E.shape[0];
@@ -5891,10 +5937,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 64;
       const int64_t v_V = 128;
       const int64_t v_M = E.shape[0];
@@ -6373,10 +6421,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_M = E.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -6495,10 +6545,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_M = E.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -6832,10 +6884,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 192;
         const int64_t v_M = E.shape[0];
         const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -6939,10 +6993,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_M = E.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);

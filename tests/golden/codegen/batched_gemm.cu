@@ -67,14 +67,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -156,14 +158,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -427,14 +431,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
         int64_t lin = tile;
-        int64_t outer = lin / (grid_n1 * grid_n2);
-        lin %= grid_n1 * grid_n2;
-        // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -510,14 +516,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -903,14 +911,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -991,14 +1001,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -1260,14 +1272,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
         int64_t lin = tile;
-        int64_t outer = lin / (grid_n1 * grid_n2);
-        lin %= grid_n1 * grid_n2;
-        // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -1340,14 +1354,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -1728,14 +1744,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -1816,14 +1834,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -2086,14 +2106,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
         int64_t lin = tile;
-        int64_t outer = lin / (grid_n1 * grid_n2);
-        lin %= grid_n1 * grid_n2;
-        // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -2166,14 +2188,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -2562,14 +2586,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1 * grid_n2; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -2653,14 +2679,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1 * grid_n2; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -3028,14 +3056,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1 * grid_n2; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        int64_t outer = lin / (grid_n1 * grid_n2);
-        lin %= grid_n1 * grid_n2;
-        // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -3111,14 +3141,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1 * grid_n2; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -3614,14 +3646,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1 * grid_n2; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -3705,14 +3739,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1 * grid_n2; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -4080,14 +4116,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1 * grid_n2; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        int64_t outer = lin / (grid_n1 * grid_n2);
-        lin %= grid_n1 * grid_n2;
-        // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -4163,14 +4201,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1 * grid_n2; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -4666,14 +4706,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1 * grid_n2; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -4757,14 +4799,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1 * grid_n2; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -5133,14 +5177,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1 * grid_n2; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        int64_t outer = lin / (grid_n1 * grid_n2);
-        lin %= grid_n1 * grid_n2;
-        // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -5216,14 +5262,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1 * grid_n2; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -5711,14 +5759,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -5800,14 +5850,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -6071,14 +6123,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
         int64_t lin = tile;
-        int64_t outer = lin / (grid_n1 * grid_n2);
-        lin %= grid_n1 * grid_n2;
-        // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -6153,14 +6207,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -6545,14 +6601,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -6634,14 +6692,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -6905,14 +6965,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
         int64_t lin = tile;
-        int64_t outer = lin / (grid_n1 * grid_n2);
-        lin %= grid_n1 * grid_n2;
-        // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -6986,14 +7048,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -7377,14 +7441,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -7465,14 +7531,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -7735,14 +7803,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
         int64_t lin = tile;
-        int64_t outer = lin / (grid_n1 * grid_n2);
-        lin %= grid_n1 * grid_n2;
-        // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -7815,14 +7885,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -8204,14 +8276,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -8292,14 +8366,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -8561,14 +8637,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
         int64_t lin = tile;
-        int64_t outer = lin / (grid_n1 * grid_n2);
-        lin %= grid_n1 * grid_n2;
-        // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -8642,14 +8720,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -9031,14 +9111,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -9120,14 +9202,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -9397,14 +9481,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       const int64_t mc_groups = loom_cdiv(grid_n1, 2);
       for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n0 * grid_n2; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        int64_t outer = lin / (mc_groups * grid_n2);
-        lin %= mc_groups * grid_n2;
-        // 4 groups of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (4 * grid_n2), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-        const int64_t v_i = (first + (lin % (4 * grid_n2)) % gsize) * 2 + loom::rt::cluster_rank();
-        const int64_t v_j = (lin % (4 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(mc_groups * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(mc_groups * grid_n2);
+        // 4 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -9481,14 +9567,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     const int64_t mc_groups = loom_cdiv(grid_n1, 2);
     for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n0 * grid_n2; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      int64_t outer = lin / (mc_groups * grid_n2);
-      lin %= mc_groups * grid_n2;
-      // 4 groups of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (4 * grid_n2), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-      const int64_t v_i = (first + (lin % (4 * grid_n2)) % gsize) * 2 + loom::rt::cluster_rank();
-      const int64_t v_j = (lin % (4 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(mc_groups * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(mc_groups * grid_n2);
+      // 4 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -9935,14 +10023,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -10024,14 +10114,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -10301,14 +10393,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       const int64_t mc_groups = loom_cdiv(grid_n1, 2);
       for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n0 * grid_n2; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        int64_t outer = lin / (mc_groups * grid_n2);
-        lin %= mc_groups * grid_n2;
-        // 4 groups of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (4 * grid_n2), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-        const int64_t v_i = (first + (lin % (4 * grid_n2)) % gsize) * 2 + loom::rt::cluster_rank();
-        const int64_t v_j = (lin % (4 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(mc_groups * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(mc_groups * grid_n2);
+        // 4 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -10386,14 +10480,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     const int64_t mc_groups = loom_cdiv(grid_n1, 2);
     for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n0 * grid_n2; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      int64_t outer = lin / (mc_groups * grid_n2);
-      lin %= mc_groups * grid_n2;
-      // 4 groups of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (4 * grid_n2), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-      const int64_t v_i = (first + (lin % (4 * grid_n2)) % gsize) * 2 + loom::rt::cluster_rank();
-      const int64_t v_j = (lin % (4 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(mc_groups * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(mc_groups * grid_n2);
+      // 4 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -10839,14 +10935,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -10927,14 +11025,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1 * grid_n2; tile += gridDim.x) {
       int64_t lin = tile;
-      int64_t outer = lin / (grid_n1 * grid_n2);
-      lin %= grid_n1 * grid_n2;
-      // 8 tiles of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n2), first = group * 8, gsize = loom_min(grid_n1 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n2)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -11202,14 +11302,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       const int64_t mc_groups = loom_cdiv(grid_n1, 2);
       for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n0 * grid_n2; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        int64_t outer = lin / (mc_groups * grid_n2);
-        lin %= mc_groups * grid_n2;
-        // 4 groups of loop 1 walk loop 2 together (their operands stay in L2)
-        const int64_t group = lin / (4 * grid_n2), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-        const int64_t v_i = (first + (lin % (4 * grid_n2)) % gsize) * 2 + loom::rt::cluster_rank();
-        const int64_t v_j = (lin % (4 * grid_n2)) / gsize;
-        const int64_t v_b = outer % grid_n0;
-        outer /= grid_n0;
+        uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        uint32_t outer = l32 / static_cast<uint32_t>(mc_groups * grid_n2);
+        l32 -= outer * static_cast<uint32_t>(mc_groups * grid_n2);
+        // 4 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_j = within / gsize;
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -11286,14 +11388,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     const int64_t mc_groups = loom_cdiv(grid_n1, 2);
     for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n0 * grid_n2; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      int64_t outer = lin / (mc_groups * grid_n2);
-      lin %= mc_groups * grid_n2;
-      // 4 groups of loop 1 walk loop 2 together (their operands stay in L2)
-      const int64_t group = lin / (4 * grid_n2), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-      const int64_t v_i = (first + (lin % (4 * grid_n2)) % gsize) * 2 + loom::rt::cluster_rank();
-      const int64_t v_j = (lin % (4 * grid_n2)) / gsize;
-      const int64_t v_b = outer % grid_n0;
-      outer /= grid_n0;
+      uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      uint32_t outer = l32 / static_cast<uint32_t>(mc_groups * grid_n2);
+      l32 -= outer * static_cast<uint32_t>(mc_groups * grid_n2);
+      // 4 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_j = within / gsize;
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];

@@ -73,10 +73,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t v_i = within / gsize;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_BR = 128;
@@ -185,10 +187,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t v_i = within / gsize;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_BR = 128;
@@ -1045,10 +1049,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_b = first + within % gsize;
+        const int64_t v_i = within / gsize;
         const int64_t v_BH = O.shape[0];
         const int64_t v_M = O.shape[1];
         const int64_t v_BR = 128;
@@ -1146,10 +1152,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t v_i = within / gsize;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_BR = 128;
@@ -2100,10 +2108,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t v_i = within / gsize;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_BR = 128;
@@ -2212,10 +2222,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t v_i = within / gsize;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_BR = 128;
@@ -3073,10 +3085,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_b = first + within % gsize;
+        const int64_t v_i = within / gsize;
         const int64_t v_BH = O.shape[0];
         const int64_t v_M = O.shape[1];
         const int64_t v_BR = 128;
@@ -3171,10 +3185,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t v_i = within / gsize;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_BR = 128;
@@ -4125,10 +4141,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t v_i = within / gsize;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_BR = 128;
@@ -4238,10 +4256,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t v_i = within / gsize;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_BR = 128;
@@ -5084,10 +5104,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_b = first + within % gsize;
+        const int64_t v_i = within / gsize;
         const int64_t v_BH = O.shape[0];
         const int64_t v_M = O.shape[1];
         const int64_t v_BR = 128;
@@ -5192,10 +5214,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_i = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t v_i = within / gsize;
       const int64_t v_BH = O.shape[0];
       const int64_t v_M = O.shape[1];
       const int64_t v_BR = 128;

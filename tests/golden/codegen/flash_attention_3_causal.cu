@@ -74,10 +74,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t pos = within / gsize;
       // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
       const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
       const int64_t v_BH = O.shape[0];
@@ -195,10 +197,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t pos = within / gsize;
       // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
       const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
       const int64_t v_BH = O.shape[0];
@@ -1156,10 +1160,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_b = first + within % gsize;
+        const int64_t pos = within / gsize;
         // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
         const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
         const int64_t v_BH = O.shape[0];
@@ -1266,10 +1272,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t pos = within / gsize;
       // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
       const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
       const int64_t v_BH = O.shape[0];
@@ -2321,10 +2329,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t pos = within / gsize;
       // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
       const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
       const int64_t v_BH = O.shape[0];
@@ -2442,10 +2452,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t pos = within / gsize;
       // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
       const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
       const int64_t v_BH = O.shape[0];
@@ -3405,10 +3417,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_b = first + within % gsize;
+        const int64_t pos = within / gsize;
         // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
         const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
         const int64_t v_BH = O.shape[0];
@@ -3512,10 +3526,12 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_b = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t pos = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_b = first + within % gsize;
+      const int64_t pos = within / gsize;
       // the trip count of the loop at line 91 depends on v_i: folded order (n - 1, 0, n - 2, 1, ...) when the launcher found it balances the blocks better
       const int64_t v_i = fold ? loom::rt::fold_index(pos, grid_n1) : pos;
       const int64_t v_BH = O.shape[0];

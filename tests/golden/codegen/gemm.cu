@@ -66,10 +66,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = C.shape[0];
@@ -147,10 +149,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = C.shape[0];
@@ -403,10 +407,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 256;
         const int64_t v_M = C.shape[0];
@@ -478,10 +484,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = C.shape[0];
@@ -843,10 +851,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -923,10 +933,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -1177,10 +1189,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_M = C.shape[0];
         const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -1249,10 +1263,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -1609,10 +1625,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = C.shape[0];
@@ -1689,10 +1707,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = C.shape[0];
@@ -1944,10 +1964,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 64;
         const int64_t v_M = C.shape[0];
@@ -2016,10 +2038,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = C.shape[0];
@@ -2384,10 +2408,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -2467,10 +2493,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -2827,10 +2855,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_M = C.shape[0];
         const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -2902,10 +2932,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -3377,10 +3409,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -3460,10 +3494,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -3820,10 +3856,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_M = C.shape[0];
         const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -3895,10 +3933,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -4370,10 +4410,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = C.shape[0];
@@ -4453,10 +4495,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = C.shape[0];
@@ -4814,10 +4858,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 64;
         const int64_t v_M = C.shape[0];
@@ -4889,10 +4935,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = C.shape[0];
@@ -5356,10 +5404,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = C.shape[0];
@@ -5437,10 +5487,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = C.shape[0];
@@ -5693,10 +5745,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 192;
         const int64_t v_M = C.shape[0];
@@ -5767,10 +5821,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = C.shape[0];
@@ -6131,10 +6187,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -6212,10 +6270,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -6468,10 +6528,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 192;
         const int64_t v_V = 128;
         const int64_t v_M = C.shape[0];
@@ -6541,10 +6603,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -6904,10 +6968,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 64;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -6984,10 +7050,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 64;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -7239,10 +7307,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 64;
         const int64_t v_V = 128;
         const int64_t v_M = C.shape[0];
@@ -7311,10 +7381,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 64;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -7672,10 +7744,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -7752,10 +7826,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -8006,10 +8082,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 192;
         const int64_t v_M = C.shape[0];
         const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -8079,10 +8157,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -8440,10 +8520,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = C.shape[0];
@@ -8521,10 +8603,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = C.shape[0];
@@ -8783,10 +8867,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       const int64_t mc_groups = loom_cdiv(grid_n0, 2);
       for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 4 groups of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (4 * grid_n1), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-        const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();
-        const int64_t v_j = (lin % (4 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 4 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 256;
         const int64_t v_M = C.shape[0];
@@ -8859,10 +8945,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     const int64_t mc_groups = loom_cdiv(grid_n0, 2);
     for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 4 groups of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (4 * grid_n1), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-      const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();
-      const int64_t v_j = (lin % (4 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 4 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = C.shape[0];
@@ -9285,10 +9373,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = C.shape[0];
@@ -9366,10 +9456,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = C.shape[0];
@@ -9628,10 +9720,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       const int64_t mc_groups = loom_cdiv(grid_n0, 2);
       for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 4 groups of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (4 * grid_n1), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-        const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();
-        const int64_t v_j = (lin % (4 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 4 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 192;
         const int64_t v_M = C.shape[0];
@@ -9705,10 +9799,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     const int64_t mc_groups = loom_cdiv(grid_n0, 2);
     for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 4 groups of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (4 * grid_n1), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-      const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();
-      const int64_t v_j = (lin % (4 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 4 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = C.shape[0];
@@ -10130,10 +10226,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -10210,10 +10308,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -10470,10 +10570,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       const int64_t mc_groups = loom_cdiv(grid_n0, 2);
       for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 4 groups of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (4 * grid_n1), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-        const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();
-        const int64_t v_j = (lin % (4 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 4 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 192;
         const int64_t v_M = C.shape[0];
         const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -10546,10 +10648,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     const int64_t mc_groups = loom_cdiv(grid_n0, 2);
     for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 4 groups of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (4 * grid_n1), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-      const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();
-      const int64_t v_j = (lin % (4 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 4 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -10976,10 +11080,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 64;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -11059,10 +11165,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 64;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -11419,10 +11527,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 64;
         const int64_t v_M = C.shape[0];
         const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -11494,10 +11604,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 64;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);

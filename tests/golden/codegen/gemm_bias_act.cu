@@ -67,10 +67,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = C.shape[0];
@@ -150,10 +152,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = C.shape[0];
@@ -430,10 +434,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 256;
         const int64_t v_M = C.shape[0];
@@ -507,10 +513,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = C.shape[0];
@@ -897,10 +905,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -979,10 +989,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -1257,10 +1269,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_M = C.shape[0];
         const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -1331,10 +1345,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -1716,10 +1732,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = C.shape[0];
@@ -1798,10 +1816,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = C.shape[0];
@@ -2077,10 +2097,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 64;
         const int64_t v_M = C.shape[0];
@@ -2151,10 +2173,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = C.shape[0];
@@ -2544,10 +2568,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -2629,10 +2655,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -3013,10 +3041,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_M = C.shape[0];
         const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -3090,10 +3120,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -3590,10 +3622,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -3675,10 +3709,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -4059,10 +4095,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_M = C.shape[0];
         const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -4136,10 +4174,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_M = C.shape[0];
       const int64_t v_0 = loom_cdiv(v_M, v_U);
@@ -4636,10 +4676,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = C.shape[0];
@@ -4721,10 +4763,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = C.shape[0];
@@ -5106,10 +5150,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 64;
         const int64_t v_M = C.shape[0];
@@ -5183,10 +5229,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 64;
       const int64_t v_M = C.shape[0];
@@ -5675,10 +5723,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = C.shape[0];
@@ -5758,10 +5808,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = C.shape[0];
@@ -6038,10 +6090,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 192;
         const int64_t v_M = C.shape[0];
@@ -6114,10 +6168,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = C.shape[0];
@@ -6503,10 +6559,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -6586,10 +6644,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -6866,10 +6926,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 192;
         const int64_t v_V = 128;
         const int64_t v_M = C.shape[0];
@@ -6941,10 +7003,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -7329,10 +7393,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 64;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -7411,10 +7477,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 64;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -7690,10 +7758,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
         int64_t lin = tile;
-        // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-        const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-        const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 8 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+        const int64_t v_i = first + within % gsize;
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 64;
         const int64_t v_V = 128;
         const int64_t v_M = C.shape[0];
@@ -7764,10 +7834,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 64;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -8150,10 +8222,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = C.shape[0];
@@ -8233,10 +8307,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = C.shape[0];
@@ -8519,10 +8595,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       const int64_t mc_groups = loom_cdiv(grid_n0, 2);
       for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 4 groups of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (4 * grid_n1), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-        const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();
-        const int64_t v_j = (lin % (4 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 4 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 256;
         const int64_t v_M = C.shape[0];
@@ -8597,10 +8675,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     const int64_t mc_groups = loom_cdiv(grid_n0, 2);
     for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 4 groups of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (4 * grid_n1), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-      const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();
-      const int64_t v_j = (lin % (4 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 4 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
       const int64_t v_M = C.shape[0];
@@ -9048,10 +9128,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = C.shape[0];
@@ -9131,10 +9213,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = C.shape[0];
@@ -9417,10 +9501,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       const int64_t mc_groups = loom_cdiv(grid_n0, 2);
       for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 4 groups of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (4 * grid_n1), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-        const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();
-        const int64_t v_j = (lin % (4 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 4 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 192;
         const int64_t v_M = C.shape[0];
@@ -9496,10 +9582,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     const int64_t mc_groups = loom_cdiv(grid_n0, 2);
     for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 4 groups of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (4 * grid_n1), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-      const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();
-      const int64_t v_j = (lin % (4 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 4 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
       const int64_t v_M = C.shape[0];
@@ -9946,10 +10034,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -10029,10 +10119,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
       int64_t lin = tile;
-      // 8 tiles of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (8 * grid_n1), first = group * 8, gsize = loom_min(grid_n0 - first, 8);
-      const int64_t v_i = first + (lin % (8 * grid_n1)) % gsize;
-      const int64_t v_j = (lin % (8 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 8 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(grid_n0, 8) * grid_n1), group = l32 / band, first = group * 8;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n0 - first, 8)), within = l32 - group * band;
+      const int64_t v_i = first + within % gsize;
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
@@ -10315,10 +10407,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       const int64_t mc_groups = loom_cdiv(grid_n0, 2);
       for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {
         int64_t lin = tile;
-        // 4 groups of loop 0 walk loop 1 together (their operands stay in L2)
-        const int64_t group = lin / (4 * grid_n1), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-        const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();
-        const int64_t v_j = (lin % (4 * grid_n1)) / gsize;
+        const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+        // 4 rows of tiles walk the columns together (their operands stay in L2)
+        const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
+        const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_j = within / gsize;
         const int64_t v_U = 192;
         const int64_t v_V = 128;
         const int64_t v_M = C.shape[0];
@@ -10392,10 +10486,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     const int64_t mc_groups = loom_cdiv(grid_n0, 2);
     for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {
       int64_t lin = tile;
-      // 4 groups of loop 0 walk loop 1 together (their operands stay in L2)
-      const int64_t group = lin / (4 * grid_n1), first = group * 4, gsize = loom_min(mc_groups - first, 4);
-      const int64_t v_i = (first + (lin % (4 * grid_n1)) % gsize) * 2 + loom::rt::cluster_rank();
-      const int64_t v_j = (lin % (4 * grid_n1)) / gsize;
+      const uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
+      // 4 rows of tiles walk the columns together (their operands stay in L2)
+      const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
+      const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
+      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;
       const int64_t v_M = C.shape[0];
