@@ -21,7 +21,9 @@
 #
 # Environment: NVCC (default /usr/local/cuda/bin/nvcc), LOOM_SEED (test inputs),
 # LOOM_GPU_BUDGET_S (default 540: steps that would start later are skipped, so the run ends
-# inside a 10-minute call), LOOM_GPU_TIMEOUT_S (per test run, default 120).
+# inside a 10-minute call), LOOM_GPU_TIMEOUT_S (per test run, default 120), LOOM_GPU_ONLY (an
+# extended regular expression: only the steps whose names match run, the others are recorded
+# "SKIP (LOOM_GPU_ONLY)"; e.g. LOOM_GPU_ONLY='^e2e\.(gemm|dual_gemm)' for two end-to-end tests).
 set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -104,6 +106,10 @@ run_step() {
   local name=$1 limit=$2
   shift 2
   local log=$STEPLOGS/$name.log
+  if [ -n "${LOOM_GPU_ONLY:-}" ] && ! [[ $name =~ $LOOM_GPU_ONLY ]]; then
+    record "$name" "SKIP (LOOM_GPU_ONLY)" 0
+    return
+  fi
   if over_budget; then
     record "$name" "SKIP (time budget)" 0
     return
@@ -129,7 +135,15 @@ echo "   seed: ${LOOM_SEED:-per-test (printed by each test)}"
 
 # ---- 1. build, all in parallel --------------------------------------------------------------
 TESTS=()
-for src in tests/gpu/*_test.cu; do TESTS+=("$(basename "$src" .cu)"); done
+for src in tests/gpu/*_test.cu; do
+  t=$(basename "$src" .cu)
+  # with LOOM_GPU_ONLY, only the atom tests some step of which it names are built
+  if [ -n "${LOOM_GPU_ONLY:-}" ] && ! [[ "run.$t" =~ $LOOM_GPU_ONLY || "memcheck.$t" =~ $LOOM_GPU_ONLY ||
+                                        "racecheck.$t" =~ $LOOM_GPU_ONLY || "synccheck.$t" =~ $LOOM_GPU_ONLY ]]; then
+    continue
+  fi
+  TESTS+=("$t")
+done
 echo "== build (${#TESTS[@]} tests, parallel)"
 declare -A BUILD_PID BUILD_T0
 for t in "${TESTS[@]}"; do
