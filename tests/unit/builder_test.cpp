@@ -253,7 +253,8 @@ Program build_gemm() {
   b.comment("timed every mapping on its own over 80 random shapes): 128 x 192 tiles (M x N) and 192 x 128 tiles");
   b.comment("on three compute warpgroups, as efficient per FMA as 128 x 256 on large problems but cut finer");
   b.comment("(6736 x 5016 makes 1060 tiles of 128 x 256, 8.03 waves on 132 SMs, and 1431 of 128 x 192); and");
-  b.comment("64 x 128 tiles on one compute warpgroup with six 24 KB stages, for problems whose M is small.");
+  b.comment("64 x 128 tiles on one compute warpgroup with eight 24 KB stages, for problems whose M is small");
+  b.comment("(eight, not six: a single wave of them with a long K is fed faster, bench/results/2026-11-28-h200-gemm-rings.md).");
   // A tile-shape candidate: U x V tiles, W-deep K steps, P stages, G compute warpgroups; multicast
   // over clusters of `mc` blocks when mc > 1, the K loop split over clusters of `sk` when sk > 1.
   auto tile_shape = [&](int64_t U, int64_t V, int64_t G, int64_t P, int64_t mc = 1, int64_t W = 64, int64_t sk = 1) {
@@ -291,7 +292,7 @@ Program build_gemm() {
   };
   tile_shape(128, 192, 2, 4);
   tile_shape(192, 128, 3, 4);
-  tile_shape(64, 128, 1, 6);
+  tile_shape(64, 128, 1, 8);
   b.comment("192 x 192 tiles on three compute warpgroups, 3 stages: the least L2 traffic per FMA of these");
   b.comment("tiles (384 rows per K step for 36864 products per row of K; 128 x 256: 384 for 32768), for large");
   b.comment("problems where the L2 bandwidth, not the tensor cores, sets the pace (an H100 at 5264 x 7640 x 7224:");

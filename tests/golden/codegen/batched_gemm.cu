@@ -5720,7 +5720,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping5
 
-// ==== mapping 6: when(fastest) [batched_gemm.loom:227]
+// ==== mapping 6: when(fastest) [batched_gemm.loom:228]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping6 {
 
@@ -6562,7 +6562,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping6
 
-// ==== mapping 7: when(fastest) [batched_gemm.loom:243]
+// ==== mapping 7: when(fastest) [batched_gemm.loom:244]
 // Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 214112 bytes of dynamic shared memory.
 namespace mapping7 {
 
@@ -7402,8 +7402,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping7
 
-// ==== mapping 8: when(fastest) [batched_gemm.loom:263]
-// Kernel: 256 threads per block (1 DMA warpgroup at 40 registers, 1 compute warpgroups at 256), 165008 bytes of dynamic shared memory.
+// ==== mapping 8: when(fastest) [batched_gemm.loom:264]
+// Kernel: 256 threads per block (1 DMA warpgroup at 40 registers, 1 compute warpgroups at 256), 214208 bytes of dynamic shared memory.
 namespace mapping8 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -7411,7 +7411,7 @@ namespace mapping8 {
 namespace async_copy {
 
 constexpr int kThreads = 256;
-constexpr int kSmemBytes = 148624;
+constexpr int kSmemBytes = 197824;
 
 __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -7423,13 +7423,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 147456);  // [6] compute warps done with iteration k of the loop at line 38 (%w, distance 6)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 147504);  // [6] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 147552);  // [6] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [8] compute warps done with iteration k of the loop at line 38 (%w, distance 8)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196672);  // [8] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196736);  // [8] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
-    for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
-    for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
-    for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
+    for (int s = 0; s < 8; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
+    for (int s = 0; s < 8; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
+    for (int s = 0; s < 8; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
   }
   __syncthreads();
@@ -7477,14 +7477,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       const int64_t v_4 = v_U * v_3;
       const float v_5 = 0.0f;
       const int64_t v_6 = loom_cdiv(v_K, v_U);
-      const int64_t v_c6 = 6;
+      const int64_t v_c8 = 8;
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 196608) row_major swizzle128
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
-      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 6 deep
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 131072) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 8 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        const int64_t v_slot = (v_e_1_base + v_k) % v_c6;  // ring slot
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c8;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_U);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[2], (v_k * v_U), v_U);
         const int64_t v_M_3 = v_Ap_e0;
@@ -7501,22 +7501,22 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int64_t v_B_1_e0 = loom_clip(v_U, (v_c0 * v_K_2), v_K_2);
         const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
         const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
-        if ((v_e_1_base + v_k) >= 6) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 6) % 6], (((v_e_1_base + v_k) - 6) / 6) & 1);  // %w: compute warps done with iteration k of the loop at line 38 (%w, distance 6)
+        if ((v_e_1_base + v_k) >= 8) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 8) % 8], (((v_e_1_base + v_k) - 8) / 8) & 1);  // %w: compute warps done with iteration k of the loop at line 38 (%w, distance 8)
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
         {  // %Ap.1 -> %A.1: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = ((0 + v_b)) < A.shape[0] ? A.shape[1] - (v_Ap_o0) : 0;
           const int64_t cols_in = A.shape[2] - (v_Ap_1_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(A.data) + ((0 + v_b)) * A.stride[0] + (v_Ap_o0) * A.stride[1] + (v_Ap_1_o1) * A.stride[2] : reinterpret_cast<const __nv_bfloat16*>(A.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 64, 128>(v_A_stages + ((0) * 6 + (0 + v_slot)) * 4096, first, A.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
-          loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 6], chunk);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 64, 128>(v_A_stages + ((0) * 8 + (0 + v_slot)) * 4096, first, A.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 8], chunk);
         }
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
         {  // %Bp.1 -> %B.1: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = ((0 + v_b)) < B.shape[0] ? B.shape[1] - (v_Bp_1_o0) : 0;
           const int64_t cols_in = B.shape[2] - (v_Bp_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B.data) + ((0 + v_b)) * B.stride[0] + (v_Bp_1_o0) * B.stride[1] + (v_Bp_o1) * B.stride[2] : reinterpret_cast<const __nv_bfloat16*>(B.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 128, 128>(v_B_stages + ((0) * 6 + (0 + v_slot)) * 8192, first, B.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
-          loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 6], chunk);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 128, 128>(v_B_stages + ((0) * 8 + (0 + v_slot)) * 8192, first, B.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 8], chunk);
         }
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
@@ -7579,14 +7579,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       #pragma unroll
       for (int r = 0; r < 64; ++r) v_C_1[r] = v_5;
       const int64_t v_6 = loom_cdiv(v_K, v_U);
-      const int64_t v_c6 = 6;
+      const int64_t v_c8 = 8;
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 196608) row_major swizzle128
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
-      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 6 deep
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 131072) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 8 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        const int64_t v_slot = (v_e_1_base + v_k) % v_c6;  // ring slot
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c8;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_U);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[2], (v_k * v_U), v_U);
         const int64_t v_M_3 = v_Ap_e0;
@@ -7605,30 +7605,30 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
         const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 6], ((v_e_1_base + v_k) / 6) & 1);  // %e.2: async copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 8], ((v_e_1_base + v_k) / 8) & 1);  // %e.2: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 6], ((v_e_1_base + v_k) / 6) & 1);  // %e.3: async copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 8], ((v_e_1_base + v_k) / 8) & 1);  // %e.3: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         // gemm_thread: mma(C, A, B)  [batched_gemm.loom:65]
         loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
-          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 6 + (0 + v_slot)) * 4096 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 64, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 6 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 8 + (0 + v_slot)) * 4096 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 64, 16 * ks);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 8 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 38 (%w, distance 6))
+        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 38 (%w, distance 8))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 6]);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 8]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 6]);
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 8]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -7764,7 +7764,7 @@ int launch_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_t
 
 // The TMA kernel.
 constexpr int kThreads = 256;
-constexpr int kSmemBytes = 165008;
+constexpr int kSmemBytes = 214208;
 
 __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -7779,18 +7779,18 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 163840);  // [6] compute warps done with iteration k of the loop at line 38 (%w, distance 6)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163888);  // [6] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163936);  // [6] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 212992);  // [8] compute warps done with iteration k of the loop at line 38 (%w, distance 8)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213056);  // [8] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213120);  // [8] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (1 x 16384 bytes)
-  uint8_t* const loom_stage = smem + 147456;
+  uint8_t* const loom_stage = smem + 196608;
   if (threadIdx.x == 0) {
     loom::rt::prefetch_tensormap(&tm_A_0);
     loom::rt::prefetch_tensormap(&tm_B_1);
     loom::rt::prefetch_tensormap(&tm_C_2);
-    for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
-    for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
-    for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
+    for (int s = 0; s < 8; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
+    for (int s = 0; s < 8; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
+    for (int s = 0; s < 8; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
   }
   __syncthreads();
@@ -7839,14 +7839,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int64_t v_4 = v_U * v_3;
         const float v_5 = 0.0f;
         const int64_t v_6 = loom_cdiv(v_K, v_U);
-        const int64_t v_c6 = 6;
+        const int64_t v_c8 = 8;
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-        __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
+        __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 196608) row_major swizzle128
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
-        // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 6 deep
+        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 131072) row_major swizzle128
+        // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 8 deep
         for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-          const int64_t v_slot = (v_e_1_base + v_k) % v_c6;  // ring slot
+          const int64_t v_slot = (v_e_1_base + v_k) % v_c8;  // ring slot
           const int64_t v_Ap_1_o1 = 0 + (v_k * v_U);
           const int64_t v_Ap_1_e1 = loom_clip(A.shape[2], (v_k * v_U), v_U);
           const int64_t v_M_3 = v_Ap_e0;
@@ -7863,14 +7863,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           const int64_t v_B_1_e0 = loom_clip(v_U, (v_c0 * v_K_2), v_K_2);
           const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
           const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
-          if ((v_e_1_base + v_k) >= 6) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 6) % 6], (((v_e_1_base + v_k) - 6) / 6) & 1);  // %w: compute warps done with iteration k of the loop at line 38 (%w, distance 6)
+          if ((v_e_1_base + v_k) >= 8) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 8) % 8], (((v_e_1_base + v_k) - 8) / 8) & 1);  // %w: compute warps done with iteration k of the loop at line 38 (%w, distance 8)
           // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
-          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 6], 8192);
-          loom::rt::tma_load_3d(v_A_stages + ((0) * 6 + (0 + v_slot)) * 4096, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 6], static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>(v_Ap_o0), static_cast<int32_t>((0 + v_b)));
+          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 8], 8192);
+          loom::rt::tma_load_3d(v_A_stages + ((0) * 8 + (0 + v_slot)) * 4096, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 8], static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>(v_Ap_o0), static_cast<int32_t>((0 + v_b)));
           // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
-          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_3[(v_e_1_base + v_k) % 6], 16384);
-          loom::rt::tma_load_3d(v_B_stages + ((0) * 6 + (0 + v_slot)) * 8192, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 6], static_cast<int32_t>(v_Bp_o1), static_cast<int32_t>(v_Bp_1_o0), static_cast<int32_t>((0 + v_b)));
-          loom::rt::tma_load_3d(v_B_stages + ((0) * 6 + (0 + v_slot)) * 8192 + 4096, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 6], static_cast<int32_t>((v_Bp_o1 + 64)), static_cast<int32_t>(v_Bp_1_o0), static_cast<int32_t>((0 + v_b)));
+          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_3[(v_e_1_base + v_k) % 8], 16384);
+          loom::rt::tma_load_3d(v_B_stages + ((0) * 8 + (0 + v_slot)) * 8192, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 8], static_cast<int32_t>(v_Bp_o1), static_cast<int32_t>(v_Bp_1_o0), static_cast<int32_t>((0 + v_b)));
+          loom::rt::tma_load_3d(v_B_stages + ((0) * 8 + (0 + v_slot)) * 8192 + 4096, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 8], static_cast<int32_t>((v_Bp_o1 + 64)), static_cast<int32_t>(v_Bp_1_o0), static_cast<int32_t>((0 + v_b)));
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         ++tile_iter;
@@ -7933,14 +7933,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       #pragma unroll
       for (int r = 0; r < 64; ++r) v_C_1[r] = v_5;
       const int64_t v_6 = loom_cdiv(v_K, v_U);
-      const int64_t v_c6 = 6;
+      const int64_t v_c8 = 8;
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 196608) row_major swizzle128
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
-      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 6 deep
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 131072) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 8 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        const int64_t v_slot = (v_e_1_base + v_k) % v_c6;  // ring slot
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c8;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_U);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[2], (v_k * v_U), v_U);
         const int64_t v_M_3 = v_Ap_e0;
@@ -7959,28 +7959,28 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
         const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 6], ((v_e_1_base + v_k) / 6) & 1);  // %e.2: TMA copy landed
-        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 6], ((v_e_1_base + v_k) / 6) & 1);  // %e.3: TMA copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 8], ((v_e_1_base + v_k) / 8) & 1);  // %e.2: TMA copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 8], ((v_e_1_base + v_k) / 8) & 1);  // %e.3: TMA copy landed
         // gemm_thread: mma(C, A, B)  [batched_gemm.loom:65]
         loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
-          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 6 + (0 + v_slot)) * 4096 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 64, 16 * ks);
-          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 6 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 8 + (0 + v_slot)) * 4096 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 64, 16 * ks);
+          loom::rt::wgmma_m64nNk16<128, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 8 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 38 (%w, distance 6))
+        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 38 (%w, distance 8))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 6]);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 8]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 6]);
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 8]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -8237,7 +8237,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping8
 
-// ==== mapping 9: when(fastest) [batched_gemm.loom:287]
+// ==== mapping 9: when(fastest) [batched_gemm.loom:288]
 // Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 222280 bytes of dynamic shared memory.
 namespace mapping9 {
 
@@ -9072,7 +9072,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping9
 
-// ==== mapping 10: when(fastest) [batched_gemm.loom:310]
+// ==== mapping 10: when(fastest) [batched_gemm.loom:311]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214088 bytes of dynamic shared memory.
 namespace mapping10 {
 
@@ -9984,7 +9984,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping10
 
-// ==== mapping 11: when(fastest) [batched_gemm.loom:318]
+// ==== mapping 11: when(fastest) [batched_gemm.loom:319]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping11 {
 
@@ -10896,7 +10896,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping11
 
-// ==== mapping 12: when(fastest) [batched_gemm.loom:334]
+// ==== mapping 12: when(fastest) [batched_gemm.loom:335]
 // Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 222280 bytes of dynamic shared memory.
 namespace mapping12 {
 
@@ -11845,31 +11845,31 @@ int pick_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_ten
       best = e;
       pick = 5;
     }
-    if (const double e = mapping6::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:227]
+    if (const double e = mapping6::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:228]
       best = e;
       pick = 6;
     }
-    if (const double e = mapping7::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:243]
+    if (const double e = mapping7::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:244]
       best = e;
       pick = 7;
     }
-    if (const double e = mapping8::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:263]
+    if (const double e = mapping8::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:264]
       best = e;
       pick = 8;
     }
-    if (const double e = mapping9::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:287]
+    if (const double e = mapping9::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:288]
       best = e;
       pick = 9;
     }
-    if (const double e = mapping10::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:310]
+    if (const double e = mapping10::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:311]
       best = e;
       pick = 10;
     }
-    if (const double e = mapping11::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:318]
+    if (const double e = mapping11::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:319]
       best = e;
       pick = 11;
     }
-    if (const double e = mapping12::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:334]
+    if (const double e = mapping12::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:335]
       best = e;
       pick = 12;
     }
@@ -11888,13 +11888,13 @@ int launch_batched_gemm_mapping(int mapping, const loom_tensor& C, const loom_te
     case 3: return mapping3::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:174]
     case 4: return mapping4::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:190]
     case 5: return mapping5::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:206]
-    case 6: return mapping6::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:227]
-    case 7: return mapping7::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:243]
-    case 8: return mapping8::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:263]
-    case 9: return mapping9::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:287]
-    case 10: return mapping10::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:310]
-    case 11: return mapping11::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:318]
-    case 12: return mapping12::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:334]
+    case 6: return mapping6::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:228]
+    case 7: return mapping7::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:244]
+    case 8: return mapping8::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:264]
+    case 9: return mapping9::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:288]
+    case 10: return mapping10::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:311]
+    case 11: return mapping11::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:319]
+    case 12: return mapping12::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:335]
     default: return LOOM_ERR_MAPPING;
   }
 }

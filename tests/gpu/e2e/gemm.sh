@@ -22,8 +22,9 @@ for tool in memcheck racecheck synccheck; do
   # On 132 SMs the cost model runs 129x257x65 on gemm's 128 x 64 tiles, 700x1500x300 on its
   # 128 x 128 ones, 1153x2049x65 on the default 128 x 256 (examples/gemm, when(fastest)), and
   # 272x96x2804 and 3x113x280x3400 on the split-K candidate (128 x 64 tiles, splitk(4)), 274x176x6136
-  # on gemm's 64 x 64 tiles with splitk(4).
-  for shape in 129x257x65 700x1500x300 1153x2049x65 4x129x257x65 272x96x2804 3x113x280x3400 274x176x6136; do
+  # on gemm's 64 x 64 tiles with splitk(4), 77x1696x1128 on its 64 x 128 tiles (8 stages, 18 K steps:
+  # the ring wraps).
+  for shape in 129x257x65 700x1500x300 1153x2049x65 4x129x257x65 272x96x2804 3x113x280x3400 274x176x6136 77x1696x1128; do
     echo "== compute-sanitizer --tool $tool, $shape"
     "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$WORK/gemm_e2e" --only "$shape" --runs 1 || fail=1
   done
