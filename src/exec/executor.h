@@ -86,7 +86,7 @@
 // holds its own replica of its rows, so lanes writing "the same" entries write different
 // registers) — an access through such a piece is tagged with the piece's lane index, and one not
 // through one touches every replica. Loops and joins access nothing.
-// Method (close to FastTrack): each element keeps two lists of accesses, writes/reductions and
+// Method (close to FastTrack; src/exec/races.{h,cpp}): each element keeps two lists of accesses, writes/reductions and
 // reads, since the last write that covered them. A read checks the first list, a write or reduction
 // both; the instances of the conflicting entries must all be ancestors of the accessing instance,
 // which one breadth-first search over recorded predecessors settles (pruned at nodes that completed
