@@ -41,10 +41,10 @@ void CudaGen::fold_lines(std::ostream& o, const std::string& in, const std::stri
 
 // The decoding of the persistent loop's tile number `lin` (int64_t) into the grouped order: `group`
 // rows of tiles (of the `rows` the next-to-innermost block loop runs) walk the innermost loop's
-// `cols` together, so their operands stay in L2. Declares l32 (lin within its plane), `outer` (with
-// `outer`: the plane, for the outer block loops), first (the group's first row), gsize (its rows)
-// and within (the position in the group); the caller decodes row first + within % gsize and
-// column within / gsize. In 32 bits: the launcher keeps the tile count below 2^31 (so every
+// `cols` together, so their operands stay in L2. Declares l32 (lin within its plane of rows x cols
+// tiles), with `outer` set also `outer` (the plane's index, which the caller decodes into the outer
+// block loops' indices), then first (the group's first row), gsize (its rows) and within (the
+// position in the group); the caller decodes row first + within % gsize and column within / gsize. In 32 bits: the launcher keeps the tile count below 2^31 (so every
 // product here fits), and a division of 64-bit values is a long software sequence on the GPU, on
 // the producer's way to its first TMA copy (bench/results/2026-11-28-h200-gemm-latency.md).
 void CudaGen::grouped_decode(std::ostream& o, const std::string& in, const std::string& rows, const std::string& cols,
