@@ -9,7 +9,8 @@
 #      them to E2E_TESTS below);
 #   2. run each (output poisoned, inputs seeded, "PASS name" / "FAIL name: ..." and exit status);
 #   3. check the SASS of some of them holds the expected Hopper instructions;
-#   4. run the end-to-end kernel tests (E2E_TESTS, empty for now);
+#   4. run the end-to-end kernel tests (E2E_TESTS below; the kernels they test are generated on the
+#      development machine by `bash tests/gpu/prepare.sh` into build-gpu/gen, carried to the device);
 #   5. run compute-sanitizer memcheck, racecheck and synccheck on the TMA / mbarrier / wgmma tests
 #      (LOOM_TEST_QUICK=1).
 # A step that fails does not stop the others. At the end a table (step, result, seconds) is
