@@ -154,7 +154,7 @@ std::string CudaGen::assemble() {
       o << in << "int64_t lin = tile;\n";
       if (G >= 2) {
         const std::string a = "grid_n" + std::to_string(G - 2), b = "grid_n" + std::to_string(G - 1);
-        grouped_decode(o, in, a, b, kGroupTiles, G > 2);
+        grouped_decode(o, in, a, b, kGroupTiles);
         o << in << "const int64_t " << var(grid_[G - 2]->regions[0].args[0]) << " = first + within % gsize;\n";
         const ValueId inner = grid_[G - 1]->regions[0].args[0];
         if (uneven_) {
@@ -163,9 +163,6 @@ std::string CudaGen::assemble() {
         } else {
           o << in << "const int64_t " << var(inner) << " = within / gsize;\n";
         }
-        for (size_t i = G - 2; i-- > 0;)
-          o << in << "const int64_t " << var(grid_[i]->regions[0].args[0]) << " = outer % static_cast<uint32_t>(grid_n" << i << ");\n"
-            << in << "outer /= static_cast<uint32_t>(grid_n" << i << ");\n";
       } else {
         const ValueId only = grid_[0]->regions[0].args[0];
         if (uneven_) fold_lines(o, in, "lin", "grid_n0");

@@ -504,7 +504,7 @@ class CudaGen {
   const Op* uneven_loop(ValueId index) const;
   void fold_lines(std::ostream& o, const std::string& in, const std::string& pos, const std::string& n) const;
   void grouped_decode(std::ostream& o, const std::string& in, const std::string& rows, const std::string& cols,
-                      int64_t group, bool outer) const;
+                      int64_t group) const;
   std::string tile_order_function();
 
   // ---- launcher.cpp: host launcher and C ABI functions ----------------------------------------------

@@ -174,12 +174,9 @@ void CudaGen::mc_tile_decode(std::ostream& o, const std::string& ind) const {
   const int64_t group = std::max<int64_t>(1, kGroupTiles / multicast_);
   if (G >= 2) {
     const std::string b = "grid_n" + std::to_string(G - 1);
-    grouped_decode(o, in, "mc_groups", b, group, G > 2);  // groups of S tiles of loop G - 2 as its rows
+    grouped_decode(o, in, "mc_groups", b, group);  // groups of S tiles of loop G - 2 as its rows
     o << in << "const int64_t " << var(mc_index_) << " = (first + within % gsize) * " << S << " + loom::rt::cluster_rank();\n"
       << in << "const int64_t " << var(grid_[G - 1]->regions[0].args[0]) << " = within / gsize;\n";
-    for (size_t i = G - 2; i-- > 0;)
-      o << in << "const int64_t " << var(grid_[i]->regions[0].args[0]) << " = outer % static_cast<uint32_t>(grid_n" << i << ");\n"
-        << in << "outer /= static_cast<uint32_t>(grid_n" << i << ");\n";
   } else {
     o << in << "const int64_t " << var(mc_index_) << " = lin * " << S << " + loom::rt::cluster_rank();\n";
   }

@@ -42,18 +42,24 @@ void CudaGen::fold_lines(std::ostream& o, const std::string& in, const std::stri
 // The decoding of the persistent loop's tile number `lin` (int64_t) into the grouped order: `group`
 // rows of tiles (of the `rows` the next-to-innermost block loop runs) walk the innermost loop's
 // `cols` together, so their operands stay in L2. Declares l32 (lin within its plane of rows x cols
-// tiles), with `outer` set also `outer` (the plane's index, which the caller decodes into the outer
-// block loops' indices), then first (the group's first row), gsize (its rows) and within (the
-// position in the group); the caller decodes row first + within % gsize and column within / gsize. In 32 bits: the launcher keeps the tile count below 2^31 (so every
-// product here fits), and a division of 64-bit values is a long software sequence on the GPU, on
-// the producer's way to its first TMA copy (bench/results/2026-11-28-h200-gemm-latency.md).
+// tiles) and, in a grid of more than two block loops, the outer loops' indices (from the plane's
+// index); then first (the group's first row), gsize (its rows) and within (the position in the
+// group): the caller decodes row first + within % gsize and column within / gsize. In 32 bits: the
+// launcher keeps the tile count below 2^31 (so every product here fits), and a division of 64-bit
+// values is a long software sequence on the GPU, on the producer's way to its first TMA copy
+// (bench/results/2026-11-28-h200-gemm-latency.md).
 void CudaGen::grouped_decode(std::ostream& o, const std::string& in, const std::string& rows, const std::string& cols,
-                             int64_t group, bool outer) const {
+                             int64_t group) const {
   const std::string g = std::to_string(group);
-  o << in << (outer ? "" : "const ") << "uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)\n";
-  if (outer)
+  const size_t G = grid_.size();
+  o << in << (G > 2 ? "" : "const ") << "uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)\n";
+  if (G > 2) {
     o << in << "uint32_t outer = l32 / static_cast<uint32_t>(" << rows << " * " << cols << ");\n"
       << in << "l32 -= outer * static_cast<uint32_t>(" << rows << " * " << cols << ");\n";
+    for (size_t i = G - 2; i-- > 0;)
+      o << in << "const int64_t " << var(grid_[i]->regions[0].args[0]) << " = outer % static_cast<uint32_t>(grid_n" << i << ");\n"
+        << in << "outer /= static_cast<uint32_t>(grid_n" << i << ");\n";
+  }
   o << in << "// " << g << " rows of tiles walk the columns together (their operands stay in L2)\n"
     << in << "const uint32_t band = static_cast<uint32_t>(loom_min(" << rows << ", " << g << ") * " << cols
     << "), group = l32 / band, first = group * " << g << ";\n"

@@ -70,13 +70,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -161,13 +161,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -434,13 +434,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
         l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 8 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
         const int64_t v_i = first + within % gsize;
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -519,13 +519,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -914,13 +914,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -1004,13 +1004,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -1275,13 +1275,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
         l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 8 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
         const int64_t v_i = first + within % gsize;
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -1357,13 +1357,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -1747,13 +1747,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -1837,13 +1837,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -2109,13 +2109,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
         l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 8 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
         const int64_t v_i = first + within % gsize;
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -2191,13 +2191,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -2589,13 +2589,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -2682,13 +2682,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -3059,13 +3059,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
         l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 8 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
         const int64_t v_i = first + within % gsize;
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -3144,13 +3144,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -3649,13 +3649,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -3742,13 +3742,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -4119,13 +4119,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
         l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 8 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
         const int64_t v_i = first + within % gsize;
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -4204,13 +4204,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -4709,13 +4709,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -4802,13 +4802,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -5180,13 +5180,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
         l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 8 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
         const int64_t v_i = first + within % gsize;
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -5265,13 +5265,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -5762,13 +5762,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -5853,13 +5853,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -6126,13 +6126,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
         l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 8 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
         const int64_t v_i = first + within % gsize;
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -6210,13 +6210,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -6604,13 +6604,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -6695,13 +6695,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -6968,13 +6968,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
         l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 8 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
         const int64_t v_i = first + within % gsize;
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -7051,13 +7051,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -7444,13 +7444,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -7534,13 +7534,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -7806,13 +7806,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
         l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 8 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
         const int64_t v_i = first + within % gsize;
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -7888,13 +7888,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -8279,13 +8279,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -8369,13 +8369,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -8640,13 +8640,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
         l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 8 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
         const int64_t v_i = first + within % gsize;
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -8723,13 +8723,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -9114,13 +9114,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -9205,13 +9205,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -9484,13 +9484,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(mc_groups * grid_n2);
         l32 -= outer * static_cast<uint32_t>(mc_groups * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
         const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -9570,13 +9570,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(mc_groups * grid_n2);
       l32 -= outer * static_cast<uint32_t>(mc_groups * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
       const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -10026,13 +10026,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -10117,13 +10117,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -10396,13 +10396,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(mc_groups * grid_n2);
         l32 -= outer * static_cast<uint32_t>(mc_groups * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
         const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -10483,13 +10483,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(mc_groups * grid_n2);
       l32 -= outer * static_cast<uint32_t>(mc_groups * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
       const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -10938,13 +10938,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -11028,13 +11028,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(grid_n1 * grid_n2);
       l32 -= outer * static_cast<uint32_t>(grid_n1 * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 8 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(grid_n1, 8) * grid_n2), group = l32 / band, first = group * 8;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(grid_n1 - first, 8)), within = l32 - group * band;
       const int64_t v_i = first + within % gsize;
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
@@ -11305,13 +11305,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
         uint32_t outer = l32 / static_cast<uint32_t>(mc_groups * grid_n2);
         l32 -= outer * static_cast<uint32_t>(mc_groups * grid_n2);
+        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+        outer /= static_cast<uint32_t>(grid_n0);
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
         const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
         const int64_t v_j = within / gsize;
-        const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-        outer /= static_cast<uint32_t>(grid_n0);
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
         const int64_t v_N = C.shape[2];
@@ -11391,13 +11391,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       uint32_t l32 = static_cast<uint32_t>(lin);  // decoded in 32 bits (the launcher keeps the tile count below 2^31)
       uint32_t outer = l32 / static_cast<uint32_t>(mc_groups * grid_n2);
       l32 -= outer * static_cast<uint32_t>(mc_groups * grid_n2);
+      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
+      outer /= static_cast<uint32_t>(grid_n0);
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
       const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
       const int64_t v_j = within / gsize;
-      const int64_t v_b = outer % static_cast<uint32_t>(grid_n0);
-      outer /= static_cast<uint32_t>(grid_n0);
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
       const int64_t v_N = C.shape[2];
