@@ -48,6 +48,8 @@ libs=()
 pids=()
 for name in $cases; do
   dir=$gen/$name
+  # tests/gpu/prepare.sh writes examples/gemm_reduce (row sums in registers) as gen/gemm_reduce
+  [ "$name" = gemm_reduce_registers ] && [ ! -d "$dir" ] && dir=$gen/gemm_reduce
   cu=$(ls "$dir"/*.cu 2>/dev/null | head -1)
   [ -n "$cu" ] || continue
   so=$work/lib/lib$name.so

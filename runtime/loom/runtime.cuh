@@ -745,6 +745,29 @@ __device__ __forceinline__ std::uint32_t pair_mask(int col, std::int64_t n) {
   return (col < n ? 0x0000ffffu : 0u) | (col + 1 < n ? 0xffff0000u : 0u);
 }
 
+// max(x, 0) of both 16-bit halves of w at once (HMNMX2): the relu of a packed pair, as exact as the
+// scalar __hmax (NaN gives 0, as fmaxf does). Used where a relu's input and output are both pairs
+// of a 16-bit fragment (an ldmatrix word in, a wgmma A fragment word out; elementwise.cpp).
+template <class T>
+__device__ __forceinline__ std::uint32_t relu_pair(std::uint32_t w) {
+  static_assert(is_wgmma_16bit_v<T>, "relu_pair<T>: T is __nv_bfloat16 or __half");
+  if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+    __nv_bfloat162 x;
+    __builtin_memcpy(&x, &w, 4);
+    const __nv_bfloat162 y = __hmax2(x, __nv_bfloat162(__ushort_as_bfloat16(0), __ushort_as_bfloat16(0)));
+    std::uint32_t r;
+    __builtin_memcpy(&r, &y, 4);
+    return r;
+  } else {
+    __half2 x;
+    __builtin_memcpy(&x, &w, 4);
+    const __half2 y = __hmax2(x, __half2(__ushort_as_half(0), __ushort_as_half(0)));
+    std::uint32_t r;
+    __builtin_memcpy(&r, &y, 4);
+    return r;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Fast math (softmax)
 // ---------------------------------------------------------------------------------------------

@@ -418,6 +418,9 @@ class CudaGen {
     // Optional: the element in its own 16-bit type (0 past the extents; and inside the interior branch),
     // for leaves that are exact in that type (elementwise.cpp, exact16).
     std::function<std::string(const std::string&)> value16, value16_interior;
+    // Optional: inside the interior branch, registers 2p and 2p + 1 as one 32-bit word (the low half
+    // the even one) — the form an ldmatrix loads them in and a wgmma A fragment takes them in.
+    std::function<std::string(const std::string&)> pair16_interior;
     // Nonzero: value() reads one row block's registers (a column vector: every row block of a
     // fragment of 64 R rows has the same columns), so a larger fragment's register idx is taken
     // modulo this (cuda_gen.h, frag_regs).
@@ -446,7 +449,8 @@ class CudaGen {
   void emit_smem_fragment_load(Stream& s, const Op& op);
   static std::vector<std::string> ldmatrix_fragment_lines(const std::string& tid, const std::string& base, const std::string& row0,
                                                           const std::string& col0, int64_t tile_rows, int64_t col_groups,
-                                                          const std::string& T, const std::string& dst);
+                                                          const std::string& T, const std::string& dst,
+                                                          const std::string& words = "");
   // A lane's piece of a row vector in shared or global memory (not kept in registers).
   struct RowMemory {
     std::string type;    // the element's C++ type
@@ -562,6 +566,14 @@ class CudaGen {
   std::set<ValueId> accumulators_;
   std::set<ValueId> row_regs_;              // SHARED row vectors kept in registers (rows.cpp)
   std::map<ValueId, ValueId> forwarded_;    // SHARED A tile -> the register array the wgmma reads instead
+  // A forwarded A operand's source fragment (its C++ name) -> an array of its values as 32-bit pairs
+  // that the leaf writing it also wrote, and the call (an open "f(") the pack into the A fragments
+  // (rows.cpp) applies to each pair: elementwise.cpp's 16-bit relu leaves the max to that pack. The
+  // pack forgets the entry.
+  struct PackedPairs {
+    std::string words, apply;
+  };
+  std::map<std::string, PackedPairs> packed_pairs_;
   std::map<const Op*, int> release_after_;  // compute op -> barrier: a once-per-tile TMA buffer is free
   std::map<const Op*, int> release_wait_;   // TMA copy -> that barrier (the DMA waits before reloading)
   std::vector<const Op*> loops_;  // every loop of the kernel block (their running counters)

@@ -132,6 +132,25 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
     }
     return elementwise_value(op, in);
   };
+  // A 16-bit relu of a shared input that feeds the wgmma as its A operand in registers (relu_gemm's
+  // prologue; rows.cpp packs the result into the A fragments) also keeps its values as 32-bit pairs:
+  // in an interior tile the words the ldmatrix loaded, as they are, and the pack applies the relu to
+  // a whole pair at once (relu_pair: one HMNMX2 per A fragment word) instead of unpacking, a max per
+  // element and repacking; in an edge tile the relu's results, packed (a second relu changes
+  // nothing). The max runs in the pack, after the wait for the earlier wgmmas: a value that defines
+  // an A fragment register before that wait makes ptxas serialize the wgmmas (C7513). Measured on
+  // relu_gemm (H200, 2048^3 to 8192^3, bench/results/2026-11-28-h200-relu-gemm.md).
+  std::string pairs;
+  if (auto df0 = register_frag(dv); df0 && op.name == "relu" && op.operands.size() == 2 && globals.count(1) &&
+                                    globals[1].value16 && globals[1].pair16_interior && globals[1].interior) {
+    const DType dt = view(dv).dtype;
+    if ((dt == DType::BF16 || dt == DType::F16) && view(op.operands[1]).dtype == dt && frag_regs(*df0, &op) % 2 == 0)
+      for (auto& [a, src] : forwarded_)
+        if (var(src) == var(dv)) pairs = var(dv) + "_w";
+    if (!pairs.empty())
+      s.line("uint32_t " + pairs + "[" + std::to_string(frag_regs(*df0, &op) / 2) + "];  // " + names_[static_cast<size_t>(dv)] +
+             " in pairs, as the wgmma's A fragments take them; the relu of each pair is applied where rows.cpp packs them");
+  }
   // The global inputs' pointers and extents, declared once in a scope around the leaf.
   if (!globals.empty()) {
     s.line("{  // global inputs of `" + op.name + "`, read once per tile");
@@ -174,6 +193,23 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
       if (cond.empty()) {
         s.line("#pragma unroll");
         s.line(loop + value("r") + ";");
+      } else if (!pairs.empty()) {
+        const std::string T = cpp_type(dt), P = var(dv), words = std::to_string(regs / 2);
+        s.line("if (" + cond + ") {  // an interior tile: every register inside the extents; the loaded pairs as they are");
+        interior = true;
+        s.line("  #pragma unroll");
+        s.line("  " + loop + value("r") + ";");
+        interior = false;
+        s.line("  #pragma unroll");
+        s.line("  for (int p = 0; p < " + words + "; ++p) " + pairs + "[p] = " + globals[1].pair16_interior("p") + ";");
+        s.line("} else {");
+        s.line("  #pragma unroll");
+        s.line("  " + loop + value("r") + ";");
+        s.line("  #pragma unroll");
+        s.line("  for (int p = 0; p < " + words + "; ++p) " + pairs + "[p] = loom::rt::pack_pair(" + P + "[2 * p], " + P +
+               "[2 * p + 1]);");
+        s.line("}");
+        packed_pairs_[P] = {pairs, "loom::rt::relu_pair<" + T + ">("};
       } else {
         s.line("if (" + cond + ") {  // an interior tile: every register inside the extents");
         interior = true;

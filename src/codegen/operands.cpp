@@ -125,8 +125,10 @@ std::optional<CudaGen::GlobalInput> CudaGen::shared_input(const Op& op, size_t i
   if (layout.swizzle == 128 && (w.dtype == DType::BF16 || w.dtype == DType::F16) && rows % 8 == 0 && cols % 64 == 0) {
     g.preload = [=](int64_t regs) {
       std::vector<std::string> l{T + " " + n + "_r[" + std::to_string(regs) + "];  // the thread's elements of the shared tile, by ldmatrix",
+                                 "uint32_t " + n + "_w[" + std::to_string(regs / 2) + "];  // the same as the loaded pairs",
                                  "{"};
-      for (const std::string& x : ldmatrix_fragment_lines(n + "_t", n + "_p", ro, co, rows, regs / 4, T, n + "_r")) l.push_back("  " + x);
+      for (const std::string& x : ldmatrix_fragment_lines(n + "_t", n + "_p", ro, co, rows, regs / 4, T, n + "_r", n + "_w"))
+        l.push_back("  " + x);
       l.push_back("}");
       return l;
     };
@@ -143,6 +145,7 @@ std::optional<CudaGen::GlobalInput> CudaGen::shared_input(const Op& op, size_t i
     g.value = [=](const std::string& idx) { return "(" + inside(idx) + " ? static_cast<float>(" + n + "_r[" + idx + "]) : 0.0f)"; };
     g.value16_interior = [=](const std::string& idx) { return n + "_r[" + idx + "]"; };
     g.value16 = [=](const std::string& idx) { return "(" + inside(idx) + " ? " + n + "_r[" + idx + "] : static_cast<" + T + ">(0.0f))"; };
+    g.pair16_interior = [=](const std::string& p) { return n + "_w[" + p + "]"; };
     return g;
   }
   g.value = [=](const std::string& idx) {

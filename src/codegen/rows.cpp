@@ -212,11 +212,15 @@ void CudaGen::emit_register_copy(Stream& s, const Op& op) {
     if (!d.frag || !pf || forwarded_.at(A) != src) cannot(&op, "a forwarded A operand that is not a thread's fragment");
     const int64_t kt = tile_static(*pf, &op)[1], words = forwarded_words(A, &op);
     const std::string P = var(src), a = var(A);
+    // The leaf that wrote P may have kept its values in pairs already, with a function left to apply
+    // to each (elementwise.cpp: a 16-bit relu).
+    auto kept = packed_pairs_.find(P);
+    const std::string pair = kept != packed_pairs_.end() ? kept->second.apply + kept->second.words + "[i])"
+                                                         : "loom::rt::pack_pair(" + P + "[2 * i], " + P + "[2 * i + 1])";
     auto pack = [&](const std::string& ind, bool masked) {
       s.line(ind + "#pragma unroll");
-      s.line(ind + "for (int i = 0; i < " + std::to_string(words) + "; ++i) " + a + "[i] = loom::rt::pack_pair(" + P +
-             "[2 * i], " + P + "[2 * i + 1])" + (masked ? " & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols)" : "") +
-             ";");
+      s.line(ind + "for (int i = 0; i < " + std::to_string(words) + "; ++i) " + a + "[i] = " + pair +
+             (masked ? " & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols)" : "") + ";");
     };
     // The wgmmas of the previous iteration may still read these registers (a wgmma takes its A
     // fragments from registers asynchronously, until its group completes). A rotated loop
@@ -231,6 +235,7 @@ void CudaGen::emit_register_copy(Stream& s, const Op& op) {
                              ": packed into the wgmma's A fragments, in registers";
     emit_by_columns(s, d.frag->tile, kt, what, what + "; columns past the tile's " + view(d.frag->tile).ext[1] + " are zeros",
                     pack);
+    if (kept != packed_pairs_.end()) packed_pairs_.erase(kept);  // written again by the leaf wherever it is emitted again
     return;
   }
   auto sr = row_array(src), dr = row_array(dst);

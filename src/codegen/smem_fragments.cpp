@@ -60,11 +60,14 @@ void CudaGen::emit_smem_fragment_load(Stream& s, const Op& op) {
 // The loads of a warpgroup's accumulator-order fragment from a row-major, 128-byte swizzled shared
 // tile of `tile_rows` rows (the layout above): `col_groups` 8-column groups from (row0, col0) of
 // the tile at `base` into `dst`, one ldmatrix.x4 per two groups. `tid` is the thread's index in its
-// warpgroup. Shared by the shared -> register copy above and the in-place shared inputs of
-// element-wise leaves (operands.cpp).
+// warpgroup. With `words`, the loaded 32-bit words are also kept there: word p holds registers 2p
+// and 2p + 1 as a pair (the low half the even one), the form a wgmma A fragment packs them in.
+// Shared by the shared -> register copy above and the in-place shared inputs of element-wise
+// leaves (operands.cpp).
 std::vector<std::string> CudaGen::ldmatrix_fragment_lines(const std::string& tid, const std::string& base, const std::string& row0,
                                                           const std::string& col0, int64_t tile_rows, int64_t col_groups,
-                                                          const std::string& T, const std::string& dst) {
+                                                          const std::string& T, const std::string& dst, const std::string& words) {
+  const std::string keep = words.empty() ? "" : words + "[2 * c + q] = w[q]; ";
   return {"const int lane = loom::rt::lane_id();",
           "const int mrow = static_cast<int>(" + row0 + ") + 16 * (" + tid + " / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);",
           "const int col0 = static_cast<int>(" + col0 + ") + 8 * (lane >> 4);  // column groups c, c + 1: lanes 0-15, 16-31",
@@ -74,7 +77,8 @@ std::vector<std::string> CudaGen::ldmatrix_fragment_lines(const std::string& tid
           "  loom::rt::ldmatrix_x4(" + base + " + loom::rt::k_major_offset(loom::Swizzle::B128, " + std::to_string(tile_rows) +
               ", mrow, col0 + 8 * c), w);",
           "  #pragma unroll",
-          "  for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<" + T + ">(w[q], " + dst + "[4 * c + 2 * q], " + dst + "[4 * c + 2 * q + 1]);",
+          "  for (int q = 0; q < 4; ++q) " + (keep.empty() ? "" : "{ " + keep) + "loom::rt::unpack_pair<" + T + ">(w[q], " + dst +
+              "[4 * c + 2 * q], " + dst + "[4 * c + 2 * q + 1]);" + (keep.empty() ? "" : " }"),
           "}"};
 }
 

@@ -232,6 +232,27 @@ TEST(Codegen, Golden) {
   }
 }
 
+// relu_gemm's prologue keeps the rectified A tile in 32-bit pairs (elementwise.cpp, rows.cpp): an
+// interior tile copies the words the ldmatrix loaded, and the pack into the wgmma's A fragments
+// applies the relu to a whole pair (relu_pair) after the wait for the earlier wgmmas — never before
+// it: a value that defines an A register before that wait makes ptxas serialize the wgmmas (C7513).
+TEST(Codegen, ReluPrologueTakesTheMaxOfWholePairsAfterTheWgmmaWait) {
+  const std::string cu = artifact_of("relu_gemm").cu;
+  const std::regex copy_words(R"(for \(int p = 0; p < 16; \+\+p\) (v_\w+)_w\[p\] = (v_\w+)_w\[p\];)");
+  EXPECT_EQ(std::distance(std::sregex_iterator(cu.begin(), cu.end(), copy_words), std::sregex_iterator()), 2)
+      << "one interior copy of the loaded pairs per kernel (TMA and async-copy)";
+  int packs = 0;
+  for (size_t at = cu.find("relu_pair<"); at != std::string::npos; at = cu.find("relu_pair<", at + 1)) {
+    ++packs;
+    const size_t wait = cu.rfind("loom::rt::wgmma_wait<0>();  // earlier wgmmas read", at);
+    const size_t prev_mma = cu.rfind("wgmma_m64nNk16_rs<", at);
+    ASSERT_NE(wait, std::string::npos);
+    EXPECT_TRUE(prev_mma == std::string::npos || prev_mma < wait) << "a relu_pair between a wgmma and the wait for it";
+    EXPECT_LT(cu.find("wgmma_m64nNk16_rs<", at), cu.find("// rectify_thread", at)) << "the pack precedes this step's wgmmas";
+  }
+  EXPECT_EQ(packs, 4) << "the unmasked and the masked pack, in both kernels";
+}
+
 // Every barrier the consumers arrive on to hand something back to the producer ("compute warps
 // done with ...") is waited for somewhere in the same kernel: a release nobody waits for means the
 // producer refills a slot while the consumers may still read it (flash_attention_2 lost the K

@@ -216,6 +216,7 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         // rectify_thread: relu(R, A)  [relu_gemm.loom:123]
+        uint32_t v_R_1_w[16];  // %R.1 in pairs, as the wgmma's A fragments take them; the relu of each pair is applied where rows.cpp packs them
         {  // global inputs of `relu`, read once per tile
           const uint8_t* const v_Ap_3_p = reinterpret_cast<const uint8_t*>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192);  // the shared tile
           const int v_Ap_3_t = loom::rt::thread_in_warpgroup();
@@ -223,6 +224,7 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           const bool v_Ap_3_rows[2] = {loom::rt::acc_row(v_Ap_3_t, 0) < v_Ap_3_e0, loom::rt::acc_row(v_Ap_3_t, 2) < v_Ap_3_e0};  // the thread's two rows inside the tile
           const int64_t v_Ap_3_cols = v_Ap_3_e1 - loom::rt::acc_col(v_Ap_3_t, 0);  // its columns inside: below this
           __nv_bfloat16 v_Ap_3_r[32];  // the thread's elements of the shared tile, by ldmatrix
+          uint32_t v_Ap_3_w[16];  // the same as the loaded pairs
           {
             const int lane = loom::rt::lane_id();
             const int mrow = static_cast<int>(v_Ap_1_o0) + 16 * (v_Ap_3_t / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
@@ -232,15 +234,19 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
               uint32_t w[4];
               loom::rt::ldmatrix_x4(v_Ap_3_p + loom::rt::k_major_offset(loom::Swizzle::B128, 128, mrow, col0 + 8 * c), w);
               #pragma unroll
-              for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
+              for (int q = 0; q < 4; ++q) { v_Ap_3_w[2 * c + q] = w[q]; loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]); }
             }
           }
-          if (v_Ap_3_e0 >= 64 && v_Ap_3_e1 >= 64) {  // an interior tile: every register inside the extents
+          if (v_Ap_3_e0 >= 64 && v_Ap_3_e1 >= 64) {  // an interior tile: every register inside the extents; the loaded pairs as they are
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(v_Ap_3_r[r], static_cast<__nv_bfloat16>(0.0f));
+            #pragma unroll
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = v_Ap_3_w[p];
           } else {
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
+            #pragma unroll
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -250,10 +256,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           const int64_t ncols = v_7;
           if (ncols >= 64) {
             #pragma unroll
-            for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]);
+            for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::relu_pair<__nv_bfloat16>(v_R_1_w[i]);
           } else {
             #pragma unroll
-            for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+            for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::relu_pair<__nv_bfloat16>(v_R_1_w[i]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
           }
         }
         const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
@@ -600,6 +606,7 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         __nv_bfloat16 v_R_1[32];
         loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: TMA copy landed
         // rectify_thread: relu(R, A)  [relu_gemm.loom:123]
+        uint32_t v_R_1_w[16];  // %R.1 in pairs, as the wgmma's A fragments take them; the relu of each pair is applied where rows.cpp packs them
         {  // global inputs of `relu`, read once per tile
           const uint8_t* const v_Ap_3_p = reinterpret_cast<const uint8_t*>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192);  // the shared tile
           const int v_Ap_3_t = loom::rt::thread_in_warpgroup();
@@ -607,6 +614,7 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           const bool v_Ap_3_rows[2] = {loom::rt::acc_row(v_Ap_3_t, 0) < v_Ap_3_e0, loom::rt::acc_row(v_Ap_3_t, 2) < v_Ap_3_e0};  // the thread's two rows inside the tile
           const int64_t v_Ap_3_cols = v_Ap_3_e1 - loom::rt::acc_col(v_Ap_3_t, 0);  // its columns inside: below this
           __nv_bfloat16 v_Ap_3_r[32];  // the thread's elements of the shared tile, by ldmatrix
+          uint32_t v_Ap_3_w[16];  // the same as the loaded pairs
           {
             const int lane = loom::rt::lane_id();
             const int mrow = static_cast<int>(v_Ap_1_o0) + 16 * (v_Ap_3_t / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
@@ -616,15 +624,19 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
               uint32_t w[4];
               loom::rt::ldmatrix_x4(v_Ap_3_p + loom::rt::k_major_offset(loom::Swizzle::B128, 128, mrow, col0 + 8 * c), w);
               #pragma unroll
-              for (int q = 0; q < 4; ++q) loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]);
+              for (int q = 0; q < 4; ++q) { v_Ap_3_w[2 * c + q] = w[q]; loom::rt::unpack_pair<__nv_bfloat16>(w[q], v_Ap_3_r[4 * c + 2 * q], v_Ap_3_r[4 * c + 2 * q + 1]); }
             }
           }
-          if (v_Ap_3_e0 >= 64 && v_Ap_3_e1 >= 64) {  // an interior tile: every register inside the extents
+          if (v_Ap_3_e0 >= 64 && v_Ap_3_e1 >= 64) {  // an interior tile: every register inside the extents; the loaded pairs as they are
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(v_Ap_3_r[r], static_cast<__nv_bfloat16>(0.0f));
+            #pragma unroll
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = v_Ap_3_w[p];
           } else {
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
+            #pragma unroll
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -634,10 +646,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           const int64_t ncols = v_7;
           if (ncols >= 64) {
             #pragma unroll
-            for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]);
+            for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::relu_pair<__nv_bfloat16>(v_R_1_w[i]);
           } else {
             #pragma unroll
-            for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::pack_pair(v_R_1[2 * i], v_R_1[2 * i + 1]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
+            for (int i = 0; i < 16; ++i) v_R[i] = loom::rt::relu_pair<__nv_bfloat16>(v_R_1_w[i]) & loom::rt::pair_mask(loom::rt::acc_col(tid, 2 * i), ncols);
           }
         }
         const int64_t v_Bp_1_o0 = 0 + (v_k * v_c64);
