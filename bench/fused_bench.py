@@ -21,7 +21,7 @@ Cases (NAME = the generated directory's name; bench/fused.sh builds one shared l
 bf16 inputs and outputs, fp32 accumulation; bias and C are bf16; R is fp32. Shapes: M = N = K in
 2048, 4096, 8192, the LLM shapes 4096x14336x4096 and 8192x8192x1024 (M x N x K; add_gemm: L = K), and
 with --sweep N, N seeded random shapes (each dimension a multiple of 8 in [256, 8192]) for
-gemm_bias_act_* and add_gemm, summarized as geomean / min / max.
+gemm_bias_act_* and add_gemm (and the cases --sweep-cases names), summarized as geomean / min / max.
 
 Correctness: every output against an fp32 torch reference from the same bf16 inputs (relative
 Frobenius error < 1e-2, else the row is FAIL); outputs are poisoned (NaN) before the checked call.
@@ -31,7 +31,7 @@ medians. The same inputs are used by every method (no rotation: the small shapes
 for all methods alike). TFLOP/s counts the GEMM flops only: 2·M·N·K per product.
 
 Usage: python3 bench/fused_bench.py --lib NAME=PATH.so ... [--out FILE] [--reps N] [--seed S] [--sweep N]
-         [--only NAME] [--shapes MxNxK,...] [--kernels] [--command "how it ran"]
+         [--sweep-cases A,B] [--only NAME] [--shapes MxNxK,...] [--kernels] [--command "how it ran"]
 --kernels lists the CUDA kernels each method launches at the first shape (torch.profiler): evidence of
 which library path a peer takes (cuBLASLt epilogue or not).
 Exit status: 0 if every loom output measured is correct; 1 otherwise.
@@ -373,6 +373,7 @@ def main():
     ap.add_argument("--seed", type=int, default=20261125)
     ap.add_argument("--sweep", type=int, default=0, help="random shapes for gemm_bias_act_* and add_gemm")
     ap.add_argument("--sweep-acts", default="gelu", help="comma-separated activations swept (default gelu)")
+    ap.add_argument("--sweep-cases", default="", help="comma-separated further cases swept (e.g. relu_gemm)")
     ap.add_argument("--only", action="append", default=[], help="case names to run (default: those with a --lib)")
     ap.add_argument("--shapes", default="", help="MxNxK,... instead of the listed shapes")
     ap.add_argument("--kernels", action="store_true")
@@ -398,6 +399,7 @@ def main():
         shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     sweep = sweep_shapes(args.sweep, args.seed) if args.sweep else []
     sweep_cases = {"gemm_bias_act_" + a for a in args.sweep_acts.split(",")} | {"add_gemm"}
+    sweep_cases |= {c for c in args.sweep_cases.split(",") if c}
 
     dev = torch.cuda.get_device_properties(0)
     rows = []

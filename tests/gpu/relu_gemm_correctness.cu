@@ -3,14 +3,15 @@
 // registers of the threads that hold it as their wgmma A fragments) against a double-precision
 // reference on the GPU, computed from the same bf16 inputs (half of A negative). Fresh random
 // inputs each run (seed printed), C poisoned (NaN) before the launch, C's row padding checked for
-// stray writes. Relative Frobenius error < 1e-2. Exit 0 only if every shape passes.
+// stray writes. Relative Frobenius error < 1e-2; without --only, every mapping by index on three
+// shapes as well (the launcher picks one per call). Exit 0 only if every run passes.
 // With --bench: also times the kernel against the unfused baseline (an element-wise ReLU kernel
 // into a bf16 copy of A, as torch.relu, then cublasGemmEx) and a plain cublasGemmEx on A, median of
 // 20 runs each, and prints the ratios (no pass/fail).
 // Build: nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iruntime -Itests/gpu \
 //          -I$GEN/relu_gemm tests/gpu/relu_gemm_correctness.cu $GEN/relu_gemm/relu_gemm.cu \
 //          -lcuda -lcublas -o relu_gemm_correctness
-// Usage: relu_gemm_correctness [--only MxNxK] [--seed S] [--bench]
+// Usage: relu_gemm_correctness [--only MxNxK | --by-index MxNxK] [--seed S] [--bench]
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -71,13 +72,15 @@ struct Problem {
     cudaFree(B);
     cudaFree(C);
   }
-  int launch(cudaStream_t s = 0) const {
-    return loom_relu_gemm(loom_tensor_2d(C, LOOM_BF16, M, N, ldc), loom_tensor_2d(A, LOOM_BF16, M, K, lda),
-                          loom_tensor_2d(B, LOOM_BF16, K, N, ldb), s);
+  // The launcher's pick (mapping < 0) or mapping `mapping` by index.
+  int launch(cudaStream_t s = 0, int mapping = -1) const {
+    const loom_tensor tC = loom_tensor_2d(C, LOOM_BF16, M, N, ldc), tA = loom_tensor_2d(A, LOOM_BF16, M, K, lda),
+                      tB = loom_tensor_2d(B, LOOM_BF16, K, N, ldb);
+    return mapping < 0 ? loom_relu_gemm(tC, tA, tB, s) : loom_relu_gemm_mapping(mapping, tC, tA, tB, s);
   }
 };
 
-bool run(int64_t M, int64_t N, int64_t K, uint64_t seed) {
+bool run(int64_t M, int64_t N, int64_t K, uint64_t seed, int mapping = -1) {
   Problem p(M, N, K, seed);
   double* ref = alloc<double>(M * N);
   Result* res;
@@ -86,16 +89,17 @@ bool run(int64_t M, int64_t N, int64_t K, uint64_t seed) {
   reference<<<dim3(unsigned((N + 127) / 128), unsigned(M)), 128>>>(ref, p.A, p.B, M, N, K, p.lda, p.ldb);
   CHECK(cudaDeviceSynchronize());
   auto t0 = std::chrono::steady_clock::now();
-  int rc = p.launch();
+  int rc = p.launch(0, mapping);
   CHECK(cudaDeviceSynchronize());
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   compare<<<dim3(unsigned((p.ldc + 255) / 256), unsigned(M)), 256>>>(p.C, ref, M, N, p.ldc, res);
   CHECK(cudaDeviceSynchronize());
   double rel = res->ref2 > 0 ? std::sqrt(res->err2 / res->ref2) : std::sqrt(res->err2);
   bool ok = rc == LOOM_OK && res->nonfinite == 0 && res->stray == 0 && rel < 1e-2;
-  std::printf("| %5lld x %5lld x %5lld | seed %llu | %s | rc %d, rel err %.3e, non-finite %llu, stray writes %llu, %.2f ms incl. sync\n",
-              (long long)M, (long long)N, (long long)K, (unsigned long long)seed, ok ? "ok  " : "FAIL", rc, rel, res->nonfinite,
-              res->stray, ms);
+  const std::string which = mapping < 0 ? "pick" : "m" + std::to_string(mapping);
+  std::printf("| %5lld x %5lld x %5lld | %-4s | seed %llu | %s | rc %d, rel err %.3e, non-finite %llu, stray writes %llu, %.2f ms incl. sync\n",
+              (long long)M, (long long)N, (long long)K, which.c_str(), (unsigned long long)seed, ok ? "ok  " : "FAIL", rc, rel,
+              res->nonfinite, res->stray, ms);
   cudaFree(ref);
   cudaFree(res);
   return ok;
@@ -154,7 +158,7 @@ void bench(int64_t M, int64_t N, int64_t K, cublasHandle_t h) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string only;
+  std::string only, by_index_only;  // --by-index MxNxK: only every mapping by index at that shape (for the sanitizers)
   bool do_bench = false;
   uint64_t seed = uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
   for (int i = 1; i < argc; ++i) {
@@ -162,14 +166,33 @@ int main(int argc, char** argv) {
     if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--bench") do_bench = true;
+    else if (a == "--by-index" && i + 1 < argc) by_index_only = argv[++i];
   }
   const int64_t shapes[][3] = {{128, 256, 64}, {129, 257, 65}, {1, 300, 64}, {300, 1, 100},
                                {300, 520, 200}, {1000, 1000, 1000}, {4096, 4096, 4096}};
   bool all = true;
+  if (!by_index_only.empty()) {
+    long long m = 0, n = 0, k = 0;
+    if (std::sscanf(by_index_only.c_str(), "%lldx%lldx%lld", &m, &n, &k) != 3) {
+      std::printf("--by-index wants MxNxK\n");
+      return 2;
+    }
+    for (int i = 0; i < loom_relu_gemm_mappings(); ++i) all = run(m, n, k, seed++, i) && all;
+    std::printf("relu_gemm_correctness: %s\n", all ? "PASS" : "FAIL");
+    return all ? 0 : 1;
+  }
   for (auto& s : shapes) {
     std::string name = std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
     if (!only.empty() && name != only) continue;
     all = run(s[0], s[1], s[2], seed++) && all;
+  }
+  // Every mapping by index (the cost model picks one per call: the others must be right too), on
+  // shapes that cut tiles in every mapping and give interior tiles.
+  if (only.empty()) {
+    const int n = loom_relu_gemm_mappings();
+    const int64_t by_index[][3] = {{129, 257, 65}, {1000, 1000, 1000}, {300, 200, 1000}};
+    for (auto& s : by_index)
+      for (int m = 0; m < n; ++m) all = run(s[0], s[1], s[2], seed++, m) && all;
   }
   std::printf("relu_gemm_correctness: %s\n", all ? "PASS" : "FAIL");
   if (do_bench) {
