@@ -751,21 +751,15 @@ __device__ __forceinline__ std::uint32_t pair_mask(int col, std::int64_t n) {
 template <class T>
 __device__ __forceinline__ std::uint32_t relu_pair(std::uint32_t w) {
   static_assert(is_wgmma_16bit_v<T>, "relu_pair<T>: T is __nv_bfloat16 or __half");
-  if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-    __nv_bfloat162 x;
-    __builtin_memcpy(&x, &w, 4);
-    const __nv_bfloat162 y = __hmax2(x, __nv_bfloat162(__ushort_as_bfloat16(0), __ushort_as_bfloat16(0)));
-    std::uint32_t r;
-    __builtin_memcpy(&r, &y, 4);
-    return r;
-  } else {
-    __half2 x;
-    __builtin_memcpy(&x, &w, 4);
-    const __half2 y = __hmax2(x, __half2(__ushort_as_half(0), __ushort_as_half(0)));
-    std::uint32_t r;
-    __builtin_memcpy(&r, &y, 4);
-    return r;
-  }
+  using Pair = typename std::conditional<std::is_same<T, __nv_bfloat16>::value, __nv_bfloat162, __half2>::type;
+  const std::uint32_t zeros = 0u;  // +0 in both halves, in either type
+  Pair x, z;
+  __builtin_memcpy(&x, &w, 4);
+  __builtin_memcpy(&z, &zeros, 4);
+  const Pair y = __hmax2(x, z);
+  std::uint32_t r;
+  __builtin_memcpy(&r, &y, 4);
+  return r;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -16,7 +16,9 @@
 // on its barriers (the owner waits for every arrival). The barriers complete once per tile, so
 // their parity is the tile count's, and the kernel stays persistent: each cluster runs tile after
 // tile. Refused (a located "cannot lower ... yet"): anything in the split loop besides its TMA
-// loads and tensor-core mma into f32 accumulators cleared to 0 before it; another loop, DMA work
+// loads, tensor-core mma into f32 accumulators cleared to 0 before it and leaves or copies that
+// write only tensors allocated inside the loop without reading an accumulator (an operand
+// prologue); another loop, DMA work
 // or a signal to the DMA role after it; waits across warpgroups after it; pingpong.
 #include "codegen/cuda_gen.h"
 
@@ -58,8 +60,12 @@ void CudaGen::plan_split() {
   const Op& L = *split_loop_;
   if (L.pingpong) cannot(&L, split_what() + " together with pingpong");
   if (compute_wgs_ < 1) cannot(&L, split_what() + " without compute warpgroups");
-  // The body: TMA loads and mma calls into accumulators; nothing else may carry a value out.
+  // The body: TMA loads, mma calls into accumulators, and work on values that live one iteration:
+  // a leaf or copy that writes only tensors allocated inside the loop and reads no accumulator
+  // (an operand prologue, relu_gemm's rectify: each block applies it to its own K steps' tiles).
+  // Nothing else may carry a value out of an iteration.
   std::set<ValueId> accs;
+  std::vector<const Op*> local_work;
   for (const Op& o : L.regions[0].ops) {
     if (!ir::is_async(o.kind) || o.kind == OpKind::Join) continue;
     if (o.kind == OpKind::Copy && is_tma_copy(o)) continue;
@@ -67,15 +73,39 @@ void CudaGen::plan_split() {
       auto d = def_.find(o.operands[0]);
       if (d == def_.end() || d->second->kind != OpKind::Alloc || d->second->mem != MemKind::Register || f_.info(o.operands[0]).dtype != DType::F32)
         cannot(&o, split_what() + " on a loop whose mma does not accumulate into an f32 register fragment");
-      for (const Op* p = parent_.at(d->second); p; p = parent_.at(p))
-        if (p == &L) cannot(&o, split_what() + " on a loop whose accumulator is declared inside it");
-      accs.insert(o.operands[0]);
+      bool local = false;  // a product that lives one iteration (attention's scores): work like the others below
+      for (const Op* p = parent_.at(d->second); p; p = parent_.at(p)) local = local || p == &L;
+      if (local) local_work.push_back(&o);
+      else accs.insert(o.operands[0]);
+      continue;
+    }
+    if (o.kind == OpKind::Call || o.kind == OpKind::Copy) {
+      local_work.push_back(&o);
       continue;
     }
     cannot(&o, split_what() + " on a loop that does more than TMA loads and tensor-core mma",
            "only a sum can be split between blocks: the loop may only accumulate products");
   }
   if (accs.empty()) cannot(&L, split_what() + " on a loop without an mma (nothing to sum)");
+  auto inside = [&](ValueId root) {
+    auto d = def_.find(root);
+    if (d == def_.end() || d->second->kind != OpKind::Alloc) return false;
+    for (const Op* p = parent_.at(d->second); p; p = parent_.at(p))
+      if (p == &L) return true;
+    return false;
+  };
+  for (const Op* o : local_work)
+    for (ValueId v : o->operands) {
+      if (f_.info(v).type != ir::Type::Tensor) continue;
+      const ValueId r = root_of(v);
+      const bool reads_acc = accs.count(r) > 0, escapes = writes_root(*o, r) && !inside(r);
+      if (reads_acc || escapes)
+        cannot(o, split_what() + " on a loop that does more than TMA loads and tensor-core mma",
+               "only a sum can be split between blocks: besides its loads and products the loop may only prepare its own "
+               "iteration's operands, and `" + (o->name.empty() ? std::string("copy") : o->name) + "` " +
+                   (reads_acc ? "uses the accumulator " : "writes ") + names_[static_cast<size_t>(r)] +
+                   (reads_acc ? "" : ", which outlives the iteration"));
+    }
   // Every accumulator starts at 0 (each block sums only its share) and nothing after the loop runs
   // in the DMA role (the peers skip the rest of the tile).
   bool before = true;

@@ -65,11 +65,8 @@ std::optional<std::string> split_k_refusal(const ContractionKernel& k, const Mac
   if (k.terms.size() > 1)
     return "the kernel has two K loops (" + k.terms[0].k + " and " + k.terms[1].k +
            ") into one accumulator; splitk(S) splits one loop per block, with no loop after it";
-  for (const TxTerm& t : k.terms)
-    for (const TxOperand* o : {&t.a, &t.b})
-      if (o->prologue != Pointwise::Identity)
-        return std::string("each K step also applies ") + pointwise_name(o->prologue) + " to its tile of " + o->name +
-               "; a split loop may hold only TMA loads and tensor-core products (src/codegen/splitk.cpp)";
+  // An operand prologue (relu_gemm's relu on each K step's tile of A) splits with the loop: each
+  // block applies it to its own share of the K steps (src/codegen/splitk.cpp).
   return std::nullopt;
 }
 

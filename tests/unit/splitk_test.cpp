@@ -125,6 +125,24 @@ TEST(SplitK, OnlyASumCanBeSplit) {
             std::string::npos)
       << c.error->message;
   EXPECT_NE(c.error->hint.find("only a sum can be split between blocks"), std::string::npos) << c.error->hint;
+  // The running maximum is carried from one K/V tile to the next: not the iteration's own work.
+  EXPECT_NE(c.error->hint.find("which outlives the iteration"), std::string::npos) << c.error->hint;
+}
+
+TEST(SplitK, AnOperandPrologueSplitsWithTheLoop) {
+  // relu_gemm's relu on each K step's tile of A writes only R, allocated inside the loop: every
+  // block of a cluster rectifies its own share of the K steps, and the owner adds the partial sums.
+  test::CompiledMappings c = compile_mappings(example_text("relu_gemm"), "relu_gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  size_t split_kernels = 0;
+  for (size_t at = cu.find("namespace mapping"); at != std::string::npos; at = cu.find("namespace mapping", at + 1)) {
+    const std::string m = cu.substr(at, cu.find("namespace mapping", at + 1) - at);
+    if (m.find("bar_splitk_ready") == std::string::npos) continue;
+    ++split_kernels;
+    EXPECT_NE(m.find("loom::rt::relu_pair<__nv_bfloat16>("), std::string::npos) << "a split kernel without the prologue";
+  }
+  EXPECT_EQ(split_kernels, 3u) << "examples/relu_gemm's three split-K candidates";
 }
 
 TEST(SplitK, PartialSumBuffersMustFitTheBudget) {

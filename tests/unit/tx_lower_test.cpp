@@ -612,19 +612,16 @@ TEST(TxSplitK, LongKBatchedGemmRunsEveryMappingOnTheCpu) {
   expect_cuda(o);
 }
 
-TEST(TxSplitK, APrologueKeepsTheLoopUnsplit) {
+TEST(TxSplitK, APrologueSplitsWithTheLoop) {
+  // relu on each K step's tile of A: each block of a split tile rectifies its own share of the steps.
   ContractionKernel k = gemm_kernel("relu_gemm");
   k.terms[0].a.prologue = Pointwise::Relu;
-  const TileChoice c = choose_tiles(k, hopper_machine());
-  EXPECT_TRUE(splits_of(c).empty());
-  EXPECT_EQ(split_k_refusal(k, hopper_machine()),
-            "each K step also applies relu to its tile of A; a split loop may hold only TMA loads and tensor-core "
-            "products (src/codegen/splitk.cpp)");
-  const std::string text = lower_to_loom(k);
-  EXPECT_EQ(text.find(") splitk("), std::string::npos) << text;  // pipeline(N) splitk(S)
-  EXPECT_NE(flat(text).find("no split-K candidates: each K step also applies relu to its tile of A;"),
-            std::string::npos)
-      << text;
+  EXPECT_EQ(split_k_refusal(k, hopper_machine()), std::nullopt);
+  EXPECT_FALSE(splits_of(choose_tiles(k, hopper_machine())).empty());
+  const Outcome o = run_kernel(k, {{"M", 70}, {"N", 40}, {"K", 580}});
+  EXPECT_NE(o.text.find(") splitk("), std::string::npos) << o.text;  // pipeline(N) splitk(S)
+  EXPECT_EQ(flat(o.text).find("no split-K candidates"), std::string::npos) << o.text;
+  expect_cuda(o);
 }
 
 TEST(TxSplitK, TwoTermsKeepTheirLoopsUnsplit) {
