@@ -7,7 +7,8 @@
 #     gemm_reduce's ping-pong, the attention kernels, the torch extension sources and the consumer;
 #   - loom compile of add_gemm, relu_gemm, gemm_residual, gemm_reduce, gemm_reduce_shared;
 #   - gemm_bias_act once per activation (tests/gpu/e2e/gemm_bias_act.sh --gen);
-#   - the tensor-expression examples into gen/tx/ (tests/gpu/e2e/tx.sh, tx_simt.sh).
+#   - the tensor-expression examples into gen/tx/ (tests/gpu/e2e/tx.sh, tx_simt.sh), and examples/gemm
+#     into gen/tx/examples_gemm (bench/tx.sh's hand-mapped reference).
 # Then carry build-gpu/gen to the device and run `bash tests/gpu/run.sh` there (LOOM_GPU_ONLY picks
 # steps). Environment: LOOM_GEN_DIR, LOOM (a loom binary; default the one bench/run.sh builds).
 # Exit status 1 if any step failed (the others still run).
@@ -29,9 +30,13 @@ for a in identity relu gelu silu; do
   rm -rf "${gen:?}/gemm_bias_act_$a"
   LOOM=$loom bash tests/gpu/e2e/gemm_bias_act.sh --gen "$a" "$gen" || { echo "prepare.sh: gemm_bias_act_$a not generated"; rc=1; }
 done
-for x in gemm batched_gemm gemm_bias_relu add_gemm mlp relu_gemm transpose softmax layernorm; do
+for f in examples/tx/*.tx; do  # every example: the contractions (e2e/tx.sh, bench/tx.sh) and the SIMT kernels (e2e/tx_simt.sh)
+  x=$(basename "$f" .tx)
   rm -rf "${gen:?}/tx/$x"
-  "$loom" compile "examples/tx/$x.tx" -o "$gen/tx/$x" || { echo "prepare.sh: tx/$x not generated"; rc=1; }
+  "$loom" compile "$f" -o "$gen/tx/$x" || { echo "prepare.sh: tx/$x not generated"; rc=1; }
 done
+# bench/tx.sh times the generated gemm against the hand-mapped one, which it reads from tx/examples_gemm
+rm -rf "${gen:?}/tx/examples_gemm"
+"$loom" compile examples/gemm/gemm.loom -o "$gen/tx/examples_gemm" || { echo "prepare.sh: tx/examples_gemm not generated"; rc=1; }
 echo "prepare.sh: $(du -sh "$gen" | cut -f1) in $gen (carry it; the device tool takes up to 64 MiB)"
 exit $rc
