@@ -3,11 +3,12 @@
 // against a double-precision reference on the GPU. Fresh random inputs each run (seed printed; alpha
 // drawn from the seed in [-2, 2)), D poisoned (NaN) before the launch, row padding checked for stray
 // writes, C's row padding NaN (a read past C's rows shows up as a non-finite output). Relative
-// Frobenius error < 1e-2. Exit 0 only if every shape passes.
+// Frobenius error < 1e-2; without --only, every mapping by index on three shapes as well (the
+// launcher picks one per call). Exit 0 only if every run passes.
 // Build: nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iruntime -Itests/gpu \
 //          -I$GEN/gemm_residual tests/gpu/gemm_residual_correctness.cu $GEN/gemm_residual/gemm_residual.cu \
 //          -lcuda -o gemm_residual_correctness
-// Usage: gemm_residual_correctness [--only MxNxK] [--seed S]
+// Usage: gemm_residual_correctness [--only MxNxK | --by-index MxNxK] [--seed S]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -45,7 +46,7 @@ __global__ void fill_rows(__nv_bfloat16* p, int64_t M, int64_t N, int64_t ld, ui
   }
 }
 
-bool run(int64_t M, int64_t N, int64_t K, uint64_t seed) {
+bool run(int64_t M, int64_t N, int64_t K, uint64_t seed, int mapping = -1) {  // mapping < 0: the launcher's pick
   const int64_t lda = pad8(K), ldb = pad8(N), ldc = pad8(N), ldd = pad8(N);
   const float alpha = float(int64_t(seed % 16) - 8) / 4.0f;  // in [-2, 2), exact in bf16 and f32
   __nv_bfloat16 *A, *B, *C;
@@ -70,15 +71,16 @@ bool run(int64_t M, int64_t N, int64_t K, uint64_t seed) {
   loom_tensor tC = loom_tensor_2d(C, LOOM_BF16, M, N, ldc);
   CHECK(cudaDeviceSynchronize());
   auto t0 = std::chrono::steady_clock::now();
-  int rc = loom_gemm_residual(tD, tA, tB, tC, alpha, 0);
+  int rc = mapping < 0 ? loom_gemm_residual(tD, tA, tB, tC, alpha, 0) : loom_gemm_residual_mapping(mapping, tD, tA, tB, tC, alpha, 0);
   CHECK(cudaDeviceSynchronize());
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   compare<<<dim3(unsigned((ldd + 255) / 256), unsigned(M)), 256>>>(D, ref, M, N, ldd, res);
   CHECK(cudaDeviceSynchronize());
   double rel = res->ref2 > 0 ? std::sqrt(res->err2 / res->ref2) : std::sqrt(res->err2);
   bool ok = rc == LOOM_OK && res->nonfinite == 0 && res->stray == 0 && rel < 1e-2;
-  std::printf("| %5lld x %5lld x %5lld | alpha %5.2f | seed %llu | %s | rc %d, rel err %.3e, non-finite %llu, stray writes %llu, %.2f ms incl. sync\n",
-              (long long)M, (long long)N, (long long)K, alpha, (unsigned long long)seed, ok ? "ok  " : "FAIL", rc, rel,
+  const std::string which = mapping < 0 ? "pick" : "m" + std::to_string(mapping);
+  std::printf("| %5lld x %5lld x %5lld | %-4s | alpha %5.2f | seed %llu | %s | rc %d, rel err %.3e, non-finite %llu, stray writes %llu, %.2f ms incl. sync\n",
+              (long long)M, (long long)N, (long long)K, which.c_str(), alpha, (unsigned long long)seed, ok ? "ok  " : "FAIL", rc, rel,
               res->nonfinite, res->stray, ms);
   cudaFree(A);
   cudaFree(B);
@@ -92,12 +94,24 @@ bool run(int64_t M, int64_t N, int64_t K, uint64_t seed) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string only;
+  std::string only, by_index_only;  // --by-index MxNxK: only every mapping by index at that shape (for the sanitizers)
   uint64_t seed = uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--by-index" && i + 1 < argc) by_index_only = argv[++i];
+  }
+  if (!by_index_only.empty()) {
+    long long m = 0, n = 0, k = 0;
+    if (std::sscanf(by_index_only.c_str(), "%lldx%lldx%lld", &m, &n, &k) != 3) {
+      std::printf("--by-index wants MxNxK\n");
+      return 2;
+    }
+    bool all = true;
+    for (int i = 0; i < loom_gemm_residual_mappings(); ++i) all = run(m, n, k, seed++, i) && all;
+    std::printf("gemm_residual_correctness: %s\n", all ? "PASS" : "FAIL");
+    return all ? 0 : 1;
   }
   const int64_t shapes[][3] = {{128, 128, 64}, {129, 257, 65}, {1, 300, 64}, {300, 1, 100}, {1000, 1000, 1000}, {4096, 4096, 4096}};
   bool all = true;
@@ -105,6 +119,14 @@ int main(int argc, char** argv) {
     std::string name = std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
     if (!only.empty() && name != only) continue;
     all = run(s[0], s[1], s[2], seed++) && all;
+  }
+  // Every mapping by index (the cost model picks one per call: the others must be right too), on
+  // shapes that cut tiles in every mapping and give interior tiles.
+  if (only.empty()) {
+    const int n = loom_gemm_residual_mappings();
+    const int64_t by_index[][3] = {{129, 257, 65}, {1000, 1000, 1000}, {300, 200, 1000}};
+    for (auto& s : by_index)
+      for (int m = 0; m < n; ++m) all = run(s[0], s[1], s[2], seed++, m) && all;
   }
   std::printf("gemm_residual_correctness: %s\n", all ? "PASS" : "FAIL");
   return all ? 0 : 1;

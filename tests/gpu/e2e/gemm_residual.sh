@@ -23,8 +23,8 @@ if [ ! -f "$dir/gemm_residual.cu" ]; then echo "no $dir/gemm_residual.cu"; exit 
 fail=0
 "$WORK/gemm_residual_e2e" || fail=1
 for tool in memcheck racecheck synccheck; do
-  echo "== compute-sanitizer --tool $tool, 129x257x65"
-  "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$WORK/gemm_residual_e2e" --only 129x257x65 || fail=1
+  echo "== compute-sanitizer --tool $tool, 129x257x65, every mapping by index"
+  "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$WORK/gemm_residual_e2e" --by-index 129x257x65 || fail=1
 done
 echo "== compute-sanitizer --tool memcheck, 128x128x64"
 "$SAN" --tool memcheck --error-exitcode 99 --print-limit 20 "$WORK/gemm_residual_e2e" --only 128x128x64 || fail=1
