@@ -193,32 +193,29 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
       if (cond.empty()) {
         s.line("#pragma unroll");
         s.line(loop + value("r") + ";");
-      } else if (!pairs.empty()) {
-        const std::string T = cpp_type(dt), P = var(dv), words = std::to_string(regs / 2);
-        s.line("if (" + cond + ") {  // an interior tile: every register inside the extents; the loaded pairs as they are");
-        interior = true;
-        s.line("  #pragma unroll");
-        s.line("  " + loop + value("r") + ";");
-        interior = false;
-        s.line("  #pragma unroll");
-        s.line("  for (int p = 0; p < " + words + "; ++p) " + pairs + "[p] = " + globals[1].pair16_interior("p") + ";");
-        s.line("} else {");
-        s.line("  #pragma unroll");
-        s.line("  " + loop + value("r") + ";");
-        s.line("  #pragma unroll");
-        s.line("  for (int p = 0; p < " + words + "; ++p) " + pairs + "[p] = loom::rt::pack_pair(" + P + "[2 * p], " + P +
-               "[2 * p + 1]);");
-        s.line("}");
-        packed_pairs_[P] = {pairs, "loom::rt::relu_pair<" + T + ">("};
       } else {
-        s.line("if (" + cond + ") {  // an interior tile: every register inside the extents");
+        // With `pairs`, each branch also fills the pair array: the loaded words as they are, or the
+        // edge tile's results packed.
+        const std::string P = var(dv), words = std::to_string(regs / 2);
+        s.line("if (" + cond + ") {  // an interior tile: every register inside the extents" +
+               (pairs.empty() ? "" : "; the loaded pairs as they are"));
         interior = true;
         s.line("  #pragma unroll");
         s.line("  " + loop + value("r") + ";");
         interior = false;
+        if (!pairs.empty()) {
+          s.line("  #pragma unroll");
+          s.line("  for (int p = 0; p < " + words + "; ++p) " + pairs + "[p] = " + globals[1].pair16_interior("p") + ";");
+        }
         s.line("} else {");
         s.line("  #pragma unroll");
         s.line("  " + loop + value("r") + ";");
+        if (!pairs.empty()) {
+          s.line("  #pragma unroll");
+          s.line("  for (int p = 0; p < " + words + "; ++p) " + pairs + "[p] = loom::rt::pack_pair(" + P + "[2 * p], " + P +
+                 "[2 * p + 1]);");
+          packed_pairs_[P] = {pairs, "loom::rt::relu_pair<" + cpp_type(dt) + ">("};
+        }
         s.line("}");
       }
     }

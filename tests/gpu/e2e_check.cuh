@@ -1,7 +1,7 @@
 // tests/gpu/e2e_check.cuh: what the end-to-end kernel tests (dual_gemm_correctness.cu,
 // gemm_colmajor_b.cu) share: a CUDA call check, seeded bf16 inputs in [-1, 1), a NaN poison no
-// kernel writes, and the comparison of a bf16 output against a double reference (relative Frobenius
-// error, non-finite values, stray writes into the row padding).
+// kernel writes, the comparison of a bf16 output against a double reference (relative Frobenius
+// error, non-finite values, stray writes into the row padding), and the run of every mapping by index.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -69,5 +69,25 @@ __global__ void compare(const uint16_t* D, const double* ref, int64_t M, int64_t
 }
 
 inline int64_t pad8(int64_t x) { return (x + 7) / 8 * 8; }
+
+// Every mapping by index (the launcher's cost model picks one per call: the others must be right
+// too): run(M, N, K, seed, mapping) for mappings 0 .. mappings - 1 at each shape, seeds counting up
+// from `seed`. `shape` non-empty ("MxNxK", a harness's --by-index: its sanitizer runs) replaces the
+// shapes by that one. Returns 1 if every run passed, 0 if one failed, -1 for a malformed `shape`.
+template <class Run>
+int every_mapping(int mappings, const char* shape, uint64_t& seed, Run run) {
+  int64_t shapes[3][3] = {{129, 257, 65}, {1000, 1000, 1000}, {300, 200, 1000}};  // tiles cut in every mapping, and interior ones
+  int count = 3;
+  if (shape && *shape) {
+    long long m = 0, n = 0, k = 0;
+    if (std::sscanf(shape, "%lldx%lldx%lld", &m, &n, &k) != 3) return -1;
+    shapes[0][0] = m, shapes[0][1] = n, shapes[0][2] = k;
+    count = 1;
+  }
+  bool all = true;
+  for (int s = 0; s < count; ++s)
+    for (int i = 0; i < mappings; ++i) all = run(shapes[s][0], shapes[s][1], shapes[s][2], seed++, i) && all;
+  return all ? 1 : 0;
+}
 
 }  // namespace e2e

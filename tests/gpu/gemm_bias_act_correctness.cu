@@ -122,14 +122,7 @@ int main(int argc, char** argv) {
     if (!only.empty() && name != only) continue;
     all = run(s[0], s[1], s[2], seed++) && all;
   }
-  // Every mapping by index (the cost model picks one per call: the others must be right too), on
-  // shapes that cut tiles in every mapping and give interior tiles.
-  if (only.empty()) {
-    const int n = loom_gemm_bias_act_mappings();
-    const int64_t by_index[][3] = {{129, 257, 65}, {1000, 1000, 1000}, {300, 200, 1000}};
-    for (auto& s : by_index)
-      for (int m = 0; m < n; ++m) all = run(s[0], s[1], s[2], seed++, m) && all;
-  }
+  if (only.empty()) all = e2e::every_mapping(loom_gemm_bias_act_mappings(), nullptr, seed, run) == 1 && all;  // every mapping by index
   std::printf("gemm_bias_act_correctness (%s): %s\n", kActNames[LOOM_ACT], all ? "PASS" : "FAIL");
   return all ? 0 : 1;
 }

@@ -103,15 +103,10 @@ int main(int argc, char** argv) {
     else if (a == "--by-index" && i + 1 < argc) by_index_only = argv[++i];
   }
   if (!by_index_only.empty()) {
-    long long m = 0, n = 0, k = 0;
-    if (std::sscanf(by_index_only.c_str(), "%lldx%lldx%lld", &m, &n, &k) != 3) {
-      std::printf("--by-index wants MxNxK\n");
-      return 2;
-    }
-    bool all = true;
-    for (int i = 0; i < loom_gemm_residual_mappings(); ++i) all = run(m, n, k, seed++, i) && all;
-    std::printf("gemm_residual_correctness: %s\n", all ? "PASS" : "FAIL");
-    return all ? 0 : 1;
+    const int r = e2e::every_mapping(loom_gemm_residual_mappings(), by_index_only.c_str(), seed, run);
+    if (r < 0) std::printf("--by-index wants MxNxK\n");
+    else std::printf("gemm_residual_correctness: %s\n", r ? "PASS" : "FAIL");
+    return r < 0 ? 2 : r ? 0 : 1;
   }
   const int64_t shapes[][3] = {{128, 128, 64}, {129, 257, 65}, {1, 300, 64}, {300, 1, 100}, {1000, 1000, 1000}, {4096, 4096, 4096}};
   bool all = true;
@@ -120,14 +115,7 @@ int main(int argc, char** argv) {
     if (!only.empty() && name != only) continue;
     all = run(s[0], s[1], s[2], seed++) && all;
   }
-  // Every mapping by index (the cost model picks one per call: the others must be right too), on
-  // shapes that cut tiles in every mapping and give interior tiles.
-  if (only.empty()) {
-    const int n = loom_gemm_residual_mappings();
-    const int64_t by_index[][3] = {{129, 257, 65}, {1000, 1000, 1000}, {300, 200, 1000}};
-    for (auto& s : by_index)
-      for (int m = 0; m < n; ++m) all = run(s[0], s[1], s[2], seed++, m) && all;
-  }
+  if (only.empty()) all = e2e::every_mapping(loom_gemm_residual_mappings(), nullptr, seed, run) == 1 && all;  // every mapping by index
   std::printf("gemm_residual_correctness: %s\n", all ? "PASS" : "FAIL");
   return all ? 0 : 1;
 }

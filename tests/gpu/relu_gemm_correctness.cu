@@ -172,28 +172,17 @@ int main(int argc, char** argv) {
                                {300, 520, 200}, {1000, 1000, 1000}, {4096, 4096, 4096}};
   bool all = true;
   if (!by_index_only.empty()) {
-    long long m = 0, n = 0, k = 0;
-    if (std::sscanf(by_index_only.c_str(), "%lldx%lldx%lld", &m, &n, &k) != 3) {
-      std::printf("--by-index wants MxNxK\n");
-      return 2;
-    }
-    for (int i = 0; i < loom_relu_gemm_mappings(); ++i) all = run(m, n, k, seed++, i) && all;
-    std::printf("relu_gemm_correctness: %s\n", all ? "PASS" : "FAIL");
-    return all ? 0 : 1;
+    const int r = e2e::every_mapping(loom_relu_gemm_mappings(), by_index_only.c_str(), seed, run);
+    if (r < 0) std::printf("--by-index wants MxNxK\n");
+    else std::printf("relu_gemm_correctness: %s\n", r ? "PASS" : "FAIL");
+    return r < 0 ? 2 : r ? 0 : 1;
   }
   for (auto& s : shapes) {
     std::string name = std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
     if (!only.empty() && name != only) continue;
     all = run(s[0], s[1], s[2], seed++) && all;
   }
-  // Every mapping by index (the cost model picks one per call: the others must be right too), on
-  // shapes that cut tiles in every mapping and give interior tiles.
-  if (only.empty()) {
-    const int n = loom_relu_gemm_mappings();
-    const int64_t by_index[][3] = {{129, 257, 65}, {1000, 1000, 1000}, {300, 200, 1000}};
-    for (auto& s : by_index)
-      for (int m = 0; m < n; ++m) all = run(s[0], s[1], s[2], seed++, m) && all;
-  }
+  if (only.empty()) all = e2e::every_mapping(loom_relu_gemm_mappings(), nullptr, seed, run) == 1 && all;  // every mapping by index
   std::printf("relu_gemm_correctness: %s\n", all ? "PASS" : "FAIL");
   if (do_bench) {
     cublasHandle_t h;
