@@ -66,6 +66,13 @@ void CudaGen::plan_split() {
   // Nothing else may carry a value out of an iteration.
   std::set<ValueId> accs;
   std::vector<const Op*> local_work;
+  auto inside = [&](ValueId root) {  // allocated inside the loop: lives one iteration
+    auto d = def_.find(root);
+    if (d == def_.end() || d->second->kind != OpKind::Alloc) return false;
+    for (const Op* p = parent_.at(d->second); p; p = parent_.at(p))
+      if (p == &L) return true;
+    return false;
+  };
   for (const Op& o : L.regions[0].ops) {
     if (!ir::is_async(o.kind) || o.kind == OpKind::Join) continue;
     if (o.kind == OpKind::Copy && is_tma_copy(o)) continue;
@@ -73,9 +80,7 @@ void CudaGen::plan_split() {
       auto d = def_.find(o.operands[0]);
       if (d == def_.end() || d->second->kind != OpKind::Alloc || d->second->mem != MemKind::Register || f_.info(o.operands[0]).dtype != DType::F32)
         cannot(&o, split_what() + " on a loop whose mma does not accumulate into an f32 register fragment");
-      bool local = false;  // a product that lives one iteration (attention's scores): work like the others below
-      for (const Op* p = parent_.at(d->second); p; p = parent_.at(p)) local = local || p == &L;
-      if (local) local_work.push_back(&o);
+      if (inside(o.operands[0])) local_work.push_back(&o);  // a product that lives one iteration (attention's scores)
       else accs.insert(o.operands[0]);
       continue;
     }
@@ -87,13 +92,6 @@ void CudaGen::plan_split() {
            "only a sum can be split between blocks: the loop may only accumulate products");
   }
   if (accs.empty()) cannot(&L, split_what() + " on a loop without an mma (nothing to sum)");
-  auto inside = [&](ValueId root) {
-    auto d = def_.find(root);
-    if (d == def_.end() || d->second->kind != OpKind::Alloc) return false;
-    for (const Op* p = parent_.at(d->second); p; p = parent_.at(p))
-      if (p == &L) return true;
-    return false;
-  };
   for (const Op* o : local_work)
     for (ValueId v : o->operands) {
       if (f_.info(v).type != ir::Type::Tensor) continue;
