@@ -115,7 +115,7 @@ std::string CudaGen::assemble() {
     o << "  // epilogue staging tiles, one per compute warpgroup (" << compute_wgs_ << " x " << stage_bytes_ << " bytes)\n"
       << "  uint8_t* const loom_stage = smem + " << stage_offset_ << ";\n";
   if (cluster_split())
-    o << "  // splitk(" << split_ << "): the partial sums a peer hands to the owner of a warpgroup's rows, one buffer per compute\n"
+    o << "  // splitk(" << split_ << "): the partial sum a block hands on in the tree of a warpgroup's rows, one buffer per compute\n"
       << "  // warpgroup (" << compute_wgs_ << " x " << split_wg_bytes() << " bytes; splitk.cpp)\n"
       << "  uint8_t* const loom_splitk = smem + " << split_offset_ << ";\n"
       << "  const uint32_t splitk_rank = loom::rt::cluster_rank();  // this block's share of each tile's K loop\n";

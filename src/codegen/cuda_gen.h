@@ -276,7 +276,7 @@ class CudaGen {
   // A loop with split_k = S > 1 (the mapping's splitk(S)) runs on a cluster of S blocks per tile:
   // the block of cluster rank r runs iterations [n r / S, n (r + 1) / S) (loop_start, loop_trips:
   // its first iteration and how many it runs; for other loops 0 and n), then the blocks add their
-  // partial accumulators in rank order over distributed shared memory, and warpgroup g's rows are
+  // partial accumulators as a tree over distributed shared memory (splitk.cpp), and warpgroup g's rows are
   // finished (the rest of the tile's code) by the block of rank g mod S only.
   void plan_split();
   std::string loop_start(const Op* L) const;
@@ -285,6 +285,7 @@ class CudaGen {
   void end_split_owner(Stream& s);
   void check_split_budget() const;
   int64_t split_wg_bytes() const;  // one warpgroup's partial sums in shared memory
+  int64_t split_levels() const;  // the split-K tree's levels: ceil(log2 S)
   std::string split_what() const { return stream_ ? "streamk" : "splitk(" + std::to_string(split_) + ")"; }
   // The split loop is shared within a thread-block cluster (splitk(S): cluster launch, partial-sum
   // buffers in shared memory, cluster barriers), not between persistent blocks (streamk).

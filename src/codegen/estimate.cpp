@@ -19,9 +19,9 @@
 // splitk(S) (splitk.cpp): a tile is a cluster of S blocks, so as many tiles run at once as clusters
 // fit (slots below: the launcher's cluster_slots(), which asks cudaOccupancyMaxActiveClusters;
 // floor(SMS / S) when it cannot say); the split loop's trips(L) becomes ceil(trips(L) / S) per block; a block writes
-// the rows of the at most ceil(G / S) warpgroups it owns (G compute warpgroups); and the owner reads (S - 1) peers' partial sums of each warpgroup it owns
-// over distributed shared memory, at CostModel::dsmem_bytes_per_cycle, plus cluster_tile_cycles for
-// the hand-over.
+// the rows of the at most ceil(G / S) warpgroups it owns (G compute warpgroups); and the owner reads one partial sum per
+// level of the split's tree (ceil(log2 S)) for each warpgroup it owns over distributed shared memory, at
+// CostModel::dsmem_bytes_per_cycle, plus cluster_tile_cycles for the hand-over.
 //
 // multicast(S) (multicast.cpp): a multicast copy's bytes are the issuing block's share (1 / S of
 // the tile); the blocks run in clusters of S (slots: cluster_slots() x S blocks at once) on groups
@@ -156,9 +156,10 @@ std::string CudaGen::estimate_function() {
   }
   if (split_loop_) {
     if (cm.dsmem_bytes_per_cycle <= 0) cannot(split_loop_, "a cost estimate of splitk without a distributed shared memory rate");
-    o << "  // splitk(" << split_ << "): the owner of a warpgroup's rows reads " << split_ - 1 << " peers' partial sums of "
-      << split_wg_bytes() << " bytes, for the " << owned << " warpgroup(s) a block owns at most\n"
-      << "  tile += " << (split_ - 1) * owned * split_wg_bytes() << ".0 / " << cm.dsmem_bytes_per_cycle << ".0 + "
+    o << "  // splitk(" << split_ << "): the owner of a warpgroup's rows reads " << split_levels() << " partial sum(s) of "
+      << split_wg_bytes() << " bytes (a tree of " << split_levels() << " level(s)), for the " << owned
+      << " warpgroup(s) a block owns at most\n"
+      << "  tile += " << split_levels() * owned * split_wg_bytes() << ".0 / " << cm.dsmem_bytes_per_cycle << ".0 + "
       << cm.cluster_tile_cycles << ".0;  // + the hand-over between the cluster's blocks\n"
       << "  // tiles (clusters) at once: what the launch will run (cluster_slots), else SMs / " << split_ << "\n"
       << cluster_slots_code(split_, false) << "  return static_cast<double>((blocks + slots - 1) / slots) * tile;\n"

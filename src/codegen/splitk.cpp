@@ -1,25 +1,29 @@
 // splitk(S) (SPLIT-K in cuda_gen.h; docs/codegen.md, "Split-K"): the block's srange loop over K
 // runs on a thread-block cluster of S blocks per output tile. The block of cluster rank r runs
 // iterations [n r / S, n (r + 1) / S) of the loop's n into its own accumulator, which starts at 0
-// in every block; then the S partial sums are added in rank order (p_0 + p_1 + ... + p_{S-1}: the
-// same order whatever the timing) through distributed shared memory, with no global workspace and
-// no atomics:
-//   - warpgroup g's rows belong to the block of rank g mod S (the owner);
-//   - in every other block, warpgroup g writes its partial sums into its shared buffer (16-byte
-//     stores, register quadruple q of thread t at float4 index q * 128 + t) and arrives on the
-//     owner's `ready` barrier (mbarrier.arrive.release.cluster on the peer's barrier, one arrival
-//     per thread), then waits on its own `free` barrier until the owner has read the buffer;
-//   - the owner's warpgroup waits on `ready` (acquire.cluster), adds the peers' buffers
-//     (ld.shared::cluster through mapa) and its registers in rank order, arrives on each peer's
-//     `free` barrier, and runs the rest of the tile (the epilogue); the peers skip it.
-// A block never leaves while a peer may still read its shared memory (its `free` wait) or arrive
-// on its barriers (the owner waits for every arrival). The barriers complete once per tile, so
-// their parity is the tile count's, and the kernel stays persistent: each cluster runs tile after
-// tile. Refused (a located "cannot lower ... yet"): anything in the split loop besides its TMA
-// loads, tensor-core mma into f32 accumulators cleared to 0 before it and leaves or copies that
-// write only tensors allocated inside the loop without reading an accumulator (an operand
-// prologue); another loop, DMA work
-// or a signal to the DMA role after it; waits across warpgroups after it; pingpong.
+// in every block; then the S partial sums are added over distributed shared memory, with no global
+// workspace and no atomics, as a binary tree in a fixed order (the same whatever the timing):
+//   - warpgroup g's rows belong to the block of rank g mod S (the owner); a block's place in the
+//     tree is its rank counted from the owner, r' = (r - g) mod S, and p'_j the partial sum of the
+//     block at place j;
+//   - at level l = 0, 1, ... (while 2^l < S) the block at place 2^(l+1) k + 2^l hands the sum it
+//     holds to the block at 2^(l+1) k: it writes it into its shared buffer (16-byte stores,
+//     register quadruple q of thread t at float4 index q * 128 + t) and arrives on that block's
+//     `ready` barrier of the level (mbarrier.arrive.release.cluster, one arrival per thread), and
+//     skips the rest of the tile; the receiver waits on it (acquire.cluster), adds the buffer
+//     (ld.shared::cluster through mapa, every load of a batch in flight before the adds) after its
+//     own sum, and arrives on the sender's `free` barrier. So S = 4 adds (p'0 + p'1) + (p'2 + p'3):
+//     the owner reads ceil(log2 S) buffers, not S - 1, and the reads of one level run in parallel;
+//   - the owner (place 0) then runs the rest of the tile (the epilogue).
+// A sender waits on `free` (the receiver has read the previous tile's buffer) only before it
+// writes the buffer again, so it starts its next tile at once. A block never leaves while a peer may
+// still read its shared memory or arrive on its barriers (the cluster barrier at the kernel's exit).
+// The barriers complete once per tile, so their parity is the tile count's, and the kernel stays
+// persistent: each cluster runs tile after tile. Refused (a located "cannot lower ... yet"):
+// anything in the split loop besides its TMA loads, tensor-core mma into f32 accumulators cleared to
+// 0 before it and leaves or copies that write only tensors allocated inside the loop without reading
+// an accumulator (an operand prologue); another loop, DMA work or a signal to the DMA role after it;
+// waits across warpgroups after it; pingpong.
 #include "codegen/cuda_gen.h"
 
 #include <algorithm>
@@ -146,27 +150,42 @@ void CudaGen::plan_split() {
                "stream-K shares equal K loops between blocks; a loop whose length depends on the tile (causal attention) cannot be shared this way");
     return;
   }
-  // One of each per compute warpgroup: `ready` completes at the owner when every peer thread has
-  // arrived, `free` at a peer when every owner thread has read (emit_split_reduce).
-  barriers_.push_back(Barrier{"bar_splitk_ready", compute_wgs_, std::to_string((split_ - 1) * 128),
-                              "splitk: the peers' partial sums of warpgroup g's rows are in their shared memory (at the owner)"});
+  // Per compute warpgroup: `ready` for each level of the tree, completing at the receiver when the
+  // sender's 128 threads have arrived; `free`, completing at a sender when the receiver's 128
+  // threads have read its buffer (emit_split_reduce).
+  barriers_.push_back(Barrier{"bar_splitk_ready", compute_wgs_ * split_levels(), "128",
+                              "splitk: [g * " + std::to_string(split_levels()) +
+                                  " + l] the partial sum a block hands on at level l of warpgroup g's tree is in its shared memory (at the receiver)"});
   barriers_.push_back(Barrier{"bar_splitk_free", compute_wgs_, "128",
-                              "splitk: the owner of warpgroup g's rows has read this block's partial sums"});
+                              "splitk: the receiver of this block's sum of warpgroup g's rows has read it"});
+}
+
+int64_t CudaGen::split_levels() const {
+  int64_t l = 0;
+  while ((int64_t{1} << l) < split_) ++l;
+  return l;
 }
 
 void CudaGen::emit_split_reduce(Stream& s, const Op& loop) {
   wgmma_drain(s, loop);
-  const std::string S = std::to_string(split_);
+  const std::string S = std::to_string(split_), L = std::to_string(split_levels());
   const std::string wg_floats4 = std::to_string(split_wg_bytes() / 16);
-  s.line("// splitk(" + S + "): add the cluster's " + S + " partial sums in rank order (splitk.cpp); warpgroup g's rows");
-  s.line("// are finished by the block of rank g % " + S + ", the other blocks hand it their partial sums");
+  s.line("// splitk(" + S + "): add the cluster's " + S + " partial sums as a tree over the blocks' places counted from the");
+  s.line("// owner of warpgroup g's rows, the block of rank g % " + S + " (splitk.cpp): at level l the block at place");
+  s.line("// 2^(l+1) k + 2^l hands its sum to the one at 2^(l+1) k, which adds it after its own");
   s.line("const uint32_t splitk_owner = static_cast<uint32_t>(consumer_wg % " + S + ");");
+  s.line("const uint32_t splitk_place = (splitk_rank + " + S + " - splitk_owner) % " + S + ";");
   s.line("{");
   s.indent += 2;
   s.line("const int tid = loom::rt::thread_in_warpgroup();");
   s.line("float4* const part = reinterpret_cast<float4*>(loom_splitk) + consumer_wg * " + wg_floats4 + ";");
-  s.line("if (splitk_rank != splitk_owner) {");
+  s.line("#pragma unroll");
+  s.line("for (uint32_t l = 0; l < " + L + "; ++l) {");
   s.indent += 2;
+  s.line("const uint32_t half = 1u << l;");
+  s.line("if (splitk_place & half) {  // hand this block's sum to the block `half` places before, and leave the tile to it");
+  s.indent += 2;
+  s.line("if (tile_iter > 0) loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], (tile_iter - 1) & 1);  // the last tile's sum was read");
   int64_t q0 = 0;
   for (auto& [acc, n] : split_accs_) {
     s.line("#pragma unroll");
@@ -174,55 +193,44 @@ void CudaGen::emit_split_reduce(Stream& s, const Op& loop) {
            acc + "[4 * q], " + acc + "[4 * q + 1], " + acc + "[4 * q + 2], " + acc + "[4 * q + 3]);");
     q0 += n / 4;
   }
-  s.line("loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg], splitk_owner);  // releases this thread's stores");
-  s.line("loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], tile_iter & 1);  // the owner has read them");
+  s.line("loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg * " + L + " + l], (splitk_rank + " + S +
+         " - half) % " + S + ");  // releases this thread's stores");
+  s.line("break;");
   s.indent -= 2;
-  s.line("} else {");
+  s.line("}");
+  s.line("if (splitk_place + half < " + S + ") {  // add the sum of the block `half` places after, after this block's");
   s.indent += 2;
-  s.line("loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg], tile_iter & 1);  // every peer's partial sums");
-  s.line("uint32_t peer[" + S + "];");
-  s.line("#pragma unroll");
-  s.line("for (int p = 0; p < " + S + "; ++p) peer[p] = loom::rt::peer_smem(part, p);");
-  // The peers' loads are issued in batches of 64 floats (Q quadruples from each of the S blocks)
-  // before any of them is added, so the distributed-shared-memory latency is paid once per batch,
-  // not once per load.
+  s.line("const uint32_t from = (splitk_rank + half) % " + S + ";");
+  s.line("loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg * " + L + " + l], tile_iter & 1);");
+  s.line("const uint32_t peer = loom::rt::peer_smem(part, from);");
+  // Each batch's loads are all issued before any of them is added, so the distributed-shared-memory
+  // latency is paid once per batch of up to 16 quadruples (64 floats a thread), not once per load.
   q0 = 0;
   for (auto& [acc, n] : split_accs_) {
-    int64_t Q = std::max<int64_t>(1, 16 / split_);
+    int64_t Q = std::min<int64_t>(16, n / 4);
     while ((n / 4) % Q) --Q;
     const std::string QS = std::to_string(Q);
     s.line("#pragma unroll");  // static register indices
     s.line("for (int q0 = 0; q0 < " + std::to_string(n / 4) + "; q0 += " + QS + ") {");
-    s.line("  float4 v[" + S + "][" + QS + "];");
+    s.line("  float4 v[" + QS + "];");
     s.line("  #pragma unroll");
-    s.line("  for (int p = 0; p < " + S + "; ++p)");
-    s.line("    #pragma unroll");
-    s.line("    for (int j = 0; j < " + QS + "; ++j)");
-    s.line("      if (p != static_cast<int>(splitk_rank)) v[p][j] = loom::rt::ld_peer_f32x4(peer[p] + ((" + std::to_string(q0) +
-           " + q0 + j) * 128 + tid) * 16);");
+    s.line("  for (int j = 0; j < " + QS + "; ++j) v[j] = loom::rt::ld_peer_f32x4(peer + ((" + std::to_string(q0) + " + q0 + j) * 128 + tid) * 16);");
     s.line("  #pragma unroll");
     s.line("  for (int j = 0; j < " + QS + "; ++j) {");
     s.line("    const int q = q0 + j;");
-    s.line("    const float4 mine = make_float4(" + acc + "[4 * q], " + acc + "[4 * q + 1], " + acc + "[4 * q + 2], " + acc + "[4 * q + 3]);");
-    s.line("    float4 sum = splitk_rank == 0 ? mine : v[0][j];");
-    s.line("    #pragma unroll");
-    s.line("    for (int p = 1; p < " + S + "; ++p) {");
-    s.line("      const float4 w = p == static_cast<int>(splitk_rank) ? mine : v[p][j];");
-    s.line("      sum.x += w.x; sum.y += w.y; sum.z += w.z; sum.w += w.w;");
-    s.line("    }");
-    s.line("    " + acc + "[4 * q] = sum.x; " + acc + "[4 * q + 1] = sum.y; " + acc + "[4 * q + 2] = sum.z; " + acc + "[4 * q + 3] = sum.w;");
+    s.line("    " + acc + "[4 * q] += v[j].x; " + acc + "[4 * q + 1] += v[j].y; " + acc + "[4 * q + 2] += v[j].z; " + acc + "[4 * q + 3] += v[j].w;");
     s.line("  }");
     s.line("}");
     q0 += n / 4;
   }
-  s.line("#pragma unroll");
-  s.line("for (int p = 0; p < " + S + "; ++p)");
-  s.line("  if (p != static_cast<int>(splitk_rank)) loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], p);  // read");
+  s.line("loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], from);  // read");
   s.indent -= 2;
   s.line("}");
   s.indent -= 2;
   s.line("}");
-  s.line("if (splitk_rank == splitk_owner) {  // the rest of the tile: the owner's warpgroup only");
+  s.indent -= 2;
+  s.line("}");
+  s.line("if (splitk_place == 0) {  // the rest of the tile: the owner's warpgroup only");
   s.indent += 2;
   split_owner_open_ = true;
 }

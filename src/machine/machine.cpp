@@ -131,10 +131,13 @@ const Machine& hopper_machine() {
     // three tile shapes as they ran on an H100 (bench/results/2026-11-25-h100-gemm-sweep-tiles.md);
     // the ranking is the same for any value from 32 to 56.
     // The distributed-shared-memory read rate is not published either: 32 B per SM and cycle (a
-    // quarter of the local shared-memory bandwidth) is an assumption. 8000 cycles per split tile
-    // is fitted: the split kernels measured on an H100 cost about 4-6 us more per tile than the
-    // model's other terms say (not yet explained: bench/results/2026-11-25-h100-gemm-splitk.md),
-    // and with 8000 the model picks split-K only where it gained in those measurements.
+    // quarter of the local shared-memory bandwidth) is an assumption; an H200 read one peer's 32 KB
+    // in about 0.75 us with the hand-over's barriers (about 22 B per cycle; pushing it is no faster:
+    // bench/results/2026-11-28-h200-splitk-latency.md). 8000 cycles per split tile is fitted: the
+    // split kernels measured on an H100 cost about 4-6 us more per tile than the model's other terms
+    // said (bench/results/2026-11-25-h100-gemm-splitk.md); probes on the H200 put most of it in the
+    // hand-over (0.75 us a level, more at S = 4 with two warpgroups) and the cluster barriers of
+    // setup and exit (about 0.3 us each), and with 8000 the model picks split-K only where it gained.
     // Stream-K's workspace rate is measured: a block's 128 KB of partial sums took about 5 us to
     // write and 4 us to read back at 1.5 GHz (ncu, bench/results/2026-11-27-h100-gemm-streamk.md),
     // 16-20 B per SM and cycle; the fixed cost per hand-over (flag release, spin, barrier) is assumed.

@@ -136,10 +136,13 @@ double estimate_cycles(const ContractionKernel& k, const Machine& m, const TileC
     per_tile += double(cdiv(cdiv(depth, c.w), c.split)) * (std::max({compute, loads, latency}) + 64.0);
   }
   if (c.split > 1) {
-    // The owner of a warpgroup's rows reads S - 1 peers' partial sums (64 x V floats each) for each
-    // warpgroup it owns, and every split tile pays the cluster's hand-over.
+    // The owner of a warpgroup's rows reads one partial sum (64 x V floats) per level of the split's
+    // tree, ceil(log2 S) (src/codegen/splitk.cpp), for each warpgroup it owns, and every split tile
+    // pays the cluster's hand-over.
     const double owned = double(cdiv(c.g, c.split));
-    per_tile += double(c.split - 1) * owned * 64.0 * c.v * 4 / std::max(1.0, tp.dsmem_bytes_per_clock) +
+    int levels = 0;
+    while ((1 << levels) < c.split) ++levels;
+    per_tile += double(levels) * owned * 64.0 * c.v * 4 / std::max(1.0, tp.dsmem_bytes_per_clock) +
                 tp.cluster_tile_cycles;
   }
   // The epilogue: the output tile stored, the residual tile read.
@@ -213,7 +216,7 @@ void add_split_candidates(const ContractionKernel& k, const Machine& m, TileChoi
   if (k.activation != Pointwise::Identity) epi = std::string(pointwise_name(k.activation)) + "(sum" + epi + ")";
   else if (!epi.empty()) epi = "sum" + epi;
   why << "\nsplit-K: the K loop over " << k.terms[0].k << " is a plain sum, so a cluster's blocks may each sum a share "
-      << "of it; the block that owns a warpgroup's rows adds the partial sums in rank order (fp32, the same order "
+      << "of it; the block that owns a warpgroup's rows adds the partial sums in a fixed order (fp32, the same order "
       << "on every run)"
       << (epi.empty() ? "" : " and then computes the epilogue, " + epi + ", once on the full sum")
       << (k.residual ? " (split mappings read " + k.residual->name + " from GLOBAL: the peers run no DMA after the loop)"

@@ -17,7 +17,7 @@
 //
 // Split-K (docs/mapping.md, "Split-K"): when the K loop may be split (split_k_refusal below), a tile
 // may also run on a cluster of S blocks, each over a contiguous share of the K steps, the partial
-// sums added in rank order over distributed shared memory by the block that owns the rows, which
+// sums added (a tree in a fixed order) over distributed shared memory by the block that owns the rows, which
 // then runs the epilogue on the full sum. Such a candidate's budget adds the partial-sum buffers
 // (U x V floats), and its estimate has floor(SMS / S) tiles at once, cdiv(cdiv(K, W), S) K steps per
 // block, the exchange and a fixed cost per split tile (the machine model's CostModel, as the

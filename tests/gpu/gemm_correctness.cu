@@ -12,7 +12,8 @@
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Ibench -Iruntime -I<gen>/gemm
 //        -I<gen>/batched_gemm -DLOOM_HAVE_GEMM -DLOOM_HAVE_BATCHED_GEMM tests/gpu/gemm_correctness.cu
 //        <the generated kernels> -o gemm_correctness
-// Usage: gemm_correctness [--seed S] [--runs R] [--only NAME] [--skip-large]
+// Usage: gemm_correctness [--seed S] [--runs R] [--only NAME [--mapping M]] [--skip-large]
+// (--mapping M: the shape named by --only on mapping M alone, for the sanitizers)
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -31,6 +32,7 @@ struct Options {
   uint64_t seed = 0;
   int runs = 2;
   std::string only;
+  int mapping = -1;  // with --only: that mapping instead of the launcher's pick
   bool skip_large = false;
 };
 
@@ -223,10 +225,11 @@ int main(int argc, char** argv) {
     if (a == "--seed") opt.seed = std::strtoull(value().c_str(), nullptr, 10);
     else if (a == "--runs") opt.runs = std::max(1, std::atoi(value().c_str()));
     else if (a == "--only") opt.only = value();
+    else if (a == "--mapping") opt.mapping = std::atoi(value().c_str());
     else if (a == "--skip-large") opt.skip_large = true;
     else {
       std::fprintf(stderr,
-                   "usage: gemm_correctness [--seed S] [--runs R] [--only SHAPE] [--skip-large]\n");
+                   "usage: gemm_correctness [--seed S] [--runs R] [--only SHAPE [--mapping M]] [--skip-large]\n");
       return 2;
     }
   }
@@ -260,6 +263,9 @@ int main(int argc, char** argv) {
                                                             {2960, 1464, 3064},
                                                             // 64 x 64 tiles split 4 ways (the last candidate)
                                                             {274, 176, 6136},
+                                                            // many tiles per cluster (with --mapping: a
+                                                            // split mapping's hand-over, tile after tile)
+                                                            {1537, 1500, 700},
                                                             // streamk mappings (iterations shared across
                                                             // tiles): a last wave of 24 tiles; fewer tiles
                                                             // than SMs with a long, uneven K; 7 tiles
@@ -292,7 +298,7 @@ int main(int argc, char** argv) {
     const hx::Problem& p = problems[i];
     if (!opt.only.empty() && p.name() != opt.only) continue;
     if (opt.skip_large && p.flops() > 2.0 * 4096.0 * 4096.0 * 4096.0) continue;
-    check_problem(p, opt, int(i), s);
+    check_problem(p, opt, int(i), s, opt.only.empty() ? -1 : opt.mapping);
   }
   // Every mapping on its own, and the pick in range, on shapes that cut tiles in every mapping.
   std::vector<hx::Problem> every;
@@ -300,6 +306,7 @@ int main(int argc, char** argv) {
   every.push_back(hx::gemm_problem(129, 257, 65));
   every.push_back(hx::gemm_problem(300, 200, 1000));
   every.push_back(hx::gemm_problem(1000, 1000, 1000));
+  every.push_back(hx::gemm_problem(1537, 1500, 700));  // many tiles per persistent block or cluster
 #endif
 #if defined(LOOM_HAVE_BATCHED_GEMM)
   every.push_back(hx::batched_problem(3, 113, 280, 3400));

@@ -70,15 +70,32 @@ TEST(SplitK, ClusterKernel) {
   EXPECT_NE(cu.find("const int64_t v_slot = (v_e_1_base + v_k - v_k_lo) % v_c4;  // ring slot"), std::string::npos);
   EXPECT_NE(cu.find("if (v_k > v_k_lo) {"), std::string::npos);
   EXPECT_EQ(count_of(cu, "v_e_1_base += (v_k_hi - v_k_lo);"), 4);
-  // The hand-over: barriers per warpgroup, peers store and arrive remotely, the owner adds in
-  // rank order, then frees the peers' buffers; the rest of the tile is the owner's.
-  EXPECT_NE(cu.find("loom::rt::mbarrier::init(&bar_splitk_ready[s], 128);"), std::string::npos);
-  EXPECT_NE(cu.find("loom::rt::mbarrier::init(&bar_splitk_free[s], 128);"), std::string::npos);
-  EXPECT_NE(cu.find("loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg], splitk_owner);"), std::string::npos);
-  EXPECT_NE(cu.find("loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], tile_iter & 1);"), std::string::npos);
-  EXPECT_NE(cu.find("float4 sum = splitk_rank == 0 ? mine : v[0][j];"), std::string::npos);
-  EXPECT_NE(cu.find("if (splitk_rank == splitk_owner) {  // the rest of the tile: the owner's warpgroup only"), std::string::npos);
-  const size_t owner = cu.find("if (splitk_rank == splitk_owner) {");
+  // The hand-over, a tree over the blocks' places counted from the owner of a warpgroup's rows
+  // (one level for S = 2): a ready barrier per warpgroup and level, a free barrier per warpgroup;
+  // the sender stores and arrives remotely and waits for the previous tile's read only before it
+  // writes again; the receiver adds every load of a batch after its own sum, then frees the
+  // sender's buffer; the rest of the tile is the owner's.
+  EXPECT_NE(cu.find("for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 128);"), std::string::npos);
+  EXPECT_NE(cu.find("for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_splitk_free[s], 128);"), std::string::npos);
+  EXPECT_NE(cu.find("const uint32_t splitk_place = (splitk_rank + 2 - splitk_owner) % 2;"), std::string::npos);
+  EXPECT_NE(cu.find("for (uint32_t l = 0; l < 1; ++l) {"), std::string::npos);
+  const size_t send = cu.find("if (splitk_place & half) {");
+  ASSERT_NE(send, std::string::npos);
+  const size_t wait_free = cu.find("if (tile_iter > 0) loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], (tile_iter - 1) & 1);", send);
+  const size_t store = cu.find("part[(0 + q) * 128 + tid] = make_float4(", send);
+  const size_t hand = cu.find("loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg * 1 + l], (splitk_rank + 2 - half) % 2);", send);
+  EXPECT_LT(send, wait_free);
+  EXPECT_LT(wait_free, store);
+  EXPECT_LT(store, hand);
+  const size_t recv = cu.find("if (splitk_place + half < 2) {", send);
+  EXPECT_LT(hand, recv);
+  EXPECT_NE(cu.find("loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg * 1 + l], tile_iter & 1);", recv), std::string::npos);
+  EXPECT_NE(cu.find("for (int j = 0; j < 16; ++j) v[j] = loom::rt::ld_peer_f32x4(peer + ((0 + q0 + j) * 128 + tid) * 16);", recv),
+            std::string::npos);  // a 64 x 128 fragment's 16 quadruples in flight at once
+  EXPECT_NE(cu.find("v_C_1[4 * q] += v[j].x;", recv), std::string::npos);
+  EXPECT_NE(cu.find("loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], from);  // read", recv), std::string::npos);
+  EXPECT_NE(cu.find("if (splitk_place == 0) {  // the rest of the tile: the owner's warpgroup only"), std::string::npos);
+  const size_t owner = cu.find("if (splitk_place == 0) {");
   EXPECT_LT(owner, cu.find("loom::rt::tma_store_2d(&tm_C_2", owner - 1));
   // The launch: a cluster of 2 per tile, as many clusters as fit (cluster_slots, which the cost
   // estimate asks too).
@@ -107,10 +124,11 @@ TEST(SplitK, CostEstimateCountsTheSplit) {
   EXPECT_NE(e3.find("tile += 32768.0 / 32.0 + 8000.0;"), std::string::npos) << e3.substr(0, 3000);
   EXPECT_NE(e3.find("if (cudaGetDevice(&device) == cudaSuccess) slots = cluster_slots(device);"), std::string::npos);
   EXPECT_NE(e3.find("if (slots <= 0) slots = sms / 2 > 0 ? sms / 2 : 1;"), std::string::npos);
-  // Mapping 5 (128 x 64, splitk(4)): three peers' 64 x 64 floats for the one warpgroup a block owns.
+  // Mapping 5 (128 x 64, splitk(4)): a tree of two levels, so the owner reads two 64 x 64 float
+  // sums for the one warpgroup a block owns.
   const size_t m5 = cu.find("namespace mapping5 {");
   const std::string e5 = cu.substr(cu.find("double estimate_cycles(", m5));
-  EXPECT_NE(e5.find("tile += 49152.0 / 32.0 + 8000.0;"), std::string::npos) << e5.substr(0, 3000);
+  EXPECT_NE(e5.find("tile += 32768.0 / 32.0 + 8000.0;"), std::string::npos) << e5.substr(0, 3000);
   EXPECT_NE(e5.find("* 1.0 / 2.0;"), std::string::npos);  // writes: 1 of 2 warpgroups' rows
 }
 

@@ -2382,12 +2382,12 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 196608);  // [2] splitk: the peers' partial sums of warpgroup g's rows are in their shared memory (at the owner)
-  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 196624);  // [2] splitk: the owner of warpgroup g's rows has read this block's partial sums
+  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 196608);  // [2] splitk: [g * 1 + l] the partial sum a block hands on at level l of warpgroup g's tree is in its shared memory (at the receiver)
+  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 196624);  // [2] splitk: the receiver of this block's sum of warpgroup g's rows has read it
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196640);  // [4] compute warps done with iteration k of the loop at line 24 (%w, distance 4)
   uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196672);  // [4] async copy %Ap.1 -> %A.1 landed
   uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196704);  // [4] async copy %Bp.1 -> %B.1 landed
-  // splitk(2): the partial sums a peer hands to the owner of a warpgroup's rows, one buffer per compute
+  // splitk(2): the partial sum a block hands on in the tree of a warpgroup's rows, one buffer per compute
   // warpgroup (2 x 32768 bytes; splitk.cpp)
   uint8_t* const loom_splitk = smem + 131072;
   const uint32_t splitk_rank = loom::rt::cluster_rank();  // this block's share of each tile's K loop
@@ -2588,49 +2588,44 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + (v_k_hi - v_k_lo) - 1) % 4]);
       }
       v_e_1_base += (v_k_hi - v_k_lo);  // the next tile's iterations continue the rings
-      // splitk(2): add the cluster's 2 partial sums in rank order (splitk.cpp); warpgroup g's rows
-      // are finished by the block of rank g % 2, the other blocks hand it their partial sums
+      // splitk(2): add the cluster's 2 partial sums as a tree over the blocks' places counted from the
+      // owner of warpgroup g's rows, the block of rank g % 2 (splitk.cpp): at level l the block at place
+      // 2^(l+1) k + 2^l hands its sum to the one at 2^(l+1) k, which adds it after its own
       const uint32_t splitk_owner = static_cast<uint32_t>(consumer_wg % 2);
+      const uint32_t splitk_place = (splitk_rank + 2 - splitk_owner) % 2;
       {
         const int tid = loom::rt::thread_in_warpgroup();
         float4* const part = reinterpret_cast<float4*>(loom_splitk) + consumer_wg * 2048;
-        if (splitk_rank != splitk_owner) {
-          #pragma unroll
-          for (int q = 0; q < 16; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-          loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg], splitk_owner);  // releases this thread's stores
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], tile_iter & 1);  // the owner has read them
-        } else {
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg], tile_iter & 1);  // every peer's partial sums
-          uint32_t peer[2];
-          #pragma unroll
-          for (int p = 0; p < 2; ++p) peer[p] = loom::rt::peer_smem(part, p);
-          #pragma unroll
-          for (int q0 = 0; q0 < 16; q0 += 8) {
-            float4 v[2][8];
+        #pragma unroll
+        for (uint32_t l = 0; l < 1; ++l) {
+          const uint32_t half = 1u << l;
+          if (splitk_place & half) {  // hand this block's sum to the block `half` places before, and leave the tile to it
+            if (tile_iter > 0) loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], (tile_iter - 1) & 1);  // the last tile's sum was read
             #pragma unroll
-            for (int p = 0; p < 2; ++p)
-              #pragma unroll
-              for (int j = 0; j < 8; ++j)
-                if (p != static_cast<int>(splitk_rank)) v[p][j] = loom::rt::ld_peer_f32x4(peer[p] + ((0 + q0 + j) * 128 + tid) * 16);
-            #pragma unroll
-            for (int j = 0; j < 8; ++j) {
-              const int q = q0 + j;
-              const float4 mine = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-              float4 sum = splitk_rank == 0 ? mine : v[0][j];
-              #pragma unroll
-              for (int p = 1; p < 2; ++p) {
-                const float4 w = p == static_cast<int>(splitk_rank) ? mine : v[p][j];
-                sum.x += w.x; sum.y += w.y; sum.z += w.z; sum.w += w.w;
-              }
-              v_C_1[4 * q] = sum.x; v_C_1[4 * q + 1] = sum.y; v_C_1[4 * q + 2] = sum.z; v_C_1[4 * q + 3] = sum.w;
-            }
+            for (int q = 0; q < 16; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg * 1 + l], (splitk_rank + 2 - half) % 2);  // releases this thread's stores
+            break;
           }
-          #pragma unroll
-          for (int p = 0; p < 2; ++p)
-            if (p != static_cast<int>(splitk_rank)) loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], p);  // read
+          if (splitk_place + half < 2) {  // add the sum of the block `half` places after, after this block's
+            const uint32_t from = (splitk_rank + half) % 2;
+            loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg * 1 + l], tile_iter & 1);
+            const uint32_t peer = loom::rt::peer_smem(part, from);
+            #pragma unroll
+            for (int q0 = 0; q0 < 16; q0 += 16) {
+              float4 v[16];
+              #pragma unroll
+              for (int j = 0; j < 16; ++j) v[j] = loom::rt::ld_peer_f32x4(peer + ((0 + q0 + j) * 128 + tid) * 16);
+              #pragma unroll
+              for (int j = 0; j < 16; ++j) {
+                const int q = q0 + j;
+                v_C_1[4 * q] += v[j].x; v_C_1[4 * q + 1] += v[j].y; v_C_1[4 * q + 2] += v[j].z; v_C_1[4 * q + 3] += v[j].w;
+              }
+            }
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], from);  // read
+          }
         }
       }
-      if (splitk_rank == splitk_owner) {  // the rest of the tile: the owner's warpgroup only
+      if (splitk_place == 0) {  // the rest of the tile: the owner's warpgroup only
         const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
         const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_4), v_4);
         // copy_thread: convert(D, X)  [gemm.loom:91]
@@ -2823,14 +2818,14 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 229376);  // [2] splitk: the peers' partial sums of warpgroup g's rows are in their shared memory (at the owner)
-  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 229392);  // [2] splitk: the owner of warpgroup g's rows has read this block's partial sums
+  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 229376);  // [2] splitk: [g * 1 + l] the partial sum a block hands on at level l of warpgroup g's tree is in its shared memory (at the receiver)
+  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 229392);  // [2] splitk: the receiver of this block's sum of warpgroup g's rows has read it
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229408);  // [4] compute warps done with iteration k of the loop at line 24 (%w, distance 4)
   uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 229440);  // [4] TMA %Ap.1 -> %A.1 landed
   uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 229472);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 16384 bytes)
   uint8_t* const loom_stage = smem + 131072;
-  // splitk(2): the partial sums a peer hands to the owner of a warpgroup's rows, one buffer per compute
+  // splitk(2): the partial sum a block hands on in the tree of a warpgroup's rows, one buffer per compute
   // warpgroup (2 x 32768 bytes; splitk.cpp)
   uint8_t* const loom_splitk = smem + 163840;
   const uint32_t splitk_rank = loom::rt::cluster_rank();  // this block's share of each tile's K loop
@@ -3025,49 +3020,44 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + (v_k_hi - v_k_lo) - 1) % 4]);
       }
       v_e_1_base += (v_k_hi - v_k_lo);  // the next tile's iterations continue the rings
-      // splitk(2): add the cluster's 2 partial sums in rank order (splitk.cpp); warpgroup g's rows
-      // are finished by the block of rank g % 2, the other blocks hand it their partial sums
+      // splitk(2): add the cluster's 2 partial sums as a tree over the blocks' places counted from the
+      // owner of warpgroup g's rows, the block of rank g % 2 (splitk.cpp): at level l the block at place
+      // 2^(l+1) k + 2^l hands its sum to the one at 2^(l+1) k, which adds it after its own
       const uint32_t splitk_owner = static_cast<uint32_t>(consumer_wg % 2);
+      const uint32_t splitk_place = (splitk_rank + 2 - splitk_owner) % 2;
       {
         const int tid = loom::rt::thread_in_warpgroup();
         float4* const part = reinterpret_cast<float4*>(loom_splitk) + consumer_wg * 2048;
-        if (splitk_rank != splitk_owner) {
-          #pragma unroll
-          for (int q = 0; q < 16; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-          loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg], splitk_owner);  // releases this thread's stores
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], tile_iter & 1);  // the owner has read them
-        } else {
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg], tile_iter & 1);  // every peer's partial sums
-          uint32_t peer[2];
-          #pragma unroll
-          for (int p = 0; p < 2; ++p) peer[p] = loom::rt::peer_smem(part, p);
-          #pragma unroll
-          for (int q0 = 0; q0 < 16; q0 += 8) {
-            float4 v[2][8];
+        #pragma unroll
+        for (uint32_t l = 0; l < 1; ++l) {
+          const uint32_t half = 1u << l;
+          if (splitk_place & half) {  // hand this block's sum to the block `half` places before, and leave the tile to it
+            if (tile_iter > 0) loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], (tile_iter - 1) & 1);  // the last tile's sum was read
             #pragma unroll
-            for (int p = 0; p < 2; ++p)
-              #pragma unroll
-              for (int j = 0; j < 8; ++j)
-                if (p != static_cast<int>(splitk_rank)) v[p][j] = loom::rt::ld_peer_f32x4(peer[p] + ((0 + q0 + j) * 128 + tid) * 16);
-            #pragma unroll
-            for (int j = 0; j < 8; ++j) {
-              const int q = q0 + j;
-              const float4 mine = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-              float4 sum = splitk_rank == 0 ? mine : v[0][j];
-              #pragma unroll
-              for (int p = 1; p < 2; ++p) {
-                const float4 w = p == static_cast<int>(splitk_rank) ? mine : v[p][j];
-                sum.x += w.x; sum.y += w.y; sum.z += w.z; sum.w += w.w;
-              }
-              v_C_1[4 * q] = sum.x; v_C_1[4 * q + 1] = sum.y; v_C_1[4 * q + 2] = sum.z; v_C_1[4 * q + 3] = sum.w;
-            }
+            for (int q = 0; q < 16; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg * 1 + l], (splitk_rank + 2 - half) % 2);  // releases this thread's stores
+            break;
           }
-          #pragma unroll
-          for (int p = 0; p < 2; ++p)
-            if (p != static_cast<int>(splitk_rank)) loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], p);  // read
+          if (splitk_place + half < 2) {  // add the sum of the block `half` places after, after this block's
+            const uint32_t from = (splitk_rank + half) % 2;
+            loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg * 1 + l], tile_iter & 1);
+            const uint32_t peer = loom::rt::peer_smem(part, from);
+            #pragma unroll
+            for (int q0 = 0; q0 < 16; q0 += 16) {
+              float4 v[16];
+              #pragma unroll
+              for (int j = 0; j < 16; ++j) v[j] = loom::rt::ld_peer_f32x4(peer + ((0 + q0 + j) * 128 + tid) * 16);
+              #pragma unroll
+              for (int j = 0; j < 16; ++j) {
+                const int q = q0 + j;
+                v_C_1[4 * q] += v[j].x; v_C_1[4 * q + 1] += v[j].y; v_C_1[4 * q + 2] += v[j].z; v_C_1[4 * q + 3] += v[j].w;
+              }
+            }
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], from);  // read
+          }
         }
       }
-      if (splitk_rank == splitk_owner) {  // the rest of the tile: the owner's warpgroup only
+      if (splitk_place == 0) {  // the rest of the tile: the owner's warpgroup only
         const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
         const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_4), v_4);
         // copy_thread: convert(D, X)  [gemm.loom:91]
@@ -3350,7 +3340,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   // splitk(2): a block runs at most ceil(trips / 2) of them
   tile += static_cast<double>(loom_cdiv(v_6, 2)) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0 * 1.0 / 2.0;
-  // splitk(2): the owner of a warpgroup's rows reads 1 peers' partial sums of 32768 bytes, for the 1 warpgroup(s) a block owns at most
+  // splitk(2): the owner of a warpgroup's rows reads 1 partial sum(s) of 32768 bytes (a tree of 1 level(s)), for the 1 warpgroup(s) a block owns at most
   tile += 32768.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
   // tiles (clusters) at once: what the launch will run (cluster_slots), else SMs / 2
   int device = 0;
@@ -3364,7 +3354,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 }  // namespace mapping3
 
 // ==== mapping 4: when(fastest) [gemm.loom:177]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230528 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230544 bytes of dynamic shared memory.
 namespace mapping4 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -3372,7 +3362,7 @@ namespace mapping4 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 197760;
+constexpr int kSmemBytes = 197776;
 
 __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -3383,17 +3373,17 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 196608);  // [2] splitk: the peers' partial sums of warpgroup g's rows are in their shared memory (at the owner)
-  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 196624);  // [2] splitk: the owner of warpgroup g's rows has read this block's partial sums
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196640);  // [4] compute warps done with iteration k of the loop at line 24 (%w, distance 4)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196672);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196704);  // [4] async copy %Bp.1 -> %B.1 landed
-  // splitk(4): the partial sums a peer hands to the owner of a warpgroup's rows, one buffer per compute
+  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 196608);  // [4] splitk: [g * 2 + l] the partial sum a block hands on at level l of warpgroup g's tree is in its shared memory (at the receiver)
+  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 196640);  // [2] splitk: the receiver of this block's sum of warpgroup g's rows has read it
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196656);  // [4] compute warps done with iteration k of the loop at line 24 (%w, distance 4)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196688);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196720);  // [4] async copy %Bp.1 -> %B.1 landed
+  // splitk(4): the partial sum a block hands on in the tree of a warpgroup's rows, one buffer per compute
   // warpgroup (2 x 32768 bytes; splitk.cpp)
   uint8_t* const loom_splitk = smem + 131072;
   const uint32_t splitk_rank = loom::rt::cluster_rank();  // this block's share of each tile's K loop
   if (threadIdx.x == 0) {
-    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 384);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 128);
     for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_splitk_free[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
@@ -3589,49 +3579,44 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + (v_k_hi - v_k_lo) - 1) % 4]);
       }
       v_e_1_base += (v_k_hi - v_k_lo);  // the next tile's iterations continue the rings
-      // splitk(4): add the cluster's 4 partial sums in rank order (splitk.cpp); warpgroup g's rows
-      // are finished by the block of rank g % 4, the other blocks hand it their partial sums
+      // splitk(4): add the cluster's 4 partial sums as a tree over the blocks' places counted from the
+      // owner of warpgroup g's rows, the block of rank g % 4 (splitk.cpp): at level l the block at place
+      // 2^(l+1) k + 2^l hands its sum to the one at 2^(l+1) k, which adds it after its own
       const uint32_t splitk_owner = static_cast<uint32_t>(consumer_wg % 4);
+      const uint32_t splitk_place = (splitk_rank + 4 - splitk_owner) % 4;
       {
         const int tid = loom::rt::thread_in_warpgroup();
         float4* const part = reinterpret_cast<float4*>(loom_splitk) + consumer_wg * 2048;
-        if (splitk_rank != splitk_owner) {
-          #pragma unroll
-          for (int q = 0; q < 16; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-          loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg], splitk_owner);  // releases this thread's stores
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], tile_iter & 1);  // the owner has read them
-        } else {
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg], tile_iter & 1);  // every peer's partial sums
-          uint32_t peer[4];
-          #pragma unroll
-          for (int p = 0; p < 4; ++p) peer[p] = loom::rt::peer_smem(part, p);
-          #pragma unroll
-          for (int q0 = 0; q0 < 16; q0 += 4) {
-            float4 v[4][4];
+        #pragma unroll
+        for (uint32_t l = 0; l < 2; ++l) {
+          const uint32_t half = 1u << l;
+          if (splitk_place & half) {  // hand this block's sum to the block `half` places before, and leave the tile to it
+            if (tile_iter > 0) loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], (tile_iter - 1) & 1);  // the last tile's sum was read
             #pragma unroll
-            for (int p = 0; p < 4; ++p)
-              #pragma unroll
-              for (int j = 0; j < 4; ++j)
-                if (p != static_cast<int>(splitk_rank)) v[p][j] = loom::rt::ld_peer_f32x4(peer[p] + ((0 + q0 + j) * 128 + tid) * 16);
-            #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              const int q = q0 + j;
-              const float4 mine = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-              float4 sum = splitk_rank == 0 ? mine : v[0][j];
-              #pragma unroll
-              for (int p = 1; p < 4; ++p) {
-                const float4 w = p == static_cast<int>(splitk_rank) ? mine : v[p][j];
-                sum.x += w.x; sum.y += w.y; sum.z += w.z; sum.w += w.w;
-              }
-              v_C_1[4 * q] = sum.x; v_C_1[4 * q + 1] = sum.y; v_C_1[4 * q + 2] = sum.z; v_C_1[4 * q + 3] = sum.w;
-            }
+            for (int q = 0; q < 16; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg * 2 + l], (splitk_rank + 4 - half) % 4);  // releases this thread's stores
+            break;
           }
-          #pragma unroll
-          for (int p = 0; p < 4; ++p)
-            if (p != static_cast<int>(splitk_rank)) loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], p);  // read
+          if (splitk_place + half < 4) {  // add the sum of the block `half` places after, after this block's
+            const uint32_t from = (splitk_rank + half) % 4;
+            loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg * 2 + l], tile_iter & 1);
+            const uint32_t peer = loom::rt::peer_smem(part, from);
+            #pragma unroll
+            for (int q0 = 0; q0 < 16; q0 += 16) {
+              float4 v[16];
+              #pragma unroll
+              for (int j = 0; j < 16; ++j) v[j] = loom::rt::ld_peer_f32x4(peer + ((0 + q0 + j) * 128 + tid) * 16);
+              #pragma unroll
+              for (int j = 0; j < 16; ++j) {
+                const int q = q0 + j;
+                v_C_1[4 * q] += v[j].x; v_C_1[4 * q + 1] += v[j].y; v_C_1[4 * q + 2] += v[j].z; v_C_1[4 * q + 3] += v[j].w;
+              }
+            }
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], from);  // read
+          }
         }
       }
-      if (splitk_rank == splitk_owner) {  // the rest of the tile: the owner's warpgroup only
+      if (splitk_place == 0) {  // the rest of the tile: the owner's warpgroup only
         const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
         const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_4), v_4);
         // copy_thread: convert(D, X)  [gemm.loom:91]
@@ -3810,7 +3795,7 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 230528;
+constexpr int kSmemBytes = 230544;
 
 __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -3824,14 +3809,14 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 229376);  // [2] splitk: the peers' partial sums of warpgroup g's rows are in their shared memory (at the owner)
-  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 229392);  // [2] splitk: the owner of warpgroup g's rows has read this block's partial sums
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229408);  // [4] compute warps done with iteration k of the loop at line 24 (%w, distance 4)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 229440);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 229472);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 229376);  // [4] splitk: [g * 2 + l] the partial sum a block hands on at level l of warpgroup g's tree is in its shared memory (at the receiver)
+  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 229408);  // [2] splitk: the receiver of this block's sum of warpgroup g's rows has read it
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229424);  // [4] compute warps done with iteration k of the loop at line 24 (%w, distance 4)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 229456);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 229488);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 16384 bytes)
   uint8_t* const loom_stage = smem + 131072;
-  // splitk(4): the partial sums a peer hands to the owner of a warpgroup's rows, one buffer per compute
+  // splitk(4): the partial sum a block hands on in the tree of a warpgroup's rows, one buffer per compute
   // warpgroup (2 x 32768 bytes; splitk.cpp)
   uint8_t* const loom_splitk = smem + 163840;
   const uint32_t splitk_rank = loom::rt::cluster_rank();  // this block's share of each tile's K loop
@@ -3839,7 +3824,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     loom::rt::prefetch_tensormap(&tm_A_0);
     loom::rt::prefetch_tensormap(&tm_B_1);
     loom::rt::prefetch_tensormap(&tm_C_2);
-    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 384);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 128);
     for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_splitk_free[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
@@ -4026,49 +4011,44 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + (v_k_hi - v_k_lo) - 1) % 4]);
       }
       v_e_1_base += (v_k_hi - v_k_lo);  // the next tile's iterations continue the rings
-      // splitk(4): add the cluster's 4 partial sums in rank order (splitk.cpp); warpgroup g's rows
-      // are finished by the block of rank g % 4, the other blocks hand it their partial sums
+      // splitk(4): add the cluster's 4 partial sums as a tree over the blocks' places counted from the
+      // owner of warpgroup g's rows, the block of rank g % 4 (splitk.cpp): at level l the block at place
+      // 2^(l+1) k + 2^l hands its sum to the one at 2^(l+1) k, which adds it after its own
       const uint32_t splitk_owner = static_cast<uint32_t>(consumer_wg % 4);
+      const uint32_t splitk_place = (splitk_rank + 4 - splitk_owner) % 4;
       {
         const int tid = loom::rt::thread_in_warpgroup();
         float4* const part = reinterpret_cast<float4*>(loom_splitk) + consumer_wg * 2048;
-        if (splitk_rank != splitk_owner) {
-          #pragma unroll
-          for (int q = 0; q < 16; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-          loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg], splitk_owner);  // releases this thread's stores
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], tile_iter & 1);  // the owner has read them
-        } else {
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg], tile_iter & 1);  // every peer's partial sums
-          uint32_t peer[4];
-          #pragma unroll
-          for (int p = 0; p < 4; ++p) peer[p] = loom::rt::peer_smem(part, p);
-          #pragma unroll
-          for (int q0 = 0; q0 < 16; q0 += 4) {
-            float4 v[4][4];
+        #pragma unroll
+        for (uint32_t l = 0; l < 2; ++l) {
+          const uint32_t half = 1u << l;
+          if (splitk_place & half) {  // hand this block's sum to the block `half` places before, and leave the tile to it
+            if (tile_iter > 0) loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], (tile_iter - 1) & 1);  // the last tile's sum was read
             #pragma unroll
-            for (int p = 0; p < 4; ++p)
-              #pragma unroll
-              for (int j = 0; j < 4; ++j)
-                if (p != static_cast<int>(splitk_rank)) v[p][j] = loom::rt::ld_peer_f32x4(peer[p] + ((0 + q0 + j) * 128 + tid) * 16);
-            #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              const int q = q0 + j;
-              const float4 mine = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-              float4 sum = splitk_rank == 0 ? mine : v[0][j];
-              #pragma unroll
-              for (int p = 1; p < 4; ++p) {
-                const float4 w = p == static_cast<int>(splitk_rank) ? mine : v[p][j];
-                sum.x += w.x; sum.y += w.y; sum.z += w.z; sum.w += w.w;
-              }
-              v_C_1[4 * q] = sum.x; v_C_1[4 * q + 1] = sum.y; v_C_1[4 * q + 2] = sum.z; v_C_1[4 * q + 3] = sum.w;
-            }
+            for (int q = 0; q < 16; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg * 2 + l], (splitk_rank + 4 - half) % 4);  // releases this thread's stores
+            break;
           }
-          #pragma unroll
-          for (int p = 0; p < 4; ++p)
-            if (p != static_cast<int>(splitk_rank)) loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], p);  // read
+          if (splitk_place + half < 4) {  // add the sum of the block `half` places after, after this block's
+            const uint32_t from = (splitk_rank + half) % 4;
+            loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg * 2 + l], tile_iter & 1);
+            const uint32_t peer = loom::rt::peer_smem(part, from);
+            #pragma unroll
+            for (int q0 = 0; q0 < 16; q0 += 16) {
+              float4 v[16];
+              #pragma unroll
+              for (int j = 0; j < 16; ++j) v[j] = loom::rt::ld_peer_f32x4(peer + ((0 + q0 + j) * 128 + tid) * 16);
+              #pragma unroll
+              for (int j = 0; j < 16; ++j) {
+                const int q = q0 + j;
+                v_C_1[4 * q] += v[j].x; v_C_1[4 * q + 1] += v[j].y; v_C_1[4 * q + 2] += v[j].z; v_C_1[4 * q + 3] += v[j].w;
+              }
+            }
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], from);  // read
+          }
         }
       }
-      if (splitk_rank == splitk_owner) {  // the rest of the tile: the owner's warpgroup only
+      if (splitk_place == 0) {  // the rest of the tile: the owner's warpgroup only
         const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
         const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_4), v_4);
         // copy_thread: convert(D, X)  [gemm.loom:91]
@@ -4351,8 +4331,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   // splitk(4): a block runs at most ceil(trips / 4) of them
   tile += static_cast<double>(loom_cdiv(v_6, 4)) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0 * 1.0 / 2.0;
-  // splitk(4): the owner of a warpgroup's rows reads 3 peers' partial sums of 32768 bytes, for the 1 warpgroup(s) a block owns at most
-  tile += 98304.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
+  // splitk(4): the owner of a warpgroup's rows reads 2 partial sum(s) of 32768 bytes (a tree of 2 level(s)), for the 1 warpgroup(s) a block owns at most
+  tile += 65536.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
   // tiles (clusters) at once: what the launch will run (cluster_slots), else SMs / 4
   int device = 0;
   int64_t slots = 0;
@@ -4365,7 +4345,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 }  // namespace mapping4
 
 // ==== mapping 5: when(fastest) [gemm.loom:193]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 197736 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 197752 bytes of dynamic shared memory.
 namespace mapping5 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -4373,7 +4353,7 @@ namespace mapping5 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 181352;
+constexpr int kSmemBytes = 181368;
 
 __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -4384,17 +4364,17 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 180224);  // [2] splitk: the peers' partial sums of warpgroup g's rows are in their shared memory (at the owner)
-  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 180240);  // [2] splitk: the owner of warpgroup g's rows has read this block's partial sums
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 180256);  // [3] compute warps done with iteration k of the loop at line 24 (%w, distance 3)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 180280);  // [3] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 180304);  // [3] async copy %Bp.1 -> %B.1 landed
-  // splitk(4): the partial sums a peer hands to the owner of a warpgroup's rows, one buffer per compute
+  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 180224);  // [4] splitk: [g * 2 + l] the partial sum a block hands on at level l of warpgroup g's tree is in its shared memory (at the receiver)
+  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 180256);  // [2] splitk: the receiver of this block's sum of warpgroup g's rows has read it
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 180272);  // [3] compute warps done with iteration k of the loop at line 24 (%w, distance 3)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 180296);  // [3] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 180320);  // [3] async copy %Bp.1 -> %B.1 landed
+  // splitk(4): the partial sum a block hands on in the tree of a warpgroup's rows, one buffer per compute
   // warpgroup (2 x 16384 bytes; splitk.cpp)
   uint8_t* const loom_splitk = smem + 147456;
   const uint32_t splitk_rank = loom::rt::cluster_rank();  // this block's share of each tile's K loop
   if (threadIdx.x == 0) {
-    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 384);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 128);
     for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_splitk_free[s], 128);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
@@ -4590,49 +4570,44 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + (v_k_hi - v_k_lo) - 1) % 3]);
       }
       v_e_1_base += (v_k_hi - v_k_lo);  // the next tile's iterations continue the rings
-      // splitk(4): add the cluster's 4 partial sums in rank order (splitk.cpp); warpgroup g's rows
-      // are finished by the block of rank g % 4, the other blocks hand it their partial sums
+      // splitk(4): add the cluster's 4 partial sums as a tree over the blocks' places counted from the
+      // owner of warpgroup g's rows, the block of rank g % 4 (splitk.cpp): at level l the block at place
+      // 2^(l+1) k + 2^l hands its sum to the one at 2^(l+1) k, which adds it after its own
       const uint32_t splitk_owner = static_cast<uint32_t>(consumer_wg % 4);
+      const uint32_t splitk_place = (splitk_rank + 4 - splitk_owner) % 4;
       {
         const int tid = loom::rt::thread_in_warpgroup();
         float4* const part = reinterpret_cast<float4*>(loom_splitk) + consumer_wg * 1024;
-        if (splitk_rank != splitk_owner) {
-          #pragma unroll
-          for (int q = 0; q < 8; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-          loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg], splitk_owner);  // releases this thread's stores
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], tile_iter & 1);  // the owner has read them
-        } else {
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg], tile_iter & 1);  // every peer's partial sums
-          uint32_t peer[4];
-          #pragma unroll
-          for (int p = 0; p < 4; ++p) peer[p] = loom::rt::peer_smem(part, p);
-          #pragma unroll
-          for (int q0 = 0; q0 < 8; q0 += 4) {
-            float4 v[4][4];
+        #pragma unroll
+        for (uint32_t l = 0; l < 2; ++l) {
+          const uint32_t half = 1u << l;
+          if (splitk_place & half) {  // hand this block's sum to the block `half` places before, and leave the tile to it
+            if (tile_iter > 0) loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], (tile_iter - 1) & 1);  // the last tile's sum was read
             #pragma unroll
-            for (int p = 0; p < 4; ++p)
-              #pragma unroll
-              for (int j = 0; j < 4; ++j)
-                if (p != static_cast<int>(splitk_rank)) v[p][j] = loom::rt::ld_peer_f32x4(peer[p] + ((0 + q0 + j) * 128 + tid) * 16);
-            #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              const int q = q0 + j;
-              const float4 mine = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-              float4 sum = splitk_rank == 0 ? mine : v[0][j];
-              #pragma unroll
-              for (int p = 1; p < 4; ++p) {
-                const float4 w = p == static_cast<int>(splitk_rank) ? mine : v[p][j];
-                sum.x += w.x; sum.y += w.y; sum.z += w.z; sum.w += w.w;
-              }
-              v_C_1[4 * q] = sum.x; v_C_1[4 * q + 1] = sum.y; v_C_1[4 * q + 2] = sum.z; v_C_1[4 * q + 3] = sum.w;
-            }
+            for (int q = 0; q < 8; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg * 2 + l], (splitk_rank + 4 - half) % 4);  // releases this thread's stores
+            break;
           }
-          #pragma unroll
-          for (int p = 0; p < 4; ++p)
-            if (p != static_cast<int>(splitk_rank)) loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], p);  // read
+          if (splitk_place + half < 4) {  // add the sum of the block `half` places after, after this block's
+            const uint32_t from = (splitk_rank + half) % 4;
+            loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg * 2 + l], tile_iter & 1);
+            const uint32_t peer = loom::rt::peer_smem(part, from);
+            #pragma unroll
+            for (int q0 = 0; q0 < 8; q0 += 8) {
+              float4 v[8];
+              #pragma unroll
+              for (int j = 0; j < 8; ++j) v[j] = loom::rt::ld_peer_f32x4(peer + ((0 + q0 + j) * 128 + tid) * 16);
+              #pragma unroll
+              for (int j = 0; j < 8; ++j) {
+                const int q = q0 + j;
+                v_C_1[4 * q] += v[j].x; v_C_1[4 * q + 1] += v[j].y; v_C_1[4 * q + 2] += v[j].z; v_C_1[4 * q + 3] += v[j].w;
+              }
+            }
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], from);  // read
+          }
         }
       }
-      if (splitk_rank == splitk_owner) {  // the rest of the tile: the owner's warpgroup only
+      if (splitk_place == 0) {  // the rest of the tile: the owner's warpgroup only
         const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
         const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_4), v_4);
         // copy_thread: convert(D, X)  [gemm.loom:91]
@@ -4812,7 +4787,7 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 197736;
+constexpr int kSmemBytes = 197752;
 
 __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -4826,14 +4801,14 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 196608);  // [2] splitk: the peers' partial sums of warpgroup g's rows are in their shared memory (at the owner)
-  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 196624);  // [2] splitk: the owner of warpgroup g's rows has read this block's partial sums
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196640);  // [3] compute warps done with iteration k of the loop at line 24 (%w, distance 3)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196664);  // [3] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196688);  // [3] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 196608);  // [4] splitk: [g * 2 + l] the partial sum a block hands on at level l of warpgroup g's tree is in its shared memory (at the receiver)
+  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 196640);  // [2] splitk: the receiver of this block's sum of warpgroup g's rows has read it
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196656);  // [3] compute warps done with iteration k of the loop at line 24 (%w, distance 3)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196680);  // [3] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196704);  // [3] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 8192 bytes)
   uint8_t* const loom_stage = smem + 147456;
-  // splitk(4): the partial sums a peer hands to the owner of a warpgroup's rows, one buffer per compute
+  // splitk(4): the partial sum a block hands on in the tree of a warpgroup's rows, one buffer per compute
   // warpgroup (2 x 16384 bytes; splitk.cpp)
   uint8_t* const loom_splitk = smem + 163840;
   const uint32_t splitk_rank = loom::rt::cluster_rank();  // this block's share of each tile's K loop
@@ -4841,7 +4816,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     loom::rt::prefetch_tensormap(&tm_A_0);
     loom::rt::prefetch_tensormap(&tm_B_1);
     loom::rt::prefetch_tensormap(&tm_C_2);
-    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 384);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 128);
     for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_splitk_free[s], 128);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
@@ -5028,49 +5003,44 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + (v_k_hi - v_k_lo) - 1) % 3]);
       }
       v_e_1_base += (v_k_hi - v_k_lo);  // the next tile's iterations continue the rings
-      // splitk(4): add the cluster's 4 partial sums in rank order (splitk.cpp); warpgroup g's rows
-      // are finished by the block of rank g % 4, the other blocks hand it their partial sums
+      // splitk(4): add the cluster's 4 partial sums as a tree over the blocks' places counted from the
+      // owner of warpgroup g's rows, the block of rank g % 4 (splitk.cpp): at level l the block at place
+      // 2^(l+1) k + 2^l hands its sum to the one at 2^(l+1) k, which adds it after its own
       const uint32_t splitk_owner = static_cast<uint32_t>(consumer_wg % 4);
+      const uint32_t splitk_place = (splitk_rank + 4 - splitk_owner) % 4;
       {
         const int tid = loom::rt::thread_in_warpgroup();
         float4* const part = reinterpret_cast<float4*>(loom_splitk) + consumer_wg * 1024;
-        if (splitk_rank != splitk_owner) {
-          #pragma unroll
-          for (int q = 0; q < 8; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-          loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg], splitk_owner);  // releases this thread's stores
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], tile_iter & 1);  // the owner has read them
-        } else {
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg], tile_iter & 1);  // every peer's partial sums
-          uint32_t peer[4];
-          #pragma unroll
-          for (int p = 0; p < 4; ++p) peer[p] = loom::rt::peer_smem(part, p);
-          #pragma unroll
-          for (int q0 = 0; q0 < 8; q0 += 4) {
-            float4 v[4][4];
+        #pragma unroll
+        for (uint32_t l = 0; l < 2; ++l) {
+          const uint32_t half = 1u << l;
+          if (splitk_place & half) {  // hand this block's sum to the block `half` places before, and leave the tile to it
+            if (tile_iter > 0) loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], (tile_iter - 1) & 1);  // the last tile's sum was read
             #pragma unroll
-            for (int p = 0; p < 4; ++p)
-              #pragma unroll
-              for (int j = 0; j < 4; ++j)
-                if (p != static_cast<int>(splitk_rank)) v[p][j] = loom::rt::ld_peer_f32x4(peer[p] + ((0 + q0 + j) * 128 + tid) * 16);
-            #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              const int q = q0 + j;
-              const float4 mine = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-              float4 sum = splitk_rank == 0 ? mine : v[0][j];
-              #pragma unroll
-              for (int p = 1; p < 4; ++p) {
-                const float4 w = p == static_cast<int>(splitk_rank) ? mine : v[p][j];
-                sum.x += w.x; sum.y += w.y; sum.z += w.z; sum.w += w.w;
-              }
-              v_C_1[4 * q] = sum.x; v_C_1[4 * q + 1] = sum.y; v_C_1[4 * q + 2] = sum.z; v_C_1[4 * q + 3] = sum.w;
-            }
+            for (int q = 0; q < 8; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg * 2 + l], (splitk_rank + 4 - half) % 4);  // releases this thread's stores
+            break;
           }
-          #pragma unroll
-          for (int p = 0; p < 4; ++p)
-            if (p != static_cast<int>(splitk_rank)) loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], p);  // read
+          if (splitk_place + half < 4) {  // add the sum of the block `half` places after, after this block's
+            const uint32_t from = (splitk_rank + half) % 4;
+            loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg * 2 + l], tile_iter & 1);
+            const uint32_t peer = loom::rt::peer_smem(part, from);
+            #pragma unroll
+            for (int q0 = 0; q0 < 8; q0 += 8) {
+              float4 v[8];
+              #pragma unroll
+              for (int j = 0; j < 8; ++j) v[j] = loom::rt::ld_peer_f32x4(peer + ((0 + q0 + j) * 128 + tid) * 16);
+              #pragma unroll
+              for (int j = 0; j < 8; ++j) {
+                const int q = q0 + j;
+                v_C_1[4 * q] += v[j].x; v_C_1[4 * q + 1] += v[j].y; v_C_1[4 * q + 2] += v[j].z; v_C_1[4 * q + 3] += v[j].w;
+              }
+            }
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], from);  // read
+          }
         }
       }
-      if (splitk_rank == splitk_owner) {  // the rest of the tile: the owner's warpgroup only
+      if (splitk_place == 0) {  // the rest of the tile: the owner's warpgroup only
         const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
         const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_4), v_4);
         // copy_thread: convert(D, X)  [gemm.loom:91]
@@ -5353,8 +5323,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   // splitk(4): a block runs at most ceil(trips / 4) of them
   tile += static_cast<double>(loom_cdiv(v_6, 4)) * fmax(512, (32768.0 * fill_A + 16384.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0 * 1.0 / 2.0;
-  // splitk(4): the owner of a warpgroup's rows reads 3 peers' partial sums of 16384 bytes, for the 1 warpgroup(s) a block owns at most
-  tile += 49152.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
+  // splitk(4): the owner of a warpgroup's rows reads 2 partial sum(s) of 16384 bytes (a tree of 2 level(s)), for the 1 warpgroup(s) a block owns at most
+  tile += 32768.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
   // tiles (clusters) at once: what the launch will run (cluster_slots), else SMs / 4
   int device = 0;
   int64_t slots = 0;
@@ -11035,7 +11005,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 }  // namespace mapping12
 
 // ==== mapping 13: when(fastest) [gemm.loom:349]
-// Kernel: 256 threads per block (1 DMA warpgroup at 40 registers, 1 compute warpgroups at 256), 156784 bytes of dynamic shared memory.
+// Kernel: 256 threads per block (1 DMA warpgroup at 40 registers, 1 compute warpgroups at 256), 156792 bytes of dynamic shared memory.
 namespace mapping13 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -11043,7 +11013,7 @@ namespace mapping13 {
 namespace async_copy {
 
 constexpr int kThreads = 256;
-constexpr int kSmemBytes = 148592;
+constexpr int kSmemBytes = 148600;
 
 __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -11054,17 +11024,17 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 147456);  // [1] splitk: the peers' partial sums of warpgroup g's rows are in their shared memory (at the owner)
-  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 147464);  // [1] splitk: the owner of warpgroup g's rows has read this block's partial sums
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 147472);  // [4] compute warps done with iteration k of the loop at line 24 (%w, distance 4)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 147504);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 147536);  // [4] async copy %Bp.1 -> %B.1 landed
-  // splitk(4): the partial sums a peer hands to the owner of a warpgroup's rows, one buffer per compute
+  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 147456);  // [2] splitk: [g * 2 + l] the partial sum a block hands on at level l of warpgroup g's tree is in its shared memory (at the receiver)
+  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 147472);  // [1] splitk: the receiver of this block's sum of warpgroup g's rows has read it
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 147480);  // [4] compute warps done with iteration k of the loop at line 24 (%w, distance 4)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 147512);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 147544);  // [4] async copy %Bp.1 -> %B.1 landed
+  // splitk(4): the partial sum a block hands on in the tree of a warpgroup's rows, one buffer per compute
   // warpgroup (1 x 16384 bytes; splitk.cpp)
   uint8_t* const loom_splitk = smem + 131072;
   const uint32_t splitk_rank = loom::rt::cluster_rank();  // this block's share of each tile's K loop
   if (threadIdx.x == 0) {
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 384);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 128);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_splitk_free[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
@@ -11260,49 +11230,44 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + (v_k_hi - v_k_lo) - 1) % 4]);
       }
       v_e_1_base += (v_k_hi - v_k_lo);  // the next tile's iterations continue the rings
-      // splitk(4): add the cluster's 4 partial sums in rank order (splitk.cpp); warpgroup g's rows
-      // are finished by the block of rank g % 4, the other blocks hand it their partial sums
+      // splitk(4): add the cluster's 4 partial sums as a tree over the blocks' places counted from the
+      // owner of warpgroup g's rows, the block of rank g % 4 (splitk.cpp): at level l the block at place
+      // 2^(l+1) k + 2^l hands its sum to the one at 2^(l+1) k, which adds it after its own
       const uint32_t splitk_owner = static_cast<uint32_t>(consumer_wg % 4);
+      const uint32_t splitk_place = (splitk_rank + 4 - splitk_owner) % 4;
       {
         const int tid = loom::rt::thread_in_warpgroup();
         float4* const part = reinterpret_cast<float4*>(loom_splitk) + consumer_wg * 1024;
-        if (splitk_rank != splitk_owner) {
-          #pragma unroll
-          for (int q = 0; q < 8; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-          loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg], splitk_owner);  // releases this thread's stores
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], tile_iter & 1);  // the owner has read them
-        } else {
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg], tile_iter & 1);  // every peer's partial sums
-          uint32_t peer[4];
-          #pragma unroll
-          for (int p = 0; p < 4; ++p) peer[p] = loom::rt::peer_smem(part, p);
-          #pragma unroll
-          for (int q0 = 0; q0 < 8; q0 += 4) {
-            float4 v[4][4];
+        #pragma unroll
+        for (uint32_t l = 0; l < 2; ++l) {
+          const uint32_t half = 1u << l;
+          if (splitk_place & half) {  // hand this block's sum to the block `half` places before, and leave the tile to it
+            if (tile_iter > 0) loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], (tile_iter - 1) & 1);  // the last tile's sum was read
             #pragma unroll
-            for (int p = 0; p < 4; ++p)
-              #pragma unroll
-              for (int j = 0; j < 4; ++j)
-                if (p != static_cast<int>(splitk_rank)) v[p][j] = loom::rt::ld_peer_f32x4(peer[p] + ((0 + q0 + j) * 128 + tid) * 16);
-            #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              const int q = q0 + j;
-              const float4 mine = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-              float4 sum = splitk_rank == 0 ? mine : v[0][j];
-              #pragma unroll
-              for (int p = 1; p < 4; ++p) {
-                const float4 w = p == static_cast<int>(splitk_rank) ? mine : v[p][j];
-                sum.x += w.x; sum.y += w.y; sum.z += w.z; sum.w += w.w;
-              }
-              v_C_1[4 * q] = sum.x; v_C_1[4 * q + 1] = sum.y; v_C_1[4 * q + 2] = sum.z; v_C_1[4 * q + 3] = sum.w;
-            }
+            for (int q = 0; q < 8; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg * 2 + l], (splitk_rank + 4 - half) % 4);  // releases this thread's stores
+            break;
           }
-          #pragma unroll
-          for (int p = 0; p < 4; ++p)
-            if (p != static_cast<int>(splitk_rank)) loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], p);  // read
+          if (splitk_place + half < 4) {  // add the sum of the block `half` places after, after this block's
+            const uint32_t from = (splitk_rank + half) % 4;
+            loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg * 2 + l], tile_iter & 1);
+            const uint32_t peer = loom::rt::peer_smem(part, from);
+            #pragma unroll
+            for (int q0 = 0; q0 < 8; q0 += 8) {
+              float4 v[8];
+              #pragma unroll
+              for (int j = 0; j < 8; ++j) v[j] = loom::rt::ld_peer_f32x4(peer + ((0 + q0 + j) * 128 + tid) * 16);
+              #pragma unroll
+              for (int j = 0; j < 8; ++j) {
+                const int q = q0 + j;
+                v_C_1[4 * q] += v[j].x; v_C_1[4 * q + 1] += v[j].y; v_C_1[4 * q + 2] += v[j].z; v_C_1[4 * q + 3] += v[j].w;
+              }
+            }
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], from);  // read
+          }
         }
       }
-      if (splitk_rank == splitk_owner) {  // the rest of the tile: the owner's warpgroup only
+      if (splitk_place == 0) {  // the rest of the tile: the owner's warpgroup only
         const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
         const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_4), v_4);
         // copy_thread: convert(D, X)  [gemm.loom:91]
@@ -11481,7 +11446,7 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
 
 // The TMA kernel.
 constexpr int kThreads = 256;
-constexpr int kSmemBytes = 156784;
+constexpr int kSmemBytes = 156792;
 
 __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -11495,14 +11460,14 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 155648);  // [1] splitk: the peers' partial sums of warpgroup g's rows are in their shared memory (at the owner)
-  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 155656);  // [1] splitk: the owner of warpgroup g's rows has read this block's partial sums
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 155664);  // [4] compute warps done with iteration k of the loop at line 24 (%w, distance 4)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 155696);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 155728);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_splitk_ready = reinterpret_cast<uint64_t*>(smem + 155648);  // [2] splitk: [g * 2 + l] the partial sum a block hands on at level l of warpgroup g's tree is in its shared memory (at the receiver)
+  uint64_t* const bar_splitk_free = reinterpret_cast<uint64_t*>(smem + 155664);  // [1] splitk: the receiver of this block's sum of warpgroup g's rows has read it
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 155672);  // [4] compute warps done with iteration k of the loop at line 24 (%w, distance 4)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 155704);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 155736);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (1 x 8192 bytes)
   uint8_t* const loom_stage = smem + 131072;
-  // splitk(4): the partial sums a peer hands to the owner of a warpgroup's rows, one buffer per compute
+  // splitk(4): the partial sum a block hands on in the tree of a warpgroup's rows, one buffer per compute
   // warpgroup (1 x 16384 bytes; splitk.cpp)
   uint8_t* const loom_splitk = smem + 139264;
   const uint32_t splitk_rank = loom::rt::cluster_rank();  // this block's share of each tile's K loop
@@ -11510,7 +11475,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     loom::rt::prefetch_tensormap(&tm_A_0);
     loom::rt::prefetch_tensormap(&tm_B_1);
     loom::rt::prefetch_tensormap(&tm_C_2);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 384);
+    for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_splitk_ready[s], 128);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_splitk_free[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
@@ -11697,49 +11662,44 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + (v_k_hi - v_k_lo) - 1) % 4]);
       }
       v_e_1_base += (v_k_hi - v_k_lo);  // the next tile's iterations continue the rings
-      // splitk(4): add the cluster's 4 partial sums in rank order (splitk.cpp); warpgroup g's rows
-      // are finished by the block of rank g % 4, the other blocks hand it their partial sums
+      // splitk(4): add the cluster's 4 partial sums as a tree over the blocks' places counted from the
+      // owner of warpgroup g's rows, the block of rank g % 4 (splitk.cpp): at level l the block at place
+      // 2^(l+1) k + 2^l hands its sum to the one at 2^(l+1) k, which adds it after its own
       const uint32_t splitk_owner = static_cast<uint32_t>(consumer_wg % 4);
+      const uint32_t splitk_place = (splitk_rank + 4 - splitk_owner) % 4;
       {
         const int tid = loom::rt::thread_in_warpgroup();
         float4* const part = reinterpret_cast<float4*>(loom_splitk) + consumer_wg * 1024;
-        if (splitk_rank != splitk_owner) {
-          #pragma unroll
-          for (int q = 0; q < 8; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-          loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg], splitk_owner);  // releases this thread's stores
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], tile_iter & 1);  // the owner has read them
-        } else {
-          loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg], tile_iter & 1);  // every peer's partial sums
-          uint32_t peer[4];
-          #pragma unroll
-          for (int p = 0; p < 4; ++p) peer[p] = loom::rt::peer_smem(part, p);
-          #pragma unroll
-          for (int q0 = 0; q0 < 8; q0 += 4) {
-            float4 v[4][4];
+        #pragma unroll
+        for (uint32_t l = 0; l < 2; ++l) {
+          const uint32_t half = 1u << l;
+          if (splitk_place & half) {  // hand this block's sum to the block `half` places before, and leave the tile to it
+            if (tile_iter > 0) loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], (tile_iter - 1) & 1);  // the last tile's sum was read
             #pragma unroll
-            for (int p = 0; p < 4; ++p)
-              #pragma unroll
-              for (int j = 0; j < 4; ++j)
-                if (p != static_cast<int>(splitk_rank)) v[p][j] = loom::rt::ld_peer_f32x4(peer[p] + ((0 + q0 + j) * 128 + tid) * 16);
-            #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              const int q = q0 + j;
-              const float4 mine = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
-              float4 sum = splitk_rank == 0 ? mine : v[0][j];
-              #pragma unroll
-              for (int p = 1; p < 4; ++p) {
-                const float4 w = p == static_cast<int>(splitk_rank) ? mine : v[p][j];
-                sum.x += w.x; sum.y += w.y; sum.z += w.z; sum.w += w.w;
-              }
-              v_C_1[4 * q] = sum.x; v_C_1[4 * q + 1] = sum.y; v_C_1[4 * q + 2] = sum.z; v_C_1[4 * q + 3] = sum.w;
-            }
+            for (int q = 0; q < 8; ++q) part[(0 + q) * 128 + tid] = make_float4(v_C_1[4 * q], v_C_1[4 * q + 1], v_C_1[4 * q + 2], v_C_1[4 * q + 3]);
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg * 2 + l], (splitk_rank + 4 - half) % 4);  // releases this thread's stores
+            break;
           }
-          #pragma unroll
-          for (int p = 0; p < 4; ++p)
-            if (p != static_cast<int>(splitk_rank)) loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], p);  // read
+          if (splitk_place + half < 4) {  // add the sum of the block `half` places after, after this block's
+            const uint32_t from = (splitk_rank + half) % 4;
+            loom::rt::mbarrier::wait_cluster(&bar_splitk_ready[consumer_wg * 2 + l], tile_iter & 1);
+            const uint32_t peer = loom::rt::peer_smem(part, from);
+            #pragma unroll
+            for (int q0 = 0; q0 < 8; q0 += 8) {
+              float4 v[8];
+              #pragma unroll
+              for (int j = 0; j < 8; ++j) v[j] = loom::rt::ld_peer_f32x4(peer + ((0 + q0 + j) * 128 + tid) * 16);
+              #pragma unroll
+              for (int j = 0; j < 8; ++j) {
+                const int q = q0 + j;
+                v_C_1[4 * q] += v[j].x; v_C_1[4 * q + 1] += v[j].y; v_C_1[4 * q + 2] += v[j].z; v_C_1[4 * q + 3] += v[j].w;
+              }
+            }
+            loom::rt::mbarrier::arrive_peer(&bar_splitk_free[consumer_wg], from);  // read
+          }
         }
       }
-      if (splitk_rank == splitk_owner) {  // the rest of the tile: the owner's warpgroup only
+      if (splitk_place == 0) {  // the rest of the tile: the owner's warpgroup only
         const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
         const int64_t v_Dp_e0 = loom_clip(v_Cp_e0, (v_g * v_4), v_4);
         // copy_thread: convert(D, X)  [gemm.loom:91]
@@ -12021,8 +11981,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   // splitk(4): a block runs at most ceil(trips / 4) of them
   tile += static_cast<double>(loom_cdiv(v_6, 4)) * fmax(256, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0 * 1.0 / 1.0;
-  // splitk(4): the owner of a warpgroup's rows reads 3 peers' partial sums of 16384 bytes, for the 1 warpgroup(s) a block owns at most
-  tile += 49152.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
+  // splitk(4): the owner of a warpgroup's rows reads 2 partial sum(s) of 16384 bytes (a tree of 2 level(s)), for the 1 warpgroup(s) a block owns at most
+  tile += 32768.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
   // tiles (clusters) at once: what the launch will run (cluster_slots), else SMs / 4
   int device = 0;
   int64_t slots = 0;
@@ -12163,6 +12123,6 @@ extern "C" const loom_kernel_info* loom_gemm_info(void) {
       {"A", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "K", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_R},
       {"B", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"K", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_R},
   };
-  static const loom_kernel_info info = {"gemm", 3, args, 230528, 512};
+  static const loom_kernel_info info = {"gemm", 3, args, 230544, 512};
   return &info;
 }
