@@ -3,7 +3,7 @@
 TMA kernels (splitk(S)) of a generated gemm.cu, for bench/results/2026-11-28-h200-splitk-latency.
 First tile of each block; consumer warpgroup 0's thread 0 unless said otherwise. Slot 15 holds the
 block's rank in its cluster.
-  0 kernel entry (thread 0), 1 after the setup's cluster_sync (thread 0),
+  0 kernel entry (thread 0), 1 after the setup's cluster_sync (thread 0; since round 4 its cluster_arrive and __syncthreads),
   2 producer issues its first TMA copy, 3 consumer: first stage landed, 4 main loop done,
   5 peer: partial sums stored and arrived on the owner's barrier / owner: every peer's sums are in,
   6 peer: the owner has read them / owner: sums read and added,
@@ -26,7 +26,7 @@ for k, part in enumerate(parts[1:]):
     wg0 = 'tile_iter == 0 && consumer_wg == 0 && loom::rt::thread_in_warpgroup() == 0'
     rules = [
         (r'(extern __shared__ [^\n]*\n)', r'\1  if (threadIdx.x == 0) LOOM_PROBE(0);\n'),
-        (r'(\n  loom::rt::cluster_sync\(\);  // every block[^\n]*\n)',
+        (r'(\n  (?:loom::rt::cluster_sync\(\);  // every block[^\n]*|loom::rt::cluster_arrive\(\);[^\n]*\n  __syncthreads\(\);)\n)',
          r'\1  if (threadIdx.x == 0) { LOOM_PROBE(1); g_probe[blockIdx.x * 32 + 15] = splitk_rank; }\n'),
         (r'(\n(\s*)(loom::rt::mbarrier::arrive_expect_tx\())',
          r'\n\2if (tile_iter == 0 && v_k == v_k_lo) LOOM_PROBE(2);\n\2\3'),
