@@ -336,7 +336,7 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         auto& d = r.error(in.alternate_loc, alt + " on instance '" + in.name.name + "', but variant '" + v.name.name +
                                                 "' has no srange loop whose ring the teams could share");
         d.hint = "alternate applies to the block variant whose srange loop the producer pipelines (gemm_block's `srange k in cdiv(K, W)`)";
-      } else if (*proc == ProcKind::Block && *in.alternate > 1 && !in.warp_specialize.value_or(false)) {
+      } else if (*proc == ProcKind::Block && *in.alternate > 1 && !in.warp_specialize.value_or(false) && !in.schedule_optimal) {
         auto& d = r.error(in.alternate_loc, alt + " on instance '" + in.name.name +
                                                 "' without warpspecialize: the teams are the compute role's warpgroups");
         d.hint = "add warpspecialize and pipeline(2) or deeper to the instance";

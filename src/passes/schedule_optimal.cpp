@@ -164,8 +164,14 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       note.node_ops = node_ops;
       note.node_warp.assign(r.schedule.warp.begin(), r.schedule.warp.end());
     }
+    // alternate(T) and multicast(S) need a DMA role (their teams are the compute role's warpgroups,
+    // their shared loads the producer's): the loads keep a warp group of their own whatever the
+    // schedule says, and the teams of alternate(T) already take turns on the tensor cores.
+    const bool teams = in.alternate.value_or(1) > 1, shared_loads = in.multicast.value_or(1) > 1;
+    const bool forced_ws = (teams || shared_loads) && !d.warp_specialize;
+    if (forced_ws) d.warp_specialize = true;
     const bool written_pingpong = in.pingpong;
-    const bool pingpong = written_pingpong || (d.solved && d.compute_groups >= 2);
+    const bool pingpong = written_pingpong || (d.solved && d.compute_groups >= 2 && !teams);
     report << "schedule(optimal) of instance '" << name << "': the loop `" << loop->origin << "` (line " << loop->loc.line << ")\n";
     if (d.solved) {
       report << "  II = " << r.schedule.ii << " (" << std::llround(d.ii_cycles) << " cycles), length " << r.schedule.length << ", "
@@ -205,6 +211,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     if (!chosen) throw *last;
     std::ostringstream realized;
     realized << (d.warp_specialize ? "warpspecialize (the loads on a warp group of their own)" : "nowarpspecialize (loads and compute share a group)")
+             << (forced_ws ? std::string(" (") + (teams ? "alternate" : "multicast") + " needs a DMA role)" : std::string())
              << ", pipeline(" << chosen << ") (";
     if (latency > 0 && d.ii_cycles > 0)
       realized << "ceil(" << latency << " cycles of load latency / " << std::llround(d.ii_cycles) << " per iteration) + 1 = " << depth;
@@ -217,6 +224,8 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
                                                                                           : std::to_string(d.compute_groups) +
                                                                                                 " compute warp groups take turns")
                << ")";
+    else if (teams && d.solved && d.compute_groups >= 2)
+      realized << ", no pingpong (the alternate(" << *in.alternate << ") teams take turns on the tensor cores)";
     else
       realized << ", no pingpong (" << d.compute_groups << " compute warp group)";
     note.realized = realized.str();

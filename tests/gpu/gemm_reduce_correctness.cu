@@ -8,6 +8,8 @@
 // R = the row sums whatever R held: this test zeroes nothing itself (gemm_reduce.loom's launcher
 // clears R with cudaMemsetAsync before its blocks add into it; a surviving poison or doubled sums
 // fail the check). The order of the blocks' adds is unspecified: R is checked against a bound.
+// Then every mapping of the program by index (loom_gemm_reduce_mapping: gemm_reduce.loom's
+// when(fastest) candidates, which the launcher picks per call) on e2e::every_mapping's shapes.
 // C: relative Frobenius error < 1e-2 (bf16 output). R: the kernel sums the fp32 products, not the
 // bf16-rounded C, so it is compared with the row sums of the exact product:
 //   |R[i] - Σ_j ref[i, j]| <= 1e-3 · Σ_j |ref[i, j]| + 1e-3
@@ -15,7 +17,7 @@
 // or a quad partial missing, is far outside it).
 // Build: nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iruntime -Itests/gpu \
 //          -I$DIR tests/gpu/gemm_reduce_correctness.cu $DIR/gemm_reduce.cu -lcuda -o gemm_reduce_correctness
-// Usage: gemm_reduce_correctness [--only MxNxK] [--seed S]
+// Usage: gemm_reduce_correctness [--only MxNxK] [--seed S] [--by-index MxNxK (only every mapping at that shape)]
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -79,7 +81,7 @@ __global__ void poison_f32(float* p, int64_t n) {
     p[i] = __uint_as_float(0x7fc00001u);
 }
 
-bool run(int64_t M, int64_t N, int64_t K, uint64_t seed) {
+bool run(int64_t M, int64_t N, int64_t K, uint64_t seed, int mapping = -1) {
   const int64_t lda = pad8(K), ldb = pad8(N), ldc = pad8(N);
   __nv_bfloat16 *A, *B;
   uint16_t* C;
@@ -107,7 +109,7 @@ bool run(int64_t M, int64_t N, int64_t K, uint64_t seed) {
   loom_tensor tR = loom_tensor_1d(R, LOOM_F32, M);
   CHECK(cudaDeviceSynchronize());
   auto t0 = std::chrono::steady_clock::now();
-  int rc = loom_gemm_reduce(tC, tR, tA, tB, 0);
+  int rc = mapping < 0 ? loom_gemm_reduce(tC, tR, tA, tB, 0) : loom_gemm_reduce_mapping(mapping, tC, tR, tA, tB, 0);
   CHECK(cudaDeviceSynchronize());
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   compare<<<dim3(unsigned((ldc + 255) / 256), unsigned(M)), 256>>>(C, ref, M, N, ldc, res);
@@ -116,9 +118,10 @@ bool run(int64_t M, int64_t N, int64_t K, uint64_t seed) {
   double rel = res->ref2 > 0 ? std::sqrt(res->err2 / res->ref2) : std::sqrt(res->err2);
   bool ok = rc == LOOM_OK && res->nonfinite == 0 && res->stray == 0 && rel < 1e-2 && rr->bad == 0 && rr->nonfinite == 0 &&
             rr->stray == 0;
-  std::printf("| %5lld x %5lld x %5lld | seed %llu | %s | rc %d, C: rel err %.3e, non-finite %llu, stray %llu | R: bad %llu, "
+  std::printf("| %5lld x %5lld x %5lld | %s | seed %llu | %s | rc %d, C: rel err %.3e, non-finite %llu, stray %llu | R: bad %llu, "
               "non-finite %llu, stray %llu, worst err/bound %.3f | %.2f ms incl. sync\n",
-              (long long)M, (long long)N, (long long)K, (unsigned long long)seed, ok ? "ok  " : "FAIL", rc, rel, res->nonfinite,
+              (long long)M, (long long)N, (long long)K, mapping < 0 ? "pick" : ("m" + std::to_string(mapping)).c_str(),
+              (unsigned long long)seed, ok ? "ok  " : "FAIL", rc, rel, res->nonfinite,
               res->stray, rr->bad, rr->nonfinite, rr->stray, rr->worst, ms);
   cudaFree(A);
   cudaFree(B);
@@ -133,12 +136,20 @@ bool run(int64_t M, int64_t N, int64_t K, uint64_t seed) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string only;
+  std::string only, by_index_only;  // --by-index MxNxK: only every mapping by index at that shape (for the sanitizers)
   uint64_t seed = uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--by-index" && i + 1 < argc) by_index_only = argv[++i];
+  }
+  auto run_mapping = [](int64_t M, int64_t N, int64_t K, uint64_t s, int mapping) { return run(M, N, K, s, mapping); };
+  if (!by_index_only.empty()) {
+    const int r = e2e::every_mapping(loom_gemm_reduce_mappings(), by_index_only.c_str(), seed, run_mapping);
+    if (r < 0) std::printf("--by-index wants MxNxK\n");
+    else std::printf("gemm_reduce_correctness: %s\n", r ? "PASS" : "FAIL");
+    return r < 0 ? 2 : r ? 0 : 1;
   }
   // Non-tile shapes (129 rows: a 1-row last panel, the second warpgroup without rows; 257 columns:
   // a 1-column last tile and rows that are not whole 16-byte units), a single row or column, and
@@ -152,6 +163,7 @@ int main(int argc, char** argv) {
     if (!only.empty() && name != only) continue;
     all = run(s[0], s[1], s[2], seed++) && all;
   }
+  if (only.empty()) all = e2e::every_mapping(loom_gemm_reduce_mappings(), nullptr, seed, run_mapping) == 1 && all;  // every mapping by index
   std::printf("gemm_reduce_correctness: %s\n", all ? "PASS" : "FAIL");
   return all ? 0 : 1;
 }

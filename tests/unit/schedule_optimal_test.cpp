@@ -81,6 +81,26 @@ TEST(ScheduleOptimal, SmallerTilesGetADeeperRing) {
       << s.schedule_notes[0].realized;
 }
 
+TEST(ScheduleOptimal, TeamsKeepTheirDmaRoleAndTakeTheTurns) {
+  // gemm_reduce's ping-pong mapping (one warpgroup a 128 x 128 tile, alternate(2)): the teams are
+  // the compute role's warpgroups, so the loads keep a group of their own, and the teams already
+  // take turns on the tensor cores, so no pingpong is added: the hand mapping's settings.
+  std::string hand = default_only(example_text("gemm_reduce"), "// Smaller tiles");
+  hand = replaced(hand, "tune(U=128, V=256) call(gemm_reduce_tile", "tune(U=128, V=128) call(gemm_reduce_tile");
+  for (int i = 0; i < 4; ++i) hand = replaced(hand, "tune(G=2)", "tune(G=1)");
+  for (int i = 0; i < 8; ++i) hand = replaced(hand, "tune(N_MMA=256)", "tune(N_MMA=128)");
+  hand = replaced(hand, "warpspecialize pipeline(3) smem(227KB);", "warpspecialize pipeline(4) alternate(2) smem(227KB);");
+  const std::string solved = replaced(hand, "warpspecialize pipeline(4) alternate(2)", "schedule(optimal) alternate(2)");
+  ir::Function h = lower(hand, "gemm_reduce"), s = lower(solved, "gemm_reduce");
+  EXPECT_EQ(ir::print(s), ir::print(h));
+  ASSERT_EQ(s.schedule_notes.size(), 1u);
+  const ir::ScheduleNote& n = s.schedule_notes[0];
+  EXPECT_TRUE(n.warning.empty()) << n.warning;
+  EXPECT_EQ(n.realized.find("warpspecialize"), 0u) << n.realized;
+  EXPECT_NE(n.realized.find("pipeline(4)"), std::string::npos) << n.realized;
+  EXPECT_EQ(n.realized.find(", pingpong"), std::string::npos) << n.realized;
+}
+
 TEST(ScheduleOptimal, FlashAttentionGetsTheFa3Structure) {
   // FlashAttention-2's plain loop: the solver puts the loads on a group of their own and the
   // compute on two groups, which the back end realizes as two consumer warpgroups taking turns,

@@ -9,7 +9,8 @@
 # source (gemm_reduce_shared -> gemm_reduce_shared.loom; gemm_reduce_pingpong -> gemm_reduce.loom
 # edited by tests/gpu/e2e/reduce_pingpong.sed; else gemm_reduce.loom) and it is generated into WORK.
 # Builds tests/gpu/gemm_reduce_correctness.cu against it, runs every shape, then compute-sanitizer
-# memcheck, racecheck and synccheck on 129x257x65 (and memcheck on 128x256x64).
+# memcheck, racecheck and synccheck on 129x257x65, on the launcher's pick and on every mapping by
+# index (and memcheck on 128x256x64).
 # Exit status 0 only if everything passes.
 set -u
 DIR=${1:?usage: gemm_reduce.sh GENERATED_DIR [WORK]}
@@ -38,6 +39,10 @@ echo "== $name ($DIR)"
 for tool in memcheck racecheck synccheck; do
   echo "== compute-sanitizer --tool $tool, 129x257x65"
   "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$bin" --only 129x257x65 || fail=1
+done
+for tool in memcheck racecheck synccheck; do  # every mapping by index (the launcher's when(fastest) candidates)
+  echo "== compute-sanitizer --tool $tool, every mapping at 129x257x65"
+  "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$bin" --by-index 129x257x65 || fail=1
 done
 echo "== compute-sanitizer --tool memcheck, 128x256x64"
 "$SAN" --tool memcheck --error-exitcode 99 --print-limit 20 "$bin" --only 128x256x64 || fail=1
