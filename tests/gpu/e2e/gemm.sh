@@ -4,7 +4,8 @@
 # development machine by `bash bench/run.sh --prepare` and carried to the device). Builds
 # tests/gpu/gemm_correctness.cu against both, runs every shape (fresh random inputs, poisoned
 # output, double-precision reference), then compute-sanitizer memcheck, racecheck and synccheck on
-# one partial-tile shape per kernel. Exit status 0 only if everything passes.
+# one partial-tile shape per kernel, and on two split-K mappings forced by index where each cluster
+# runs several tiles. Exit status 0 only if everything passes.
 set -u
 WORK=${1:-/tmp}
 GEN=${LOOM_GEN_DIR:-build-gpu/gen}
@@ -27,6 +28,12 @@ for tool in memcheck racecheck synccheck; do
   for shape in 129x257x65 700x1500x300 1153x2049x65 4x129x257x65 272x96x2804 3x113x280x3400 274x176x6136 77x1696x1128; do
     echo "== compute-sanitizer --tool $tool, $shape"
     "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$WORK/gemm_e2e" --only "$shape" --runs 1 || fail=1
+  done
+  # split-K hand-overs tile after tile: examples/gemm's 128 x 128 splitk(4) (mapping 4) and 64 x 64
+  # splitk(4) (mapping 13) forced at 1000x1000x1000, where each cluster runs several tiles.
+  for m in 4 13; do
+    echo "== compute-sanitizer --tool $tool, 1000x1000x1000 on mapping $m"
+    "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$WORK/gemm_e2e" --only 1000x1000x1000 --mapping "$m" --runs 1 || fail=1
   done
 done
 exit $fail
