@@ -90,4 +90,14 @@ int every_mapping(int mappings, const char* shape, uint64_t& seed, Run run) {
   return all ? 1 : 0;
 }
 
+// A harness's --by-index SHAPE: every mapping by index at that shape alone (the sanitizers' runs);
+// prints "<name>: PASS" or "FAIL" and returns the process's exit status (2 for a malformed shape).
+template <class Run>
+int by_index_main(const char* name, int mappings, const char* shape, uint64_t& seed, Run run) {
+  const int r = every_mapping(mappings, shape, seed, run);
+  if (r < 0) std::printf("--by-index wants MxNxK\n");
+  else std::printf("%s: %s\n", name, r ? "PASS" : "FAIL");
+  return r < 0 ? 2 : r ? 0 : 1;
+}
+
 }  // namespace e2e

@@ -144,13 +144,8 @@ int main(int argc, char** argv) {
     else if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--by-index" && i + 1 < argc) by_index_only = argv[++i];
   }
-  auto run_mapping = [](int64_t M, int64_t N, int64_t K, uint64_t s, int mapping) { return run(M, N, K, s, mapping); };
-  if (!by_index_only.empty()) {
-    const int r = e2e::every_mapping(loom_gemm_reduce_mappings(), by_index_only.c_str(), seed, run_mapping);
-    if (r < 0) std::printf("--by-index wants MxNxK\n");
-    else std::printf("gemm_reduce_correctness: %s\n", r ? "PASS" : "FAIL");
-    return r < 0 ? 2 : r ? 0 : 1;
-  }
+  if (!by_index_only.empty())
+    return e2e::by_index_main("gemm_reduce_correctness", loom_gemm_reduce_mappings(), by_index_only.c_str(), seed, run);
   // Non-tile shapes (129 rows: a 1-row last panel, the second warpgroup without rows; 257 columns:
   // a 1-column last tile and rows that are not whole 16-byte units), a single row or column, and
   // large ones (several column tiles per row of tiles: several blocks add into each entry of R, 32
@@ -163,7 +158,7 @@ int main(int argc, char** argv) {
     if (!only.empty() && name != only) continue;
     all = run(s[0], s[1], s[2], seed++) && all;
   }
-  if (only.empty()) all = e2e::every_mapping(loom_gemm_reduce_mappings(), nullptr, seed, run_mapping) == 1 && all;  // every mapping by index
+  if (only.empty()) all = e2e::every_mapping(loom_gemm_reduce_mappings(), nullptr, seed, run) == 1 && all;  // every mapping by index
   std::printf("gemm_reduce_correctness: %s\n", all ? "PASS" : "FAIL");
   return all ? 0 : 1;
 }

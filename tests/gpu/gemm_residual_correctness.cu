@@ -102,12 +102,8 @@ int main(int argc, char** argv) {
     else if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--by-index" && i + 1 < argc) by_index_only = argv[++i];
   }
-  if (!by_index_only.empty()) {
-    const int r = e2e::every_mapping(loom_gemm_residual_mappings(), by_index_only.c_str(), seed, run);
-    if (r < 0) std::printf("--by-index wants MxNxK\n");
-    else std::printf("gemm_residual_correctness: %s\n", r ? "PASS" : "FAIL");
-    return r < 0 ? 2 : r ? 0 : 1;
-  }
+  if (!by_index_only.empty())
+    return e2e::by_index_main("gemm_residual_correctness", loom_gemm_residual_mappings(), by_index_only.c_str(), seed, run);
   const int64_t shapes[][3] = {{128, 128, 64}, {129, 257, 65}, {1, 300, 64}, {300, 1, 100}, {1000, 1000, 1000}, {4096, 4096, 4096}};
   bool all = true;
   for (auto& s : shapes) {

@@ -171,12 +171,8 @@ int main(int argc, char** argv) {
   const int64_t shapes[][3] = {{128, 256, 64}, {129, 257, 65}, {1, 300, 64}, {300, 1, 100},
                                {300, 520, 200}, {1000, 1000, 1000}, {4096, 4096, 4096}};
   bool all = true;
-  if (!by_index_only.empty()) {
-    const int r = e2e::every_mapping(loom_relu_gemm_mappings(), by_index_only.c_str(), seed, run);
-    if (r < 0) std::printf("--by-index wants MxNxK\n");
-    else std::printf("relu_gemm_correctness: %s\n", r ? "PASS" : "FAIL");
-    return r < 0 ? 2 : r ? 0 : 1;
-  }
+  if (!by_index_only.empty())
+    return e2e::by_index_main("relu_gemm_correctness", loom_relu_gemm_mappings(), by_index_only.c_str(), seed, run);
   for (auto& s : shapes) {
     std::string name = std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
     if (!only.empty() && name != only) continue;
