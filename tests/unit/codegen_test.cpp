@@ -523,7 +523,7 @@ TEST(Codegen, FastestMappingsChosenByTheCostModel) {
                       "    if (const double e = mapping1::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [gemm.loom:123]\n"),
             std::string::npos)
       << a.cu;
-  EXPECT_NE(a.cu.find("      pick = 13;\n    }\n    return pick;\n  }\n  return 0;\n}"), std::string::npos);
+  EXPECT_NE(a.cu.find("      pick = 14;\n    }\n    return pick;\n  }\n  return 0;\n}"), std::string::npos);
 }
 
 // Every mapping by index: loom_<entry>_mapping runs mapping i whatever the extents (LOOM_ERR_MAPPING
@@ -542,7 +542,7 @@ TEST(Codegen, EveryMappingByIndex) {
   EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {\n"
                       "  return pick_gemm(C, A, B, stream);\n}"),
             std::string::npos);
-  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_mappings(void) { return 14; }"), std::string::npos);
+  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_mappings(void) { return 15; }"), std::string::npos);
   EXPECT_NE(a.header.find("int loom_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"),
             std::string::npos);
   EXPECT_NE(a.header.find("int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"), std::string::npos);
@@ -578,7 +578,7 @@ TEST(Codegen, SpecializedMappingConditionErrors) {
   text.replace(last, std::string("entry(T=bf16, E=bf16)").size(), "entry(T=f16, E=f16)");
   Generated h = generate("gemm", text);
   EXPECT_FALSE(h.checked);
-  EXPECT_NE(h.diagnostics.find("gemm.loom:349:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
+  EXPECT_NE(h.diagnostics.find("gemm.loom:373:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
                                "argument types (both share one C ABI)"),
             std::string::npos)
       << h.diagnostics;
@@ -722,7 +722,7 @@ TEST(Codegen, BatchedGemmFacts) {
   EXPECT_EQ(count(between(a.cu, "namespace mapping2 {", "}  // namespace mapping2"), "loom::rt::tma_load_3d("), 3);
   EXPECT_EQ(count(a.cu, "loom::rt::tma_load_2d("), 0);
   EXPECT_NE(a.cu.find("const int64_t blocks = grid_n0 * grid_n1 * grid_n2;"), std::string::npos);
-  EXPECT_EQ(count(a.cu, "double estimate_cycles("), 13);  // twelve when(fastest) candidates (three split-K, three multicast) and the default
+  EXPECT_EQ(count(a.cu, "double estimate_cycles("), 14);  // thirteen when(fastest) candidates (three split-K, three multicast) and the default
   EXPECT_EQ(count(a.cu, "extern \"C\""), 5);  // loom_<entry>, its _mapping, _pick, _mappings and _info
   // Its own kernel and launcher names: both kernels link into one program.
   EXPECT_NE(a.cu.find("batched_gemm_kernel("), std::string::npos);
@@ -939,7 +939,7 @@ TEST(Codegen, F16Lowers) {
   ASSERT_TRUE(g.artifact.has_value()) << (g.error ? g.error->message : g.internal);
   // One per mapping's TMA kernel and one per its async-copy variant.
   EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<256, __half, 0, 1>("), 4);  // 128 x 256, without and with multicast
-  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<64, __half, 0, 1>("), 6);  // the 128 x 64 mappings (one split) and 64 x 64 split
+  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<64, __half, 0, 1>("), 8);  // the 128 x 64 mappings (one split), 64 x 64 split and 64 x 64
   EXPECT_NE(g.artifact->cu.find("reinterpret_cast<__half*>(C.data)"), std::string::npos);  // the epilogue
   EXPECT_NE(g.artifact->cu.find("if (C.dtype != LOOM_F16) return LOOM_ERR_DTYPE;"), std::string::npos);
   EXPECT_NE(g.artifact->cu.find("s.dtype = loom::host::TmaDtype::F16;"), std::string::npos);
@@ -1008,7 +1008,7 @@ TEST(Codegen, AsyncCopyVariantLaunch) {
 // batch index past the extent.
 TEST(Codegen, AsyncCopyVariantPerMapping) {
   const codegen::CudaArtifact g = artifact_of("gemm");
-  EXPECT_EQ(count(g.cu, "namespace async_copy {"), 14);  // one per mapping: the default and thirteen when(fastest)
+  EXPECT_EQ(count(g.cu, "namespace async_copy {"), 15);  // one per mapping: the default and fourteen when(fastest)
   EXPECT_NE(between(g.cu, "namespace mapping1 {", "}  // namespace mapping1").find("namespace async_copy {"), std::string::npos);
   const codegen::CudaArtifact b = artifact_of("batched_gemm");
   EXPECT_NE(first_variant(b.cu).find("const int64_t rows_in = ((0 + v_b)) < A.shape[0] ? A.shape[1] - (v_Ap_o0) : 0;"),

@@ -4,8 +4,8 @@
 # development machine by `bash bench/run.sh --prepare` and carried to the device). Builds
 # tests/gpu/gemm_correctness.cu against both, runs every shape (fresh random inputs, poisoned
 # output, double-precision reference), then compute-sanitizer memcheck, racecheck and synccheck on
-# one partial-tile shape per kernel, and on two split-K mappings forced by index where each cluster
-# runs several tiles. Exit status 0 only if everything passes.
+# one partial-tile shape per kernel, on two split-K mappings forced by index where each cluster
+# runs several tiles, and on the 64 x 64 mapping forced at two shapes. Exit status 0 only if everything passes.
 set -u
 WORK=${1:-/tmp}
 GEN=${LOOM_GEN_DIR:-build-gpu/gen}
@@ -31,9 +31,13 @@ for tool in memcheck racecheck synccheck; do
   done
   # split-K hand-overs tile after tile: examples/gemm's 128 x 128 splitk(4) (mapping 4) and 64 x 64
   # splitk(4) (mapping 13) forced at 1000x1000x1000, where each cluster runs several tiles.
-  for m in 4 13; do
+  # And the 64 x 64 tiles with 8 stages (mapping 14) forced there (several tiles a block, the ring
+  # running on across them) and at 129x257x65 (edge tiles both ways).
+  for m in 4 13 14; do
     echo "== compute-sanitizer --tool $tool, 1000x1000x1000 on mapping $m"
     "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$WORK/gemm_e2e" --only 1000x1000x1000 --mapping "$m" --runs 1 || fail=1
   done
+  echo "== compute-sanitizer --tool $tool, 129x257x65 on mapping 14"
+  "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$WORK/gemm_e2e" --only 129x257x65 --mapping 14 --runs 1 || fail=1
 done
 exit $fail
