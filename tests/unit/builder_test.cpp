@@ -325,11 +325,11 @@ Program build_gemm() {
   b.comment("SMs idle (an H200 at 274 x 176 x 6136: 9 tiles of 128 x 64, 17.3 us; 15 of 64 x 64 split 4 ways,");
   b.comment("13.3 us; bench/results/2026-11-28-h200-gemm-clocks-tiles.md, round 5).");
   tile_shape(64, 64, 1, 4, 1, 128, 4);
-  b.comment("64 x 64 tiles on one compute warpgroup with eight 16 KB stages: twice the blocks of the 64 x 128");
-  b.comment("tiles for the smallest problems, where a block's serial path (its first loads, a short K loop, the");
-  b.comment("store) is the call's time and more blocks each load less (an H200 at 208 x 200 x 520: 16 tiles,");
-  b.comment("7.2 us against 7.9 for 64 x 128 and 6.4 for cuBLAS; bench/results/2026-11-29-h200-gemm-small.md).");
-  tile_shape(64, 64, 1, 8);
+  b.comment("64 x 64 tiles on one compute warpgroup with 128-deep K steps, six 32 KB stages: twice the blocks of");
+  b.comment("the 64 x 128 tiles for the smallest problems, where a block's serial path (its first loads, a short");
+  b.comment("K loop, the store) is the call's time and more blocks each load less (an H200 at 208 x 200 x 520:");
+  b.comment("16 tiles, 7.1 us against 7.3-7.9 for 64 x 128 and 6.4 for cuBLAS; bench/results/2026-11-29-h200-gemm-small.md).");
+  tile_shape(64, 64, 1, 6, 1, 128);
   return b.build();
 }
 

@@ -11995,7 +11995,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 }  // namespace mapping13
 
 // ==== mapping 14: when(fastest) [gemm.loom:373]
-// Kernel: 256 threads per block (1 DMA warpgroup at 40 registers, 1 compute warpgroups at 256), 140480 bytes of dynamic shared memory.
+// Kernel: 256 threads per block (1 DMA warpgroup at 40 registers, 1 compute warpgroups at 256), 205968 bytes of dynamic shared memory.
 namespace mapping14 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -12003,7 +12003,7 @@ namespace mapping14 {
 namespace async_copy {
 
 constexpr int kThreads = 256;
-constexpr int kSmemBytes = 132288;
+constexpr int kSmemBytes = 197776;
 
 __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -12014,13 +12014,13 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 131072);  // [8] compute warps done with iteration k of the loop at line 24 (%w, distance 8)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 131136);  // [8] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 131200);  // [8] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [6] compute warps done with iteration k of the loop at line 24 (%w, distance 6)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196656);  // [6] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196704);  // [6] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
-    for (int s = 0; s < 8; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
-    for (int s = 0; s < 8; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
-    for (int s = 0; s < 8; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
+    for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
+    for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
+    for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
   }
   __syncthreads();
@@ -12061,44 +12061,45 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       const int64_t v_3 = loom_cdiv(v_M_1, v_2);
       const int64_t v_4 = v_U * v_3;
       const float v_5 = 0.0f;
-      const int64_t v_6 = loom_cdiv(v_K, v_U);
-      const int64_t v_c8 = 8;
+      const int64_t v_W = 128;
+      const int64_t v_6 = loom_cdiv(v_K, v_W);
+      const int64_t v_c6 = 6;
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) row_major swizzle128
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
-      // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 8 deep
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 196608) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 6 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        const int64_t v_slot = (v_e_1_base + v_k) % v_c8;  // ring slot
-        const int64_t v_Ap_1_o1 = 0 + (v_k * v_U);
-        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_U), v_U);
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c6;  // ring slot
+        const int64_t v_Ap_1_o1 = 0 + (v_k * v_W);
+        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_W), v_W);
         const int64_t v_K_1 = v_Ap_1_e1;
         const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
         const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
         const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
-        const int64_t v_A_1_e1 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
-        const int64_t v_Bp_1_o0 = 0 + (v_k * v_U);
-        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_U), v_U);
+        const int64_t v_A_1_e1 = loom_clip(v_W, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_Bp_1_o0 = 0 + (v_k * v_W);
+        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_W), v_W);
         const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
-        const int64_t v_B_1_e0 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_W, (v_c0 * v_K_1), v_K_1);
         const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
         const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
-        if ((v_e_1_base + v_k) >= 8) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 8) % 8], (((v_e_1_base + v_k) - 8) / 8) & 1);  // %w: compute warps done with iteration k of the loop at line 24 (%w, distance 8)
+        if ((v_e_1_base + v_k) >= 6) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 6) % 6], (((v_e_1_base + v_k) - 6) / 6) & 1);  // %w: compute warps done with iteration k of the loop at line 24 (%w, distance 6)
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm.loom:25]
         {  // %Ap.1 -> %A.1: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = A.shape[0] - (v_Ap_o0);
           const int64_t cols_in = A.shape[1] - (v_Ap_1_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(A.data) + (v_Ap_o0) * A.stride[0] + (v_Ap_1_o1) * A.stride[1] : reinterpret_cast<const __nv_bfloat16*>(A.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 64, 128>(v_A_stages + ((0) * 8 + (0 + v_slot)) * 4096, first, A.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
-          loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 8], chunk);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 128, 128>(v_A_stages + ((0) * 6 + (0 + v_slot)) * 8192, first, A.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 6], chunk);
         }
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm.loom:25]
         {  // %Bp.1 -> %B.1: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = B.shape[0] - (v_Bp_1_o0);
           const int64_t cols_in = B.shape[1] - (v_Bp_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B.data) + (v_Bp_1_o0) * B.stride[0] + (v_Bp_o1) * B.stride[1] : reinterpret_cast<const __nv_bfloat16*>(B.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 64, 128>(v_B_stages + ((0) * 8 + (0 + v_slot)) * 4096, first, B.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
-          loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 8], chunk);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_B_stages + ((0) * 6 + (0 + v_slot)) * 8192, first, B.stride[0], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 6], chunk);
         }
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
@@ -12154,54 +12155,55 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       // clear_thread: fill(C, 0)  [gemm.loom:71]
       #pragma unroll
       for (int r = 0; r < 32; ++r) v_C_1[r] = v_5;
-      const int64_t v_6 = loom_cdiv(v_K, v_U);
-      const int64_t v_c8 = 8;
+      const int64_t v_W = 128;
+      const int64_t v_6 = loom_cdiv(v_K, v_W);
+      const int64_t v_c6 = 6;
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) row_major swizzle128
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
-      // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 8 deep
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 196608) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 6 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        const int64_t v_slot = (v_e_1_base + v_k) % v_c8;  // ring slot
-        const int64_t v_Ap_1_o1 = 0 + (v_k * v_U);
-        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_U), v_U);
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c6;  // ring slot
+        const int64_t v_Ap_1_o1 = 0 + (v_k * v_W);
+        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_W), v_W);
         const int64_t v_K_1 = v_Ap_1_e1;
         const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
         const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
         const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
-        const int64_t v_A_1_e1 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
-        const int64_t v_Bp_1_o0 = 0 + (v_k * v_U);
-        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_U), v_U);
+        const int64_t v_A_1_e1 = loom_clip(v_W, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_Bp_1_o0 = 0 + (v_k * v_W);
+        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_W), v_W);
         const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
-        const int64_t v_B_1_e0 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_W, (v_c0 * v_K_1), v_K_1);
         const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
         const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
         const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 8], ((v_e_1_base + v_k) / 8) & 1);  // %e.2: async copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 6], ((v_e_1_base + v_k) / 6) & 1);  // %e.2: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 8], ((v_e_1_base + v_k) / 8) & 1);  // %e.3: async copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 6], ((v_e_1_base + v_k) / 6) & 1);  // %e.3: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         // gemm_thread: mma(C, A, B)  [gemm.loom:52]
         loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
         #pragma unroll
-        for (int ks = 0; ks < 4; ++ks) {
-          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 8 + (0 + v_slot)) * 4096 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 64, 16 * ks);
-          loom::rt::wgmma_m64nNk16<64, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 8 + (0 + v_slot)) * 4096 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
+        for (int ks = 0; ks < 8; ++ks) {
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 6 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 64, 16 * ks);
+          loom::rt::wgmma_m64nNk16<64, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 6 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 24 (%w, distance 8))
+        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 24 (%w, distance 6))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 8]);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 6]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 8]);
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 6]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -12330,7 +12332,7 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
 
 // The TMA kernel.
 constexpr int kThreads = 256;
-constexpr int kSmemBytes = 140480;
+constexpr int kSmemBytes = 205968;
 
 __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -12344,18 +12346,18 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 139264);  // [8] compute warps done with iteration k of the loop at line 24 (%w, distance 8)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 139328);  // [8] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 139392);  // [8] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 204800);  // [6] compute warps done with iteration k of the loop at line 24 (%w, distance 6)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 204848);  // [6] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 204896);  // [6] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (1 x 8192 bytes)
-  uint8_t* const loom_stage = smem + 131072;
+  uint8_t* const loom_stage = smem + 196608;
   if (threadIdx.x == 0) {
     loom::rt::prefetch_tensormap(&tm_A_0);
     loom::rt::prefetch_tensormap(&tm_B_1);
     loom::rt::prefetch_tensormap(&tm_C_2);
-    for (int s = 0; s < 8; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
-    for (int s = 0; s < 8; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
-    for (int s = 0; s < 8; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
+    for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
+    for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
+    for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
   }
   __syncthreads();
@@ -12397,35 +12399,37 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         const int64_t v_3 = loom_cdiv(v_M_1, v_2);
         const int64_t v_4 = v_U * v_3;
         const float v_5 = 0.0f;
-        const int64_t v_6 = loom_cdiv(v_K, v_U);
-        const int64_t v_c8 = 8;
+        const int64_t v_W = 128;
+        const int64_t v_6 = loom_cdiv(v_K, v_W);
+        const int64_t v_c6 = 6;
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-        __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) row_major swizzle128
+        __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
-        // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 8 deep
+        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 196608) row_major swizzle128
+        // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 6 deep
         for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-          const int64_t v_slot = (v_e_1_base + v_k) % v_c8;  // ring slot
-          const int64_t v_Ap_1_o1 = 0 + (v_k * v_U);
-          const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_U), v_U);
+          const int64_t v_slot = (v_e_1_base + v_k) % v_c6;  // ring slot
+          const int64_t v_Ap_1_o1 = 0 + (v_k * v_W);
+          const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_W), v_W);
           const int64_t v_K_1 = v_Ap_1_e1;
           const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
           const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
           const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
-          const int64_t v_A_1_e1 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
-          const int64_t v_Bp_1_o0 = 0 + (v_k * v_U);
-          const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_U), v_U);
+          const int64_t v_A_1_e1 = loom_clip(v_W, (v_c0 * v_K_1), v_K_1);
+          const int64_t v_Bp_1_o0 = 0 + (v_k * v_W);
+          const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_W), v_W);
           const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
-          const int64_t v_B_1_e0 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
+          const int64_t v_B_1_e0 = loom_clip(v_W, (v_c0 * v_K_1), v_K_1);
           const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
           const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
-          if ((v_e_1_base + v_k) >= 8) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 8) % 8], (((v_e_1_base + v_k) - 8) / 8) & 1);  // %w: compute warps done with iteration k of the loop at line 24 (%w, distance 8)
+          if ((v_e_1_base + v_k) >= 6) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 6) % 6], (((v_e_1_base + v_k) - 6) / 6) & 1);  // %w: compute warps done with iteration k of the loop at line 24 (%w, distance 6)
           // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm.loom:25]
-          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 8], 8192);
-          loom::rt::tma_load_2d(v_A_stages + ((0) * 8 + (0 + v_slot)) * 4096, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 8], static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>(v_Ap_o0));
+          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 6], 16384);
+          loom::rt::tma_load_2d(v_A_stages + ((0) * 6 + (0 + v_slot)) * 8192, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 6], static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>(v_Ap_o0));
+          loom::rt::tma_load_2d(v_A_stages + ((0) * 6 + (0 + v_slot)) * 8192 + 4096, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 6], static_cast<int32_t>((v_Ap_1_o1 + 64)), static_cast<int32_t>(v_Ap_o0));
           // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm.loom:25]
-          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_3[(v_e_1_base + v_k) % 8], 8192);
-          loom::rt::tma_load_2d(v_B_stages + ((0) * 8 + (0 + v_slot)) * 4096, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 8], static_cast<int32_t>(v_Bp_o1), static_cast<int32_t>(v_Bp_1_o0));
+          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_3[(v_e_1_base + v_k) % 6], 16384);
+          loom::rt::tma_load_2d(v_B_stages + ((0) * 6 + (0 + v_slot)) * 8192, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 6], static_cast<int32_t>(v_Bp_o1), static_cast<int32_t>(v_Bp_1_o0));
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         ++tile_iter;
@@ -12481,52 +12485,53 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       // clear_thread: fill(C, 0)  [gemm.loom:71]
       #pragma unroll
       for (int r = 0; r < 32; ++r) v_C_1[r] = v_5;
-      const int64_t v_6 = loom_cdiv(v_K, v_U);
-      const int64_t v_c8 = 8;
+      const int64_t v_W = 128;
+      const int64_t v_6 = loom_cdiv(v_K, v_W);
+      const int64_t v_c6 = 6;
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 65536) row_major swizzle128
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 65536);  // @smem[65536, 131072) row_major swizzle128
-      // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 8 deep
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 196608) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]  pipelined 6 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        const int64_t v_slot = (v_e_1_base + v_k) % v_c8;  // ring slot
-        const int64_t v_Ap_1_o1 = 0 + (v_k * v_U);
-        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_U), v_U);
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c6;  // ring slot
+        const int64_t v_Ap_1_o1 = 0 + (v_k * v_W);
+        const int64_t v_Ap_1_e1 = loom_clip(A.shape[1], (v_k * v_W), v_W);
         const int64_t v_K_1 = v_Ap_1_e1;
         const int64_t v_A_1_o0 = 0 + (v_c0 * v_M_1);
         const int64_t v_A_1_e0 = loom_clip(v_U, (v_c0 * v_M_1), v_M_1);
         const int64_t v_A_1_o1 = 0 + (v_c0 * v_K_1);
-        const int64_t v_A_1_e1 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
-        const int64_t v_Bp_1_o0 = 0 + (v_k * v_U);
-        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_U), v_U);
+        const int64_t v_A_1_e1 = loom_clip(v_W, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_Bp_1_o0 = 0 + (v_k * v_W);
+        const int64_t v_Bp_1_e0 = loom_clip(B.shape[0], (v_k * v_W), v_W);
         const int64_t v_B_1_o0 = 0 + (v_c0 * v_K_1);
-        const int64_t v_B_1_e0 = loom_clip(v_U, (v_c0 * v_K_1), v_K_1);
+        const int64_t v_B_1_e0 = loom_clip(v_W, (v_c0 * v_K_1), v_K_1);
         const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
         const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_1), v_N_1);
         const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 8], ((v_e_1_base + v_k) / 8) & 1);  // %e.2: TMA copy landed
-        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 8], ((v_e_1_base + v_k) / 8) & 1);  // %e.3: TMA copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 6], ((v_e_1_base + v_k) / 6) & 1);  // %e.2: TMA copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 6], ((v_e_1_base + v_k) / 6) & 1);  // %e.3: TMA copy landed
         // gemm_thread: mma(C, A, B)  [gemm.loom:52]
         loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
         #pragma unroll
-        for (int ks = 0; ks < 4; ++ks) {
-          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 8 + (0 + v_slot)) * 4096 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 64, 16 * ks);
-          loom::rt::wgmma_m64nNk16<64, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 8 + (0 + v_slot)) * 4096 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
+        for (int ks = 0; ks < 8; ++ks) {
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 6 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 64, 16 * ks);
+          loom::rt::wgmma_m64nNk16<64, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 6 + (0 + v_slot)) * 8192 + ((v_B_1_o1 + 0) / 64) * 8192 + (v_B_1_o0) * 64, loom::Swizzle::B128, 128, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 24 (%w, distance 8))
+        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 24 (%w, distance 6))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 8]);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 6]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 8]);
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 6]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -12695,7 +12700,7 @@ int launch_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B
     s.box_dims[0] = 64;
     s.global_dims[1] = static_cast<uint64_t>(B.shape[0] > 0 ? B.shape[0] : 1);
     s.global_strides[0] = static_cast<uint64_t>(B.stride[0]) * 2;
-    s.box_dims[1] = 64;
+    s.box_dims[1] = 128;
     s.swizzle = loom::Swizzle::B128;
     const int st = loom::host::encode_tensor_map(&tm_B_1, s);
     if (st == loom::host::kTensorMapMisalignedAddress || st == loom::host::kTensorMapStrideNotMultipleOf16) return LOOM_ERR_ALIGN;
@@ -12752,9 +12757,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_Ap_o0 = 0 + (v_i * v_U);
   const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
   const int64_t v_K = A.shape[1];
-  const int64_t v_6 = loom_cdiv(v_K, v_U);
-  // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]: 262144 FMA and 16384 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * fmax(128, (8192.0 * fill_A + 8192.0 * fill_B) / 48.0);
+  const int64_t v_W = 128;
+  const int64_t v_6 = loom_cdiv(v_K, v_W);
+  // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]: 524288 FMA and 32768 TMA bytes per iteration
+  tile += static_cast<double>(v_6) * fmax(256, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }

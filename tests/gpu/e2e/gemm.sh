@@ -31,7 +31,7 @@ for tool in memcheck racecheck synccheck; do
   done
   # split-K hand-overs tile after tile: examples/gemm's 128 x 128 splitk(4) (mapping 4) and 64 x 64
   # splitk(4) (mapping 13) forced at 1000x1000x1000, where each cluster runs several tiles.
-  # And the 64 x 64 tiles with 8 stages (mapping 14) forced there (several tiles a block, the ring
+  # And the 64 x 64 tiles on one warpgroup (mapping 14) forced there (several tiles a block, the ring
   # running on across them) and at 129x257x65 (edge tiles both ways).
   for m in 4 13 14; do
     echo "== compute-sanitizer --tool $tool, 1000x1000x1000 on mapping $m"
