@@ -107,8 +107,12 @@ std::optional<std::string> fit_tile(const ContractionKernel& k, const Machine& m
     c.residual_shared = true;
     fixed += int64_t(c.u) * c.v * 2;
   }
+  // Up to 4 stages; a tile on one consumer warpgroup (64 rows) up to 8: its K steps are short, and
+  // a single wave of such tiles is fed faster the more loads are in flight
+  // (bench/results/2026-11-28-h200-gemm-rings.md, 2026-11-29-h200-gemm-small.md).
+  const int max_stages = c.g == 1 ? 8 : 4;
   c.stages = 0;
-  for (int s = 4; s >= 2 && !c.stages; --s)
+  for (int s = max_stages; s >= 2 && !c.stages; --s)
     if (s * stage + fixed <= m.limits.smem_per_block) c.stages = s;
   if (!c.stages) {
     why << "two stages of " << stage / 1024 << " KB and " << fixed / 1024 << " KB of epilogue and prologue tiles need "
@@ -256,16 +260,21 @@ TileChoice choose_tiles(const ContractionKernel& k, const Machine& m) {
               ": given by the user (no alternatives, no split-K candidates)";
     return out;
   }
-  // The candidates, larger tiles first (ties go to the first).
+  // The candidates, larger tiles first (ties go to the first): 128 rows on two consumer warpgroups,
+  // and 64 rows on one for the smallest problems, where a block's serial path is the call's time and
+  // more, smaller tiles each load less (bench/results/2026-11-29-h200-gemm-small.md).
   std::vector<std::string> refused;
-  for (int v : {256, 128, 64})
-    for (int w : {128, 64}) {
-      TileConfig c{128, v, w, 2};
-      if (auto no = fit_tile(k, m, c)) {
-        refused.push_back(std::to_string(c.u) + " x " + std::to_string(v) + " x " + std::to_string(w) + ": " + *no);
-        continue;
+  for (int u : {128, 64})
+    for (int v : {256, 128, 64}) {
+      if (u == 64 && v == 256) continue;  // as wide as the default: not one of the measured small tiles
+      for (int w : {128, 64}) {
+        TileConfig c{u, v, w, u / 64};
+        if (auto no = fit_tile(k, m, c)) {
+          refused.push_back(std::to_string(c.u) + " x " + std::to_string(v) + " x " + std::to_string(w) + ": " + *no);
+          continue;
+        }
+        candidates.push_back(c);
       }
-      candidates.push_back(c);
     }
   if (candidates.empty()) {
     std::string all;

@@ -40,10 +40,10 @@ TEST(TxCpuCompare, EveryContractionExampleMatchesItsLoweredPrograms) {
 TEST(TxCpuCompare, EveryMappingOfEveryKernelIsCompared) {
   std::string out, err;
   ASSERT_EQ(tx::run_tx_command(run_command("mlp"), out, err), 0) << err;
-  // Two kernels, each with a default and five when(fastest) alternatives (two smaller tiles, three
-  // split-K candidates): 1 + 5 + 5 chains.
+  // Two kernels, each with a default and eight when(fastest) alternatives (four smaller tiles, four
+  // split-K candidates): 1 + 8 + 8 chains.
   EXPECT_NE(out.find("compared with the lowered programs mlp_H, mlp_Y"), std::string::npos) << out;
-  EXPECT_NE(out.find("match (11 mapping chains on the CPU executor)"), std::string::npos) << out;
+  EXPECT_NE(out.find("match (17 mapping chains on the CPU executor)"), std::string::npos) << out;
 }
 
 TEST(TxCpuCompare, SplitKMappingsMatchAtALongK) {
@@ -55,8 +55,8 @@ TEST(TxCpuCompare, SplitKMappingsMatchAtALongK) {
     SCOPED_TRACE(ex);
     std::string out, err;
     EXPECT_EQ(tx::run_tx_command(run_command(ex, sizes), out, err), 0) << out << err;
-    // The default, two smaller tiles and three split-K candidates.
-    EXPECT_NE(out.find("match (6 mapping chains on the CPU executor)"), std::string::npos) << out;
+    // The default, four smaller tiles and four split-K candidates.
+    EXPECT_NE(out.find("match (9 mapping chains on the CPU executor)"), std::string::npos) << out;
     const tx::TxCommand c = run_command(ex, sizes);
     std::vector<std::pair<std::string, std::string>> progs;
     std::vector<tx::SimtArtifact> simt;

@@ -5,7 +5,8 @@
 # tests/gpu/gemm_correctness.cu against both, runs every shape (fresh random inputs, poisoned
 # output, double-precision reference), then compute-sanitizer memcheck, racecheck and synccheck on
 # one partial-tile shape per kernel, on two split-K mappings forced by index where each cluster
-# runs several tiles, and on the 64 x 64 mapping forced at two shapes. Exit status 0 only if everything passes.
+# runs several tiles, and on the 64 x 64 mapping forced at two shapes. Exit status 0 only if
+# everything passes.
 set -u
 WORK=${1:-/tmp}
 GEN=${LOOM_GEN_DIR:-build-gpu/gen}
