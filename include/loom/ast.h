@@ -217,6 +217,12 @@ struct Instance {
   // (src/passes/schedule_optimal.h) instead of `warpspecialize pipeline(D) pingpong` by hand.
   bool schedule_optimal = false;
   SourceLoc schedule_loc;
+  // `regs(P, C)`: the registers per thread of the DMA warpgroup (P) and of each compute warpgroup
+  // (C) of a warp-specialized block, set with setmaxnreg (without it: 40 for the DMA role, the rest
+  // shared by the compute warpgroups; src/passes/warp_specialize.h). schedule(optimal) derives it
+  // from the solved schedule.
+  std::optional<std::pair<int64_t, int64_t>> regs;
+  SourceLoc regs_loc;
   std::optional<int64_t> smem_bytes;
   std::string smem_spelling;  // as written, e.g. "227KB"
   SourceLoc smem_loc;

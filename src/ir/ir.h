@@ -197,6 +197,10 @@ struct Op {
                                   // teams that take the block's tiles in turn, each tile one
                                   // team's (1 = every warpgroup works on every tile; only who runs
                                   // a tile changes: src/codegen/alternate.cpp)
+  int64_t dma_regs = 0;           // For: the mapping's regs(P, C): the registers per thread of the
+  int64_t compute_regs = 0;       // DMA warpgroup and of each compute warpgroup (setmaxnreg; 0 = the
+                                  // rule of src/passes/warp_specialize.h); regs_loc is the clause
+  SourceLoc regs_loc;
   int broadcast_dim = 0;          // Call of a binary leaf op whose B has rank 1 and D rank 2: the
                                   // dimension of D that B runs along — 0: one value per row
                                   // (D[i, j] = A[i, j] op B[i]), 1: one value per column (B[j]);

@@ -199,6 +199,8 @@ class Printer {
             if (op.stream_k) out += " streamk";
             if (op.multicast != 1) out += " multicast(" + std::to_string(op.multicast) + ")";
             if (op.alternate != 1) out += " alternate(" + std::to_string(op.alternate) + ")";
+            if (op.dma_regs || op.compute_regs)
+              out += " regs(" + std::to_string(op.dma_regs) + ", " + std::to_string(op.compute_regs) + ")";
             out += after(op) + " {\n";
           } else {
             out += std::string("pfor ") + proc_name(op.proc) + " " + val(body.args.at(0)) + " in [0, " +

@@ -161,10 +161,14 @@ class Verifier {
             if (op.alternate < 1) problem(where + ": alternate " + std::to_string(op.alternate) + " is not at least 1");
             if (op.split_k < 1) problem(where + ": split_k " + std::to_string(op.split_k) + " is not at least 1");
             if (op.pipeline_depth < 1) problem(where + ": pipeline depth " + std::to_string(op.pipeline_depth) + " is not at least 1");
+            if (op.dma_regs < 0 || op.compute_regs < 0 || (op.dma_regs > 0) != (op.compute_regs > 0))
+              problem(where + ": regs(" + std::to_string(op.dma_regs) + ", " + std::to_string(op.compute_regs) +
+                      ") is not a register split (both positive, or both 0)");
           }
           if (op.kind != OpKind::For && (!op.distances.empty() || op.pipeline_depth != 1 || op.warp_specialize || op.pingpong ||
-                                    op.split_k != 1 || op.stream_k || op.multicast != 1 || op.alternate != 1))
-            problem(where + ": only a for loop has carried distances, a pipeline depth, warp specialization, pingpong, split_k, stream_k, multicast or alternate");
+                                    op.split_k != 1 || op.stream_k || op.multicast != 1 || op.alternate != 1 || op.dma_regs ||
+                                    op.compute_regs))
+            problem(where + ": only a for loop has carried distances, a pipeline depth, warp specialization, pingpong, split_k, stream_k, multicast, alternate or regs");
           if (op.stream_k && op.split_k != 1) problem(where + ": a loop both split (split_k) and streamed (stream_k)");
           block(body, scopes);
           if (body.yield.value != kNone) check_ref(body.yield, scopes, where + " yield");

@@ -277,6 +277,13 @@ InstanceRef& InstanceRef::schedule_optimal() {
   return *this;
 }
 
+InstanceRef& InstanceRef::regs(int64_t dma, int64_t compute) {
+  if (dma < 1 || compute < 1)
+    misuse("instance(" + decl().name.name + ").regs", std::to_string(dma) + ", " + std::to_string(compute) + " is not a register split");
+  decl().regs = std::make_pair(dma, compute);
+  return *this;
+}
+
 InstanceRef& InstanceRef::smem(const std::string& spelling) {
   const std::string c = "instance(" + decl().name.name + ").smem";
   size_t i = 0;

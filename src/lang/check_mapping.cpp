@@ -342,6 +342,32 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         d.hint = "add warpspecialize and pipeline(2) or deeper to the instance";
       }
     }
+    if (in.regs) {
+      block_only(in.regs_loc, "regs(...)");
+      const Limits& l = machine->limits;
+      const auto [dma, compute] = *in.regs;
+      const std::string rg = "regs(" + std::to_string(dma) + ", " + std::to_string(compute) + ")";
+      auto legal = [&](int64_t n) { return n >= l.setmaxnreg_min && n <= l.setmaxnreg_max && n % l.setmaxnreg_step == 0; };
+      if (l.setmaxnreg_step <= 0) {
+        auto& d = r.error(in.regs_loc, rg + " needs per-warpgroup register counts (setmaxnreg), which " + machine->target +
+                                           " does not have");
+        d.hint = "remove regs, or map for sm_90a";
+      } else if (!legal(dma) || !legal(compute)) {
+        auto& d = r.error(in.regs_loc, rg + ": " + std::to_string(legal(dma) ? compute : dma) +
+                                           " is not a register count setmaxnreg can give a warpgroup on " + machine->target + " (" +
+                                           std::to_string(l.setmaxnreg_min) + " to " + std::to_string(l.setmaxnreg_max) +
+                                           ", a multiple of " + std::to_string(l.setmaxnreg_step) + ")");
+        d.hint = "regs(24, 240): the DMA warpgroup keeps 24 registers a thread, each compute warpgroup gets 240";
+      } else if (in.schedule_optimal) {
+        auto& d = r.error(in.regs_loc, "schedule(optimal) on instance '" + in.name.name +
+                                           "' chooses the register split from the schedule, but the instance also gives " + rg);
+        d.hint = "remove " + rg + ", or remove schedule(optimal) to keep the hand-written settings";
+      } else if (*proc == ProcKind::Block && !in.warp_specialize.value_or(false)) {
+        auto& d = r.error(in.regs_loc, rg + " on instance '" + in.name.name +
+                                           "' without warpspecialize: the split is between the DMA and the compute warpgroups");
+        d.hint = "add warpspecialize and pipeline(2) or deeper to the instance";
+      }
+    }
     if (in.smem_bytes) {
       block_only(in.smem_loc, "smem(...)");
       int64_t limit = machine->limits.smem_per_block;

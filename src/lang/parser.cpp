@@ -492,7 +492,7 @@ class Parser {
     in.processor = ident("a processor level (HOST, BLOCK, WARPGROUP, WARP, THREAD)");
     while (!at(Tok::Semi)) {
       if (!at(Tok::Ident)) error_here("expected an instance clause or ';'",
-                                      "clauses are mem, tune, call, entry, warpspecialize, pipeline, pingpong, splitk, streamk, multicast, alternate, schedule, smem, layout");
+                                      "clauses are mem, tune, call, entry, warpspecialize, pipeline, pingpong, splitk, streamk, multicast, alternate, schedule, regs, smem, layout");
       Ident c = ident("an instance clause");
       if (c.name == "mem") {
         in.mem_loc = c.loc;
@@ -549,6 +549,14 @@ class Parser {
         expect(Tok::LParen, "after 'multicast'");
         in.multicast = expect(Tok::Int, "(the blocks of a cluster that share their loads)").ival;
         expect(Tok::RParen, "to close 'multicast'");
+      } else if (c.name == "regs") {
+        in.regs_loc = c.loc;
+        expect(Tok::LParen, "after 'regs'");
+        const int64_t dma = expect(Tok::Int, "(the registers per thread of the DMA warpgroup)").ival;
+        expect(Tok::Comma, "between the DMA and the compute warpgroups' registers");
+        const int64_t compute = expect(Tok::Int, "(the registers per thread of each compute warpgroup)").ival;
+        expect(Tok::RParen, "to close 'regs'");
+        in.regs = std::make_pair(dma, compute);
       } else if (c.name == "alternate") {
         in.alternate_loc = c.loc;
         expect(Tok::LParen, "after 'alternate'");
@@ -598,7 +606,8 @@ class Parser {
         });
       } else {
         auto& d = diag_.error(c.loc, "unknown instance clause '" + c.name + "'");
-        d.hint = "clauses are mem, tune, call, entry, warpspecialize, nowarpspecialize, pipeline, smem, layout";
+        d.hint = "clauses are mem, tune, call, entry, warpspecialize, nowarpspecialize, pipeline, pingpong, splitk, streamk, multicast, "
+                 "alternate, schedule, regs, smem, layout";
         throw SyntaxError{};
       }
     }

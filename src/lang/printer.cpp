@@ -162,6 +162,7 @@ std::vector<std::string> instance_clauses(const Instance& in) {
   if (in.multicast) cs.push_back("multicast(" + std::to_string(*in.multicast) + ")");
   if (in.alternate) cs.push_back("alternate(" + std::to_string(*in.alternate) + ")");
   if (in.schedule_optimal) cs.push_back("schedule(optimal)");
+  if (in.regs) cs.push_back("regs(" + std::to_string(in.regs->first) + ", " + std::to_string(in.regs->second) + ")");
   if (in.smem_bytes) cs.push_back("smem(" + (in.smem_spelling.empty() ? std::to_string(*in.smem_bytes) : in.smem_spelling) + ")");
   if (!in.layouts.empty())
     cs.push_back("layout(" + join(in.layouts, [&](const LayoutSpec& l) { return l.arg.name + ": " + join(l.attrs, names, " "); }) + ")");
@@ -365,6 +366,7 @@ std::string dump_program(const Program& p) {
       if (in.multicast) out += " (multicast " + std::to_string(*in.multicast) + ")";
       if (in.alternate) out += " (alternate " + std::to_string(*in.alternate) + ")";
       if (in.schedule_optimal) out += " (schedule optimal)";
+      if (in.regs) out += " (regs " + std::to_string(in.regs->first) + " " + std::to_string(in.regs->second) + ")";
       if (in.smem_bytes) out += " (smem " + std::to_string(*in.smem_bytes) + ")";
       for (const LayoutSpec& l : in.layouts) out += " (layout " + l.arg.name + names(l.attrs) + ")";
       if (in.entry) {

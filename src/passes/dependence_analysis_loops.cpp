@@ -222,6 +222,11 @@ void Lowering::loop_level(const Stmt& s, size_t level, const std::vector<ValueId
     op.stream_k = fr_->inst->streamk;
     op.multicast = fr_->inst->multicast.value_or(1);
     op.alternate = fr_->inst->alternate.value_or(1);
+    if (fr_->inst->regs) {
+      op.dma_regs = fr_->inst->regs->first;
+      op.compute_regs = fr_->inst->regs->second;
+      op.regs_loc = fr_->inst->regs_loc;
+    }
   }
   // States after the loop.
   for (const auto& [r, t] : touched) {

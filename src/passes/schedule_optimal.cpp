@@ -11,6 +11,7 @@
 
 #include "passes/pipeline.h"
 #include "passes/schedule_graph.h"
+#include "passes/warp_specialize.h"
 #include "sched/bounds.h"
 #include "sched/diagnostic.h"
 #include "sched/graph.h"
@@ -18,6 +19,7 @@
 #include "sched/problem.h"
 #include "sched/search.h"
 #include "sched/svg.h"
+#include "sched/validate.h"
 
 namespace loom {
 namespace {
@@ -67,7 +69,25 @@ struct Derived {
   bool warp_specialize = true;
   int compute_groups = 1;
   double ii_cycles = 0;  // raw machine cycles
+  int load_regs = 0;     // the most registers per thread the schedule keeps live on a load group
+  int compute_regs = 0;  // ... on a compute group
 };
+
+// The register split of a warp-specialized kernel read off the schedule: the DMA warpgroup keeps
+// setmaxnreg's least count plus what the schedule keeps live on the load groups (their values are
+// in shared memory, so the least: FlashAttention-3's 24), and the compute warpgroups share the rest
+// of the block's pool evenly (src/passes/warp_specialize.h). nullopt when the machine has no
+// setmaxnreg or the rest is too small to split.
+std::optional<std::pair<int64_t, int64_t>> register_split(const Derived& d, int64_t compute_warpgroups, const Machine& m) {
+  const Limits& l = m.limits;
+  if (l.setmaxnreg_step <= 0 || compute_warpgroups < 1) return std::nullopt;
+  const int64_t step = l.setmaxnreg_step;
+  const int64_t pool = register_pool(1 + compute_warpgroups, m);
+  const int64_t dma = std::min<int64_t>(l.setmaxnreg_max, l.setmaxnreg_min + (d.load_regs + step - 1) / step * step);
+  const int64_t compute = std::min<int64_t>(l.setmaxnreg_max, (pool - dma) / compute_warpgroups / step * step);
+  if (compute < l.setmaxnreg_min || compute < dma) return std::nullopt;
+  return std::make_pair(dma, compute);
+}
 
 // Raw cycles per normalized cycle (the normalization keeps ratios: costnorm.h).
 double cycles_per_unit(const sched::Problem& p) {
@@ -146,6 +166,12 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
         for (int w : load_warps)
           if (compute_warps.count(w)) d.warp_specialize = false;
         d.compute_groups = std::max<int>(1, static_cast<int>(compute_warps.size()));
+        const sched::Pressure pressure = sched::peak_pressure(prob, r.schedule);
+        for (size_t w = 0; w < pressure.regs_per_warp.size(); ++w) {
+          const int g = static_cast<int>(w);
+          int& most = load_warps.count(g) && !compute_warps.count(g) ? d.load_regs : d.compute_regs;
+          most = std::max(most, pressure.regs_per_warp[w]);
+        }
       } else {
         why_not = r.budget_exhausted ? "the search ran out of its budget before it found a schedule"
                                      : "the search found no schedule (" + r.infeasible + ")";
@@ -190,6 +216,11 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       note.warning = "schedule(optimal) on instance '" + name + "': " + why_not + "; using the rule-based settings (warpspecialize, pipeline(" +
                      std::to_string(depth) + ")" + (written_pingpong ? ", pingpong" : "") + ")";
     }
+    // The register split per role: only for a solved schedule whose loads have a warp group of their
+    // own (the compute warpgroups are the kernel's: the mapping's, as lowered provisionally).
+    const int64_t compute_wgs = f0.warp_roles ? f0.warp_roles->compute_warpgroups : 1;
+    const std::optional<std::pair<int64_t, int64_t>> split =
+        d.solved && d.warp_specialize ? register_split(d, compute_wgs, *tree.machine) : std::nullopt;
     // Lower with the settings, one stage less while the stages do not fit the shared-memory budget.
     std::optional<CompileError> last;
     int64_t chosen = 0;
@@ -198,6 +229,8 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       in.warp_specialize = d.warp_specialize;
       in.pipeline = dd;
       in.pingpong = pingpong;
+      in.regs = split;
+      if (split) in.regs_loc = in.schedule_loc;
       Program trial = out;
       provisional(trial);
       try {
@@ -228,6 +261,11 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       realized << ", no pingpong (the alternate(" << *in.alternate << ") teams take turns on the tensor cores)";
     else
       realized << ", no pingpong (" << d.compute_groups << " compute warp group)";
+    if (split)
+      realized << ", regs(" << split->first << ", " << split->second << ") (the DMA warpgroup: setmaxnreg's least plus the "
+               << d.load_regs << " register(s) the schedule keeps live on the load groups; the " << compute_wgs
+               << " compute warpgroup(s) share the rest of the block's " << register_pool(1 + compute_wgs, *tree.machine)
+               << " registers a thread slot; the schedule keeps at most " << d.compute_regs << " live on a compute group)";
     note.realized = realized.str();
     note.report = report.str();
     notes.push_back(std::move(note));

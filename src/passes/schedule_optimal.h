@@ -20,7 +20,11 @@
 //        realizes them as consumer warpgroups taking turns on the tensor cores, with the loop
 //        rotated where it can (the body's last mma issued one iteration late, after the next
 //        iteration's first: FlashAttention-3's structure; pingpong.cpp). `pingpong` written on the
-//        instance is kept.
+//        instance is kept;
+//      - regs(P, C) (warp-specialized only): the DMA warpgroup gets setmaxnreg's least plus the
+//        registers the schedule keeps live on the load groups (sched::peak_pressure; a TMA load's
+//        result is in shared memory, so 24: FlashAttention-3's producer), the compute warpgroups
+//        the rest of the block's pool (register_pool, warp_specialize.h): 240 each for two.
 //   A search that ends without a schedule (budget, or a loop the scheduler cannot model) falls back
 //   to the rule-based settings — warpspecialize, the same depth rule at the resource-bound II, the
 //   instance's own pingpong — with a warning that says so; a schedule is called optimal only when
@@ -28,7 +32,8 @@
 //
 // What is not realized yet: per-op stages other than the loads' ring and the rotated last mma, and a
 // warp assignment other than one DMA group plus the mapping's compute warpgroups (the number of
-// compute warpgroups is the mapping's prange, not the solver's). The note says which parts of the
+// compute warpgroups is the mapping's prange, not the solver's; the register split divides the
+// pool among that many). The note says which parts of the
 // schedule the settings carry. Tests: tests/unit/schedule_optimal_test.cpp.
 #pragma once
 

@@ -11,6 +11,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "loom/diagnostics.h"
+
 namespace loom {
 
 namespace {
@@ -668,6 +670,14 @@ class RolePartition {
 
 }  // namespace
 
+int64_t register_pool(int64_t warpgroups, const Machine& m) {
+  const ProcLevel* wg = m.level(ProcKind::Warpgroup);
+  const Limits& l = m.limits;
+  if (!wg || wg->threads <= 0 || l.setmaxnreg_step <= 0 || warpgroups <= 0) return 0;
+  const int64_t at_launch = std::min<int64_t>(l.regs_per_thread, l.regs_per_sm / (warpgroups * wg->threads));
+  return at_launch / l.setmaxnreg_step * l.setmaxnreg_step * warpgroups;
+}
+
 ir::WarpRoles warp_roles_for(int64_t compute_warpgroups, const Machine& m) {
   ir::WarpRoles w;
   w.dma_warpgroups = 1;
@@ -680,9 +690,7 @@ ir::WarpRoles warp_roles_for(int64_t compute_warpgroups, const Machine& m) {
   // file shared evenly and rounded down to the allocation step (640 threads get 96 registers each,
   // 61440 in all, not 65536), and setmaxnreg only moves registers within it (an increase beyond it
   // waits forever).
-  const int64_t wgs = w.dma_warpgroups + w.compute_warpgroups;
-  const int64_t at_launch = step_down(std::min<int64_t>(l.regs_per_thread, l.regs_per_sm / (wgs * wg->threads)));
-  const int64_t pool = at_launch * wgs;  // registers per thread slot of one warpgroup
+  const int64_t pool = register_pool(w.dma_warpgroups + w.compute_warpgroups, m);  // per thread slot of one warpgroup
   const int64_t dma = std::clamp<int64_t>(step_down(kDmaRegs), l.setmaxnreg_min, l.setmaxnreg_max);
   const int64_t compute =
       std::min<int64_t>(l.setmaxnreg_max, step_down((pool - w.dma_warpgroups * dma) / w.compute_warpgroups));
@@ -707,6 +715,34 @@ void warp_specialize(ir::Function& f, const Machine& m) {
     const int64_t per_tile = wg == f.proc_extents.end() ? 1 : wg->second;
     f.warp_roles = warp_roles_for(per_tile * teams, m);
     f.warp_roles->teams = teams;
+    // regs(P, C) on the instance: that split instead of the rule's, if the block's pool holds it.
+    const Op* split = nullptr;
+    ir::for_each_op(f.body, [&](Op& op) {
+      if (op.kind == OpKind::For && op.warp_specialize && op.dma_regs > 0 && !split) split = &op;
+    });
+    if (split) {
+      ir::WarpRoles& w = *f.warp_roles;
+      const int64_t pool = register_pool(w.dma_warpgroups + w.compute_warpgroups, m);
+      const int64_t used = w.dma_warpgroups * split->dma_regs + w.compute_warpgroups * split->compute_regs;
+      if (used > pool) {
+        Diagnostic d;
+        d.loc = split->regs_loc.valid() ? split->regs_loc : split->loc;
+        d.message = "regs(" + std::to_string(split->dma_regs) + ", " + std::to_string(split->compute_regs) + "): " +
+                    std::to_string(w.dma_warpgroups) + " x " + std::to_string(split->dma_regs) + " + " +
+                    std::to_string(w.compute_warpgroups) + " x " + std::to_string(split->compute_regs) + " = " +
+                    std::to_string(used) + " registers per thread slot, more than the " + std::to_string(pool) + " the block's " +
+                    std::to_string(w.dma_warpgroups + w.compute_warpgroups) + " warpgroups get at launch";
+        const int64_t step = std::max(1, m.limits.setmaxnreg_step);
+        const int64_t fits = (pool - w.dma_warpgroups * split->dma_regs) / w.compute_warpgroups / step * step;
+        d.hint = fits >= m.limits.setmaxnreg_min
+                     ? "regs(" + std::to_string(split->dma_regs) + ", " + std::to_string(std::min<int64_t>(fits, m.limits.setmaxnreg_max)) +
+                           ") fits: the compute warpgroups share what the DMA warpgroup leaves"
+                     : "give the DMA warpgroup fewer registers, or use fewer compute warpgroups";
+        throw CompileError(std::move(d));
+      }
+      w.dma_regs = split->dma_regs;
+      w.compute_regs = split->compute_regs;
+    }
   }
 }
 

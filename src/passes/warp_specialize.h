@@ -84,7 +84,10 @@
 //    producer keeps kDmaRegs = 40 (it only computes TMA coordinates and waits; CUTLASS's choice), and
 //    each consumer gets the rest: compute = min(setmaxnreg_max, round_down_to_step((P - 40) / C)).
 //    C = 2: 40 / 232 (40 + 2 * 232 = 504 <= 512); C = 1: 40 / 256; C = 3: 40 / 152; C = 4: 40 / 112.
-//    On a machine without setmaxnreg (sm_80) both counts are 0: no split.
+//    On a machine without setmaxnreg (sm_80) both counts are 0: no split. The mapping's regs(P, C)
+//    on the instance replaces the rule (FlashAttention-3's 24 / 240; schedule(optimal) derives it
+//    from the schedule, schedule_optimal.h) if the pool holds it: P + C x compute <= the pool, else
+//    a located error.
 //
 // INVARIANTS. The pass only adds preconditions (the distance-D and distance-1 waits, a later
 // yield) and reuses buffers whose every access it ordered, so every schedule of the result is one
@@ -103,5 +106,9 @@ void warp_specialize(ir::Function& f, const Machine& m);
 
 // The register split of section 4 for `compute_warpgroups` consumer warpgroups on `m`.
 ir::WarpRoles warp_roles_for(int64_t compute_warpgroups, const Machine& m);
+
+// The registers per thread slot a block of `warpgroups` warpgroups has at launch on `m` (the pool
+// setmaxnreg moves registers within, section 4); 0 on a machine without setmaxnreg.
+int64_t register_pool(int64_t warpgroups, const Machine& m);
 
 }  // namespace loom

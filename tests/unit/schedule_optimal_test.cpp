@@ -2,8 +2,10 @@
 // compiler"): the clause parses and prints; the compiler solves the instance's loop with src/sched
 // and lowers it with the settings read off the schedule; on the examples those are the settings
 // their hand mappings give (GEMM: warpspecialize pipeline(3) at 128 x 256 tiles, pipeline(4) at
-// 128 x 128; FlashAttention-2: warpspecialize pipeline(2) pingpong, FA3's structure), and the
-// lowered IR is the hand mapping's, op for op; the note records the schedule and the settings; the
+// 128 x 128; FlashAttention-2: warpspecialize pipeline(2) pingpong, FA3's structure) plus the
+// register split the schedule gives (regs(24, 240): the load groups hold no register values), and
+// the lowered IR is the hand mapping's with that split, op for op; the note records the schedule
+// and the settings; the
 // scheduled program runs on the CPU executor against the reference (the CLI, as a user runs it). The
 // checker's errors are tests/errors/schedule_*.loom.
 #include <gtest/gtest.h>
@@ -21,6 +23,7 @@
 #include "codegen_util.h"
 #include "loom/machine.h"
 #include "passes/schedule_graph.h"
+#include "passes/warp_specialize.h"
 
 namespace loom {
 namespace {
@@ -49,8 +52,9 @@ TEST(ScheduleOptimal, ParsesAndPrints) {
 }
 
 TEST(ScheduleOptimal, GemmGetsItsHandMapping) {
-  const std::string hand = default_only(example_text("gemm"), "// Other tile shapes");
-  const std::string solved = replaced(hand, "warpspecialize pipeline(3)", "schedule(optimal)");
+  const std::string base = default_only(example_text("gemm"), "// Other tile shapes");
+  const std::string hand = replaced(base, "warpspecialize pipeline(3)", "warpspecialize pipeline(3) regs(24, 240)");
+  const std::string solved = replaced(base, "warpspecialize pipeline(3)", "schedule(optimal)");
   ir::Function h = lower(hand, "gemm"), s = lower(solved, "gemm");
   EXPECT_EQ(ir::print(s), ir::print(h));
   ASSERT_EQ(s.schedule_notes.size(), 1u);
@@ -63,6 +67,15 @@ TEST(ScheduleOptimal, GemmGetsItsHandMapping) {
                             "per iteration) + 1 = 3), no pingpong"),
             std::string::npos)
       << n.realized;
+  // The register split: the loads keep no register values, so the DMA warpgroup gets setmaxnreg's
+  // least and the two compute warpgroups share the rest of the 3 x 168 registers a thread slot.
+  EXPECT_NE(n.realized.find("regs(24, 240) (the DMA warpgroup: setmaxnreg's least plus the 0 register(s) the schedule keeps live on "
+                            "the load groups; the 2 compute warpgroup(s) share the rest of the block's 504 registers a thread slot"),
+            std::string::npos)
+      << n.realized;
+  ASSERT_TRUE(s.warp_roles.has_value());
+  EXPECT_EQ(s.warp_roles->dma_regs, 24);
+  EXPECT_EQ(s.warp_roles->compute_regs, 240);
 }
 
 TEST(ScheduleOptimal, SmallerTilesGetADeeperRing) {
@@ -71,8 +84,8 @@ TEST(ScheduleOptimal, SmallerTilesGetADeeperRing) {
   std::string hand = default_only(example_text("gemm"), "// Other tile shapes");
   hand = replaced(hand, "tune(U=128, V=256)", "tune(U=128, V=128)");
   for (int i = 0; i < 6; ++i) hand = replaced(hand, "N_MMA=256", "N_MMA=128");
-  hand = replaced(hand, "warpspecialize pipeline(3)", "warpspecialize pipeline(4)");
-  const std::string solved = replaced(hand, "warpspecialize pipeline(4)", "schedule(optimal)");
+  hand = replaced(hand, "warpspecialize pipeline(3)", "warpspecialize pipeline(4) regs(24, 240)");
+  const std::string solved = replaced(hand, "warpspecialize pipeline(4) regs(24, 240)", "schedule(optimal)");
   ir::Function h = lower(hand, "gemm"), s = lower(solved, "gemm");
   EXPECT_EQ(ir::print(s), ir::print(h));
   ASSERT_EQ(s.schedule_notes.size(), 1u);
@@ -89,8 +102,8 @@ TEST(ScheduleOptimal, TeamsKeepTheirDmaRoleAndTakeTheTurns) {
   hand = replaced(hand, "tune(U=128, V=256) call(gemm_reduce_tile", "tune(U=128, V=128) call(gemm_reduce_tile");
   for (int i = 0; i < 4; ++i) hand = replaced(hand, "tune(G=2)", "tune(G=1)");
   for (int i = 0; i < 8; ++i) hand = replaced(hand, "tune(N_MMA=256)", "tune(N_MMA=128)");
-  hand = replaced(hand, "warpspecialize pipeline(3) smem(227KB);", "warpspecialize pipeline(4) alternate(2) smem(227KB);");
-  const std::string solved = replaced(hand, "warpspecialize pipeline(4) alternate(2)", "schedule(optimal) alternate(2)");
+  hand = replaced(hand, "warpspecialize pipeline(3) smem(227KB);", "warpspecialize pipeline(4) alternate(2) regs(24, 240) smem(227KB);");
+  const std::string solved = replaced(hand, "warpspecialize pipeline(4) alternate(2) regs(24, 240)", "schedule(optimal) alternate(2)");
   ir::Function h = lower(hand, "gemm_reduce"), s = lower(solved, "gemm_reduce");
   EXPECT_EQ(ir::print(s), ir::print(h));
   ASSERT_EQ(s.schedule_notes.size(), 1u);
@@ -105,9 +118,10 @@ TEST(ScheduleOptimal, FlashAttentionGetsTheFa3Structure) {
   // FlashAttention-2's plain loop: the solver puts the loads on a group of their own and the
   // compute on two groups, which the back end realizes as two consumer warpgroups taking turns,
   // the loop rotated (the next tile's QK^T before this tile's P V): the hand mapping's
-  // `warpspecialize pipeline(2) pingpong`.
-  const std::string hand = default_only(example_text("flash_attention_2"), "mapping sm_90a when(D <= 64)");
-  const std::string solved = replaced(hand, "warpspecialize pipeline(2) pingpong", "schedule(optimal)");
+  // `warpspecialize pipeline(2) pingpong`, with FlashAttention-3's register split, 24 / 240.
+  const std::string base = default_only(example_text("flash_attention_2"), "mapping sm_90a when(D <= 64)");
+  const std::string hand = replaced(base, "warpspecialize pipeline(2) pingpong", "warpspecialize pipeline(2) pingpong regs(24, 240)");
+  const std::string solved = replaced(base, "warpspecialize pipeline(2) pingpong", "schedule(optimal)");
   ir::Function h = lower(hand, "flash_attention_2"), s = lower(solved, "flash_attention_2");
   EXPECT_EQ(ir::print(s), ir::print(h));
   ASSERT_EQ(s.schedule_notes.size(), 1u);
@@ -163,7 +177,8 @@ namespace {
 // sequential reference), and the realized loop is the solver's: warp specialization exactly when
 // the schedule puts the loads on warp groups of their own, the ring depth ceil(latency / II) + 1
 // (clipped to [2, 8], lower only when the stages do not fit), turns when the compute ops take two
-// or more groups. The seed is printed; rerun one case with LOOM_SCHED_PROPERTY_SEED=S.
+// or more groups, the DMA warpgroup at setmaxnreg's least registers (the loads hold none) and the
+// compute warpgroups at the rest. The seed is printed; rerun one case with LOOM_SCHED_PROPERTY_SEED=S.
 TEST(ScheduleOptimalProperty, RandomLoopsRunOnTheCpuAndRealizeTheSolversSchedule) {
   struct Example {
     const char* name;
@@ -225,6 +240,18 @@ TEST(ScheduleOptimalProperty, RandomLoopsRunOnTheCpuAndRealizeTheSolversSchedule
     if (loop.pipeline_depth < want) EXPECT_NE(note.realized.find("fit the shared-memory budget"), std::string::npos) << note.realized;
     else EXPECT_EQ(loop.pipeline_depth, want);
     EXPECT_EQ(loop.pingpong, compute_groups.size() >= 2) << note.report << note.realized;
+    // The register split: the load groups hold only shared-memory values (a TMA load's result), so
+    // the DMA warpgroup gets setmaxnreg's least, and the compute warpgroups the rest of the pool.
+    if (ws) {
+      const Limits& l = hopper_machine().limits;
+      ASSERT_TRUE(f.warp_roles.has_value());
+      const ir::WarpRoles& w = *f.warp_roles;
+      const int64_t pool = register_pool(w.dma_warpgroups + w.compute_warpgroups, hopper_machine());
+      EXPECT_EQ(w.dma_regs, l.setmaxnreg_min) << note.realized;
+      EXPECT_EQ(w.compute_regs, std::min<int64_t>(l.setmaxnreg_max, (pool - w.dma_regs) / w.compute_warpgroups / 8 * 8)) << note.realized;
+      EXPECT_NE(note.realized.find("regs(" + std::to_string(w.dma_regs) + ", " + std::to_string(w.compute_regs) + ")"), std::string::npos)
+          << note.realized;
+    }
     std::printf("  %s --size %s --seed %llu: II %.0f cycles, %s, pipeline(%lld)%s\n", ex.name, size.c_str(),
                 static_cast<unsigned long long>(run_seed), note.ii_cycles, ws ? "warpspecialize" : "nowarpspecialize",
                 static_cast<long long>(loop.pipeline_depth), loop.pingpong ? " pingpong" : "");

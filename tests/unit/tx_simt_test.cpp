@@ -79,8 +79,11 @@ TEST(TxSimtMapping, TransposeStagesATileSoReadAndWriteAreCoalesced) {
   EXPECT_EQ(k.layout, tx::SmemLayout::Padded);
   const tx::MappingCandidate& best = x.candidates[static_cast<size_t>(x.chosen)];
   EXPECT_EQ(best.total, 4 + 4 + 1 + 1);
-  for (const auto& cost : best.costs)
-    if (cost.access.find("[") != std::string::npos) EXPECT_EQ(cost.why, "stride 1 (contiguous)") << cost.access;
+  for (const auto& cost : best.costs) {
+    if (cost.access.find("[") != std::string::npos) {
+      EXPECT_EQ(cost.why, "stride 1 (contiguous)") << cost.access;
+    }
+  }
   // Every direct candidate pays 32 sectors on one side; the unpadded tile pays a 32-way conflict.
   EXPECT_EQ(x.candidates[0].total, 36);
   EXPECT_EQ(x.candidates[1].total, 36);

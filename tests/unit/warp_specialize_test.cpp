@@ -645,6 +645,35 @@ TEST(WarpSpecialize, RegisterSplitFollowsTheFormula) {
   EXPECT_EQ(warp_roles_for(2, ampere_machine()), (ir::WarpRoles{1, 2, 0, 0})) << "no setmaxnreg on sm_80";
 }
 
+TEST(WarpSpecialize, TheMappingsRegsReplaceTheRule) {
+  // regs(24, 240): FlashAttention-3's split, on the loop, in the roles and in the kernel's setmaxnreg.
+  auto with_regs = [](const std::string& regs) {  // the default mapping's block instance (the first pipeline(3))
+    std::string text = example_text("gemm");
+    const std::string from = "warpspecialize pipeline(3)";
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos);
+    return at == std::string::npos ? text : text.replace(at, from.size(), from + " " + regs);
+  };
+  Lowered l = lower(with_regs("regs(24, 240)"), Route::Pipeline);
+  ASSERT_TRUE(l.f.warp_roles);
+  EXPECT_EQ(*l.f.warp_roles, (ir::WarpRoles{1, 2, 24, 240}));
+  const std::string text = ir::print(l.f);
+  EXPECT_NE(text.find("pipeline(3) warpspecialize regs(24, 240) after ["), std::string::npos) << text;
+  EXPECT_NE(text.find("warp_roles(dma: 1 x 24 regs, compute: 2 x 240 regs)"), std::string::npos) << text;
+  // More than the block's pool (3 x 168 registers a thread slot): a located error with the split that fits.
+  auto c = check_text(with_regs("regs(40, 240)"), "gemm.loom");
+  ASSERT_TRUE(c.ok && c.tree) << c.diagnostics;  // the checker cannot count the warpgroups
+  try {
+    (void)lower_through_warp_specialize(c.program, *c.tree);
+    ADD_FAILURE() << "regs(40, 240) on two compute warpgroups was accepted";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.diagnostic.message,
+              "regs(40, 240): 1 x 40 + 2 x 240 = 520 registers per thread slot, more than the 504 the block's 3 warpgroups get at launch");
+    EXPECT_EQ(e.diagnostic.hint, "regs(40, 232) fits: the compute warpgroups share what the DMA warpgroup leaves");
+    EXPECT_TRUE(e.diagnostic.loc.valid());
+  }
+}
+
 TEST(WarpSpecialize, GoldenIR) {
   for (const char* name : {"gemm", "dual_gemm", "gemm_reduce", "flash_attention_2"}) {
     SCOPED_TRACE(name);

@@ -9,6 +9,8 @@
 # supported D (a shape the kernel refuses with LOOM_ERR_SHAPE, FA3's N % 128 != 0, is replaced by the
 # same shape with N rounded up to 128, so that the sanitizers always see a launch), then runs with
 # the Q, K, V bases 1 and 3 elements off 16-byte alignment (the async-copy variant).
+# ATTENTION_E2E_BIN names a harness built beforehand from GENDIR with this script's nvcc command (on
+# the development machine, saving the device the build).
 # Exit status 0 only if everything passes.
 set -u
 GENDIR=${1:?usage: attention.sh GENDIR [WORK] [--d \"64 128\"] [--strict] [--skip-large]}
@@ -41,10 +43,15 @@ CAUSAL=()
 case $name in *causal*) CAUSAL=(--causal) ;; esac
 CAUSAL+=("${F16[@]+"${F16[@]}"}")  # (the flags every run gets)
 BIN=$WORK/attention_e2e_$name
-t0=$(date +%s.%N)
-"$NVCC" -std=c++17 -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iruntime -Itests/gpu -I"$GENDIR" \
-  tests/gpu/attention_correctness.cu "$GENDIR/mha.cu" -lcuda -o "$BIN" || exit 1
-awk -v a="$t0" -v b="$(date +%s.%N)" -v n="$name" 'BEGIN { printf "== %s: built in %.1f s\n", n, b - a }'
+if [ -n "${ATTENTION_E2E_BIN:-}" ]; then  # built beforehand (the same command, on the development machine)
+  BIN=$ATTENTION_E2E_BIN
+  echo "== $name: $BIN, built beforehand"
+else
+  t0=$(date +%s.%N)
+  "$NVCC" -std=c++17 -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iruntime -Itests/gpu -I"$GENDIR" \
+    tests/gpu/attention_correctness.cu "$GENDIR/mha.cu" -lcuda -o "$BIN" || exit 1
+  awk -v a="$t0" -v b="$(date +%s.%N)" -v n="$name" 'BEGIN { printf "== %s: built in %.1f s\n", n, b - a }'
+fi
 fail=0
 log=$WORK/attention_e2e_$name.log
 "$BIN" --d "$DIMS" "${EXTRA[@]+"${EXTRA[@]}"}" "${CAUSAL[@]+"${CAUSAL[@]}"}" 2>&1 | tee "$log"
