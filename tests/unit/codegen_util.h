@@ -31,6 +31,16 @@ inline std::string replaced(std::string text, const std::string& from, const std
   return text;
 }
 
+// The position of the brace that closes the one at `open` in `s` (npos when it is not closed).
+inline size_t closing_brace(const std::string& s, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < s.size(); ++i) {
+    if (s[i] == '{') ++depth;
+    if (s[i] == '}' && --depth == 0) return i;
+  }
+  return std::string::npos;
+}
+
 // How often `needle` occurs in `text` (overlapping occurrences counted).
 inline int count_of(const std::string& text, const std::string& needle) {
   int n = 0;

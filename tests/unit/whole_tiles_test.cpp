@@ -35,13 +35,8 @@ std::string first_tma_kernel(const std::string& cu) {
 std::string block_after(const std::string& s, const std::string& from, size_t pos = 0) {
   size_t b = s.find(from, pos);
   if (b == std::string::npos) return "";
-  size_t open = s.find('{', b);
-  int depth = 0;
-  for (size_t i = open; i < s.size(); ++i) {
-    if (s[i] == '{') ++depth;
-    if (s[i] == '}' && --depth == 0) return s.substr(open, i + 1 - open);
-  }
-  return "";
+  const size_t open = s.find('{', b), close = test::closing_brace(s, open);
+  return close == std::string::npos ? "" : s.substr(open, close + 1 - open);
 }
 
 TEST(WholeTiles, AttentionBodyTwiceBehindTheWholeTileGuard) {
