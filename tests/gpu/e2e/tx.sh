@@ -14,8 +14,8 @@
 # and every kernel, including batched_gemm (B transposed: a column-major ABI parameter), relu_gemm and mlp
 # (two kernels, H then Y), goes through `python3 bench/tx_bench.py --check-only` (fp32 torch reference,
 # poisoned outputs, non-tile and large shapes). Then compute-sanitizer memcheck on one non-tile shape
-# of the generated gemm (the launcher's pick), and memcheck and racecheck there on its mappings 1 and
-# up, each forced by index.
+# of the generated gemm (the launcher's pick), and memcheck and racecheck there on every one of its
+# mappings, each forced by index.
 # Binaries are built into WORK/tx (kept when already there: TX_BUILD_ONLY=1 builds them on the
 # development machine, which has nvcc, so that the device only runs them).
 # Exit status 0 only if everything passes.
@@ -68,10 +68,10 @@ done
 python3 bench/tx_bench.py --check-only "${libs[@]}" --out "$B/tx-check.md" || fail=1
 echo "== compute-sanitizer --tool memcheck, generated gemm at 129x257x65"
 "$SAN" --tool memcheck --error-exitcode 99 --print-limit 20 "$B/gemm_e2e" --only 129x257x65 --runs 1 || fail=1
-# Mappings 1 and up of the generated gemm forced there (the tile model's alternatives: smaller tiles
-# on one and two warpgroups, split-K): memcheck and racecheck.
+# Every mapping of the generated gemm forced there (the default 128 x 256 tiles and the tile model's
+# alternatives: smaller tiles on one and two warpgroups, split-K): memcheck and racecheck.
 n=$(grep -o "one per mapping ([0-9]*)" "$GEN/gemm/gemm.cu" | grep -o "[0-9]*")
-for m in $(seq 1 $((${n:-1} - 1))); do
+for m in $(seq 0 $((${n:-1} - 1))); do
   for tool in memcheck racecheck; do
     echo "== compute-sanitizer --tool $tool, generated gemm at 129x257x65 on mapping $m"
     "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$B/gemm_e2e" --only 129x257x65 --mapping "$m" --runs 1 || fail=1
