@@ -506,9 +506,11 @@ TEST(Builder, ExternAndMappingMisuse) {
   EXPECT_THROW(in.layout("A", {}), std::invalid_argument);
   EXPECT_THROW(in.call("gemm", "not an instance"), std::invalid_argument);
   EXPECT_THROW(in.alternate(0), std::invalid_argument);
-  in.smem("64KiB").pipeline(2).alternate(2);
+  EXPECT_THROW(in.regs(0, 240), std::invalid_argument);
+  in.smem("64KiB").pipeline(2).alternate(2).regs(24, 240);
   EXPECT_EQ(*in.decl().smem_bytes, 64 * 1024);
   EXPECT_EQ(*in.decl().alternate, 2);
+  EXPECT_EQ(*in.decl().regs, std::make_pair(int64_t{24}, int64_t{240}));
   EXPECT_FALSE(in.decl().entry);
 }
 

@@ -660,6 +660,9 @@ TEST(WarpSpecialize, TheMappingsRegsReplaceTheRule) {
   const std::string text = ir::print(l.f);
   EXPECT_NE(text.find("pipeline(3) warpspecialize regs(24, 240) after ["), std::string::npos) << text;
   EXPECT_NE(text.find("warp_roles(dma: 1 x 24 regs, compute: 2 x 240 regs)"), std::string::npos) << text;
+  // `loom fmt` keeps the clause (after the other loop options, before smem).
+  const std::string formatted = format_program(l.checked.program);
+  EXPECT_NE(formatted.find("regs(24, 240) smem(227KB);"), std::string::npos) << formatted;
   // More than the block's pool (3 x 168 registers a thread slot): a located error with the split that fits.
   auto c = check_text(with_regs("regs(40, 240)"), "gemm.loom");
   ASSERT_TRUE(c.ok && c.tree) << c.diagnostics;  // the checker cannot count the warpgroups
