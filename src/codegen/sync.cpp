@@ -30,7 +30,8 @@
 //     tensor (dma_conflicts); otherwise it has no signal to wait on.
 //   * Placement: just before X, once per producer and scope (s.waited); every compute thread runs
 //     the compute stream's code in the same order, so all the threads a barrier counts reach it.
-// Test: tests/unit/codegen_test.cpp (Codegen.GemmReduce*).
+// Test: tests/unit/codegen_test.cpp (Codegen.Golden: gemm_reduce and gemm_reduce_shared among the
+// goldens; Codegen.EveryReleaseBarrierIsWaitedFor).
 #include "codegen/cuda_gen.h"
 
 #include <algorithm>
