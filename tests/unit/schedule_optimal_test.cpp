@@ -5,9 +5,8 @@
 // 128 x 128; FlashAttention-2: warpspecialize pipeline(2) pingpong, FA3's structure) plus the
 // register split the schedule gives (regs(24, 240): the load groups hold no register values), and
 // the lowered IR is the hand mapping's with that split, op for op; the note records the schedule
-// and the settings; the
-// scheduled program runs on the CPU executor against the reference (the CLI, as a user runs it). The
-// checker's errors are tests/errors/schedule_*.loom.
+// and the settings; the scheduled program runs on the CPU executor against the reference (the CLI,
+// as a user runs it). The checker's errors are tests/errors/schedule_*.loom and regs_*.loom.
 #include <gtest/gtest.h>
 
 #include <algorithm>
