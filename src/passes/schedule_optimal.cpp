@@ -82,9 +82,8 @@ std::optional<std::pair<int64_t, int64_t>> register_split(const Derived& d, int6
   const Limits& l = m.limits;
   if (l.setmaxnreg_step <= 0 || compute_warpgroups < 1) return std::nullopt;
   const int64_t step = l.setmaxnreg_step;
-  const int64_t pool = register_pool(1 + compute_warpgroups, m);
   const int64_t dma = std::min<int64_t>(l.setmaxnreg_max, l.setmaxnreg_min + (d.load_regs + step - 1) / step * step);
-  const int64_t compute = std::min<int64_t>(l.setmaxnreg_max, (pool - dma) / compute_warpgroups / step * step);
+  const int64_t compute = compute_regs_left(dma, 1, compute_warpgroups, m);
   if (compute < l.setmaxnreg_min || compute < dma) return std::nullopt;
   return std::make_pair(dma, compute);
 }

@@ -670,12 +670,24 @@ class RolePartition {
 
 }  // namespace
 
+// The block's register pool is what it gets at launch: every thread the same count, the register
+// file shared evenly and rounded down to the allocation step (640 threads get 96 registers each,
+// 61440 in all, not 65536), and setmaxnreg only moves registers within it (an increase beyond it
+// waits forever).
 int64_t register_pool(int64_t warpgroups, const Machine& m) {
   const ProcLevel* wg = m.level(ProcKind::Warpgroup);
   const Limits& l = m.limits;
   if (!wg || wg->threads <= 0 || l.setmaxnreg_step <= 0 || warpgroups <= 0) return 0;
   const int64_t at_launch = std::min<int64_t>(l.regs_per_thread, l.regs_per_sm / (warpgroups * wg->threads));
   return at_launch / l.setmaxnreg_step * l.setmaxnreg_step * warpgroups;
+}
+
+int64_t compute_regs_left(int64_t dma_regs, int64_t dma_warpgroups, int64_t compute_warpgroups, const Machine& m) {
+  const Limits& l = m.limits;
+  if (l.setmaxnreg_step <= 0 || compute_warpgroups <= 0) return 0;
+  const int64_t pool = register_pool(dma_warpgroups + compute_warpgroups, m);
+  const int64_t share = (pool - dma_warpgroups * dma_regs) / compute_warpgroups / l.setmaxnreg_step * l.setmaxnreg_step;
+  return std::min<int64_t>(l.setmaxnreg_max, share);
 }
 
 ir::WarpRoles warp_roles_for(int64_t compute_warpgroups, const Machine& m) {
@@ -686,14 +698,8 @@ ir::WarpRoles warp_roles_for(int64_t compute_warpgroups, const Machine& m) {
   const Limits& l = m.limits;
   if (!wg || wg->threads <= 0 || l.setmaxnreg_step <= 0) return w;  // no per-warpgroup registers
   auto step_down = [&](int64_t r) { return r / l.setmaxnreg_step * l.setmaxnreg_step; };
-  // The block's register pool is what it gets at launch: every thread the same count, the register
-  // file shared evenly and rounded down to the allocation step (640 threads get 96 registers each,
-  // 61440 in all, not 65536), and setmaxnreg only moves registers within it (an increase beyond it
-  // waits forever).
-  const int64_t pool = register_pool(w.dma_warpgroups + w.compute_warpgroups, m);  // per thread slot of one warpgroup
   const int64_t dma = std::clamp<int64_t>(step_down(kDmaRegs), l.setmaxnreg_min, l.setmaxnreg_max);
-  const int64_t compute =
-      std::min<int64_t>(l.setmaxnreg_max, step_down((pool - w.dma_warpgroups * dma) / w.compute_warpgroups));
+  const int64_t compute = compute_regs_left(dma, w.dma_warpgroups, w.compute_warpgroups, m);
   if (compute < l.setmaxnreg_min) return w;  // too many warpgroups to split (the mapping allows at most 4)
   w.dma_regs = dma;
   w.compute_regs = compute;
@@ -707,19 +713,19 @@ void warp_specialize(ir::Function& f, const Machine& m) {
   for (Block* s : scopes) RolePartition(f).run(*s);
   if (!scopes.empty()) {
     auto wg = f.proc_extents.find(ProcKind::Warpgroup);
-    // alternate(T) on a pipelined loop: T teams of the warpgroups a tile takes.
+    // alternate(T) on a pipelined loop: T teams of the warpgroups a tile takes; regs(P, C): the
+    // register split written on its instance.
     int64_t teams = 1;
+    const Op* split = nullptr;
     ir::for_each_op(f.body, [&](Op& op) {
-      if (op.kind == OpKind::For && op.warp_specialize) teams = std::max(teams, op.alternate);
+      if (op.kind != OpKind::For || !op.warp_specialize) return;
+      teams = std::max(teams, op.alternate);
+      if (op.dma_regs > 0 && !split) split = &op;
     });
     const int64_t per_tile = wg == f.proc_extents.end() ? 1 : wg->second;
     f.warp_roles = warp_roles_for(per_tile * teams, m);
     f.warp_roles->teams = teams;
-    // regs(P, C) on the instance: that split instead of the rule's, if the block's pool holds it.
-    const Op* split = nullptr;
-    ir::for_each_op(f.body, [&](Op& op) {
-      if (op.kind == OpKind::For && op.warp_specialize && op.dma_regs > 0 && !split) split = &op;
-    });
+    // regs(P, C) instead of the rule's split, if the block's pool holds it.
     if (split) {
       ir::WarpRoles& w = *f.warp_roles;
       const int64_t pool = register_pool(w.dma_warpgroups + w.compute_warpgroups, m);
@@ -732,10 +738,9 @@ void warp_specialize(ir::Function& f, const Machine& m) {
                     std::to_string(w.compute_warpgroups) + " x " + std::to_string(split->compute_regs) + " = " +
                     std::to_string(used) + " registers per thread slot, more than the " + std::to_string(pool) + " the block's " +
                     std::to_string(w.dma_warpgroups + w.compute_warpgroups) + " warpgroups get at launch";
-        const int64_t step = std::max(1, m.limits.setmaxnreg_step);
-        const int64_t fits = (pool - w.dma_warpgroups * split->dma_regs) / w.compute_warpgroups / step * step;
+        const int64_t fits = compute_regs_left(split->dma_regs, w.dma_warpgroups, w.compute_warpgroups, m);
         d.hint = fits >= m.limits.setmaxnreg_min
-                     ? "regs(" + std::to_string(split->dma_regs) + ", " + std::to_string(std::min<int64_t>(fits, m.limits.setmaxnreg_max)) +
+                     ? "regs(" + std::to_string(split->dma_regs) + ", " + std::to_string(fits) +
                            ") fits: the compute warpgroups share what the DMA warpgroup leaves"
                      : "give the DMA warpgroup fewer registers, or use fewer compute warpgroups";
         throw CompileError(std::move(d));

@@ -194,5 +194,4 @@ inline std::vector<std::string> tma_barriers(const std::string& cu) {
   return out;
 }
 
-
 }  // namespace loom::codegen_test
