@@ -115,6 +115,12 @@ struct CostModel {
   // overlap the next tile's main loop, but the teams' main loops meet on the tensor cores at the
   // hand-over; fitted).
   int64_t alternate_tile_cycles = 0;
+  // Element-wise work per SM and cycle (src/codegen/estimate.cpp: a tile's bias, activation and
+  // conversion outside its loops, which the tensor cores wait for unless another team's main loop
+  // runs under it): special-function unit results (ex2, reciprocal) and FP32 ALU operations.
+  // 0: not modelled.
+  int64_t sfu_ops_per_cycle = 0;
+  int64_t alu_ops_per_cycle = 0;
 };
 
 struct Machine {

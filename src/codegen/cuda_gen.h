@@ -402,6 +402,12 @@ class CudaGen {
   // ---- elementwise.cpp: fill and element-wise leaves ------------------------------------------------
   void emit_fill(Stream& s, const Op& op);
   std::string elementwise_value(const Op& op, const std::vector<std::string>& in);
+  struct ElementWork {
+    int64_t sfu = 0, alu = 0;  // per element: special-function unit and FP32 ALU operations
+  };
+  static ElementWork element_work(const std::string& leaf);
+  void record_work(const Op& op, int64_t per_thread);  // work_of_[&op]: the leaf's work on a tile
+  double work_cycles(const Op* loop) const;             // estimate.cpp
   void emit_elementwise(Stream& s, const Op& op);
   void emit_mask(Stream& s, const Op& op);
 
@@ -551,6 +557,7 @@ class CudaGen {
   // each TMA copy's bytes, as generated.
   std::map<const Op*, int64_t> fma_of_;
   std::map<const Op*, int64_t> bytes_of_;
+  std::map<const Op*, ElementWork> work_of_;  // element-wise leaves: their work on one tile (estimate.cpp)
   std::map<const Op*, ValueId> bytes_root_;  // the tensor parameter each such copy reads
   const ir::Block* kernel_ = nullptr;
   // Fills with 0 of whole entry tensors before the block loops (a `w` tensor the program reduces

@@ -41,6 +41,26 @@ std::string CudaGen::elementwise_value(const Op& op, const std::vector<std::stri
   cannot(&op, "the leaf `" + n + "`");
 }
 
+// What one element of an element-wise leaf costs as elementwise_value lowers it: special-function
+// unit operations (ex2.approx, the fast reciprocal of runtime.cuh's MUFU forms) and FP32 ALU
+// operations (a conversion, a max, a multiply-add each one). The launcher's cost model reads them
+// (estimate.cpp); tanhf and the IEEE division are library sequences, counted as such roughly.
+CudaGen::ElementWork CudaGen::element_work(const std::string& n) {
+  if (n == "exp") return {1, 1};                      // ex2(x * log2 e)
+  if (n == "exp2") return {1, 0};
+  if (n == "sigmoid" || n == "silu") return {2, 2};   // ex2, reciprocal; the scale and the add
+  if (n == "gelu") return {2, 5};                     // ex2, reciprocal; the cubic's multiplies, the add
+  if (n == "tanh") return {2, 10};                    // tanhf
+  if (n == "div") return {1, 4};                      // reciprocal and its refinement
+  return {0, 1};                                      // convert, copy, relu, scale, add, sub, mul, max
+}
+
+void CudaGen::record_work(const Op& op, int64_t per_thread) {
+  const ElementWork w = element_work(op.name);
+  const int64_t n = per_thread * 128 * team_wgs();  // the tile's elements: 128 threads in each of its compute warpgroups
+  work_of_[&op] = {w.sfu * n, w.alu * n};
+}
+
 // An element-wise leaf D = f(X, ...) on a thread's registers. Every tensor input is a register
 // array holding an accumulator fragment of the same tile (one element per register, the wgmma
 // order), or a row vector (rows.cpp: register r of the fragment reads row half (r >> 1) & 1). D is
@@ -105,6 +125,7 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
     const int64_t entries = row_entries(dv);
     for (auto& [i, r] : rows)
       if (row_entries(op.operands[i]) != entries) cannot(&op, "`" + op.name + "` on row vectors of different warpgroup rows");
+    record_work(op, entries);
     std::vector<std::string> in;
     for (size_t i = 1; i < op.operands.size(); ++i)
       in.push_back(rows.count(i) ? rows[i] + "[r]" : var(op.operands[i]));
@@ -114,6 +135,7 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
   }
   bool interior = false;  // inside the branch where every global input with an `interior` test passes it
   const int64_t frag_n = frag ? frag_regs(*frag, &op) : 0;
+  record_work(op, frag_n);
   std::function<std::string(const std::string&)> value = [&](const std::string& idx) {
     std::vector<std::string> in;
     for (size_t i = 1; i < op.operands.size(); ++i) {

@@ -4,8 +4,15 @@
 // dispatching launcher (cuda.cpp) runs the mapping with the smallest estimate.
 //
 //   cycles = ceil(tiles / SMS) * ( sum over the block's loops L of
-//                                    trips(L) * max(FMA(L) / fma_per_cycle, TMA bytes(L) / fill_bytes_per_cycle)
-//                                  + bytes written per tile / fill_bytes_per_cycle + tile_cycles )
+//                                    trips(L) * max(FMA(L) / fma_per_cycle, TMA bytes(L) / fill_bytes_per_cycle,
+//                                                   work(L))
+//                                  + work(epilogue) + bytes written per tile / fill_bytes_per_cycle + tile_cycles )
+//   work(X) = max(special-function ops / sfu_ops_per_cycle, FP32 ops / alu_ops_per_cycle)
+//
+// work(L) is the element-wise leaves inside loop L, work(epilogue) those after the tile's loops (the
+// bias, activation and conversion the tensor cores wait for), each leaf's cost per element as the
+// back end lowers it (elementwise.cpp, element_work). Under alternate(T) the epilogue runs under the
+// next tile's main loop: the tile costs max(main loop, work(epilogue)), and the last tile's once.
 //
 // Each tensor's TMA bytes are weighted by CostModel::offsector_fill_percent when the call gives it a
 // base address or row stride that is not a multiple of 32 bytes (checked per call: fill_<tensor>).
@@ -74,6 +81,18 @@ std::vector<std::string> CudaGen::slice_lines(ValueId v, std::set<ValueId>& have
   return out;
 }
 
+// Cycles of the element-wise work recorded for the ops whose innermost loop is `loop` (nullptr: the
+// tile's ops outside every loop), one tile's: the busier of the special-function units and the ALUs.
+double CudaGen::work_cycles(const Op* loop) const {
+  const CostModel& cm = hopper_machine().cost;
+  if (cm.sfu_ops_per_cycle <= 0 || cm.alu_ops_per_cycle <= 0) return 0;
+  int64_t sfu = 0, alu = 0;
+  for (auto& [op, w] : work_of_)
+    if (enclosing_loop(op) == loop) sfu += w.sfu, alu += w.alu;
+  return std::max(static_cast<double>(sfu) / static_cast<double>(cm.sfu_ops_per_cycle),
+                  static_cast<double>(alu) / static_cast<double>(cm.alu_ops_per_cycle));
+}
+
 std::string CudaGen::estimate_function() {
   const CostModel& cm = hopper_machine().cost;
   std::ostringstream o;
@@ -116,17 +135,21 @@ std::string CudaGen::estimate_function() {
       if (enclosing_loop(op) == &L) fma += n;
     for (auto& [op, n] : bytes_of_)
       if (enclosing_loop(op) == &L) bytes += n, by_root[bytes_root_.at(op)] += n;
+    const double work = work_cycles(&L);
     if (!fma && !bytes) continue;
     for (const std::string& l : slice_lines(L.operands[0], have, L)) o << "  " << l << "\n";
-    // max(tensor-core cycles, fill cycles), the fill weighted by each tensor's sector alignment
+    // max(tensor-core cycles, fill cycles, element-wise cycles), the fill weighted by each tensor's
+    // sector alignment
     std::string fill;
     for (auto& [root, n] : by_root) fill += (fill.empty() ? "" : " + ") + std::to_string(n) + ".0 * fill_" + pname(root);
     std::ostringstream mma_cycles;
-    mma_cycles << static_cast<double>(fma) / static_cast<double>(cm.mma_fma_per_cycle);
+    mma_cycles << std::max(static_cast<double>(fma) / static_cast<double>(cm.mma_fma_per_cycle), work);
     const std::string per_iter = fill.empty() ? mma_cycles.str()
                                               : "fmax(" + mma_cycles.str() + ", (" + fill + ") / " +
                                                     std::to_string(cm.fill_bytes_per_cycle) + ".0)";
-    o << "  // " << (L.origin.empty() ? std::string("loop") : L.origin) << "  [" << source_ << ":" << L.loc.line << "]: " << fma << " FMA and " << bytes << " TMA bytes per iteration\n";
+    o << "  // " << (L.origin.empty() ? std::string("loop") : L.origin) << "  [" << source_ << ":" << L.loc.line << "]: " << fma << " FMA and " << bytes << " TMA bytes per iteration";
+    if (work > 0) o << ", " << work << " cycles of element-wise work";
+    o << "\n";
     if (&L == split_loop_ && stream_)
       o << "  // streamk: shared between the blocks (below)\n"
         << "  const double sk_iter = " << per_iter << ";\n"
@@ -137,6 +160,17 @@ std::string CudaGen::estimate_function() {
     else
       o << "  tile += static_cast<double>(" << var(L.operands[0]) << ") * " << per_iter << ";\n";
   }
+  // The tile's element-wise work outside its loops (the epilogue's bias, activation and conversion):
+  // the tensor cores wait for it, unless the next tile's main loop, another team's, runs under it.
+  // Under splitk(S) a block runs the epilogue of the at most ceil(G / S) warpgroups' rows it owns.
+  const int64_t owners = cluster_split() ? (compute_wgs_ + split_ - 1) / split_ : compute_wgs_;
+  if (const double epi = work_cycles(nullptr) * static_cast<double>(owners) / static_cast<double>(compute_wgs_); epi > 0) {
+    if (teams)
+      o << "  tile = fmax(tile, " << epi << ");  // alternate(" << teams_ << "): the epilogue's element-wise work runs under the next tile's main loop\n"
+        << "  fixed += " << epi << ";\n";
+    else
+      o << "  tile += " << epi << ";  // the epilogue's element-wise work (max of special-function and ALU cycles)\n";
+  }
   // What the call writes, spread over its tiles.
   std::string written;
   for (size_t i = 0; i < f_.params.size(); ++i) {
@@ -146,7 +180,7 @@ std::string CudaGen::estimate_function() {
     for (int d = 0; d < f_.info(p).rank; ++d) n += " * static_cast<double>(" + pname(p) + ".shape[" + std::to_string(d) + "])";
     written += (written.empty() ? "" : " + ") + n;
   }
-  const int64_t owned = cluster_split() ? (compute_wgs_ + split_ - 1) / split_ : compute_wgs_;
+  const int64_t owned = owners;
   if (!written.empty())
     o << "  " << (teams ? "fixed" : "tile") << " += (" << written << ") / static_cast<double>(blocks) / " << cm.fill_bytes_per_cycle << ".0"
       << (cluster_split() ? " * " + std::to_string(owned) + ".0 / " + std::to_string(compute_wgs_) + ".0" : "") << ";\n";

@@ -150,7 +150,10 @@ const Machine& hopper_machine() {
     // Multicast kernels cost 1-3 us more per tile than the same mapping without it on small and
     // mid-sized calls (0.8 us per tile at 2440 x 1960 x 73, 2.7 us at 505 x 2856 x 1048: the blocks
     // of a cluster wait for each other): 3000 cycles per tile, fitted to those measurements.
-    h.cost = {2048, 48, 500, 32, 8000, 16, 2000, 1500, 140, 3000};
+    // Element-wise throughput per SM and clock for compute capability 9.0 (CUDA C++ Programming
+    // Guide, arithmetic instructions): 16 results of exp2 / reciprocal (the special-function
+    // units), 128 FP32 add / multiply / multiply-add.
+    h.cost = {2048, 48, 500, 32, 8000, 16, 2000, 1500, 140, 3000, 0, 16, 128};
     return h;
   }();
   return m;

@@ -9,7 +9,8 @@
 // Build: nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -DLOOM_ACT=2 -Iruntime -Itests/gpu \
 //          -I$GEN/gemm_bias_act_gelu tests/gpu/gemm_bias_act_correctness.cu \
 //          $GEN/gemm_bias_act_gelu/gemm_bias_act.cu -lcuda -o gemm_bias_act_gelu
-// Usage: gemm_bias_act_correctness [--only MxNxK] [--seed S]
+// Usage: gemm_bias_act_correctness [--only MxNxK | --by-index MxNxK] [--seed S]
+// --by-index: every mapping by index at that shape alone (what the sanitizers run).
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -108,13 +109,16 @@ bool run(int64_t M, int64_t N, int64_t K, uint64_t seed, int mapping = -1) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string only;
+  std::string only, by_index_only;
   uint64_t seed = uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--by-index" && i + 1 < argc) by_index_only = argv[++i];
   }
+  if (!by_index_only.empty())
+    return e2e::by_index_main("gemm_bias_act_correctness", loom_gemm_bias_act_mappings(), by_index_only.c_str(), seed, run);
   const int64_t shapes[][3] = {{128, 128, 64}, {129, 257, 65}, {1, 300, 64}, {300, 1, 100}, {1000, 1000, 1000}, {4096, 4096, 4096}};
   bool all = true;
   for (auto& s : shapes) {

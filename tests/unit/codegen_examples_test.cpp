@@ -84,6 +84,32 @@ TEST(Codegen, BiasLoadedOncePerTileInPairs) {
   EXPECT_NE(k0.find("loom::rt::gelu_tanh("), std::string::npos);
 }
 
+// The cost model counts the epilogue's element-wise work (estimate.cpp, elementwise.cpp's
+// element_work): GELU is two special-function operations an element (ex2 and a fast reciprocal, 16
+// per SM and cycle), so 4096 cycles on a 128 x 256 tile, which the tensor cores wait for; the
+// ping-pong candidate's 128 x 128 tile (2048) runs under the other team's main loop, so it costs only
+// where it is longer than that, and once for the block's last tile. An identity epilogue is the bias
+// add's ALU work alone (128 per SM and cycle: 256 on the 128 x 256 tile).
+TEST(Codegen, EstimateCountsTheEpiloguesElementwiseWork) {
+  codegen::CudaArtifact a = artifact_of("gemm_bias_act");
+  const std::string m0 = between(a.cu, "namespace mapping0 {", "}  // namespace mapping0");
+  EXPECT_NE(m0.find("  tile += 4096;  // the epilogue's element-wise work (max of special-function and ALU cycles)\n"), std::string::npos) << m0;
+  const std::string pp = between(a.cu, "namespace mapping12 {", "}  // namespace mapping12");
+  ASSERT_NE(pp.find("alternate(2)"), std::string::npos);
+  EXPECT_NE(pp.find("  tile = fmax(tile, 2048);  // alternate(2): the epilogue's element-wise work runs under the next tile's main loop\n"
+                    "  fixed += 2048;\n"),
+            std::string::npos)
+      << pp;
+  std::string text = read_file(example_path("gemm_bias_act"));
+  const std::string gelu = "act_thread = bias_gelu_thread on";
+  ASSERT_NE(text.find(gelu), std::string::npos);
+  text.replace(text.find(gelu), gelu.size(), "act_thread = bias_thread on");
+  Generated g = generate("gemm_bias_act", text);
+  ASSERT_TRUE(g.artifact.has_value()) << g.diagnostics << g.internal;
+  const std::string id0 = between(g.artifact->cu, "namespace mapping0 {", "}  // namespace mapping0");
+  EXPECT_NE(id0.find("  tile += 256;  // the epilogue's element-wise work"), std::string::npos) << id0;
+}
+
 // gemm_residual's C staged in SHARED (smem_fragments.cpp): the DMA role TMA-loads the tile after the
 // K loop's loads, the consumers wait on its barrier, read their fragments with ldmatrix and free the
 // buffer for the next tile; a shared tile without the 128-byte swizzle is a located user error.

@@ -1088,6 +1088,7 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 2097152 FMA and 49152 TMA bytes per iteration
   tile += static_cast<double>(v_7) * fmax(1024, (16384.0 * fill_C + 32768.0 * fill_D) / 48.0);
+  tile += 256;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -2141,6 +2142,7 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 1048576 FMA and 32768 TMA bytes per iteration
   tile += static_cast<double>(v_7) * fmax(512, (16384.0 * fill_C + 16384.0 * fill_D) / 48.0);
+  tile += 128;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -3195,6 +3197,7 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_7 = loom_cdiv(v_L, v_U);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 1048576 FMA and 49152 TMA bytes per iteration
   tile += static_cast<double>(v_7) * fmax(512, (32768.0 * fill_C + 16384.0 * fill_D) / 48.0);
+  tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -4258,6 +4261,7 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 1572864 FMA and 40960 TMA bytes per iteration
   tile += static_cast<double>(v_7) * fmax(768, (16384.0 * fill_C + 24576.0 * fill_D) / 48.0);
+  tile += 192;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -5318,6 +5322,7 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 1572864 FMA and 40960 TMA bytes per iteration
   tile += static_cast<double>(v_7) * fmax(768, (24576.0 * fill_C + 16384.0 * fill_D) / 48.0);
+  tile += 192;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -6373,6 +6378,7 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_7 = loom_cdiv(v_L, v_U);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 524288 FMA and 24576 TMA bytes per iteration
   tile += static_cast<double>(v_7) * fmax(256, (8192.0 * fill_C + 16384.0 * fill_D) / 48.0);
+  tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -7429,6 +7435,7 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
   // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 2359296 FMA and 49152 TMA bytes per iteration
   tile += static_cast<double>(v_7) * fmax(1152, (24576.0 * fill_C + 24576.0 * fill_D) / 48.0);
+  tile += 288;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }

@@ -866,6 +866,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 2097152 FMA and 49152 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(1024, (16384.0 * fill_A + 32768.0 * fill_B) / 48.0);
+  tile += 256;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -1699,6 +1700,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1048576 FMA and 32768 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 128;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -2533,6 +2535,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_U);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1048576 FMA and 49152 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(512, (32768.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -3575,6 +3578,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1048576 FMA and 32768 TMA bytes per iteration
   // splitk(2): a block runs at most ceil(trips / 2) of them
   tile += static_cast<double>(loom_cdiv(v_6, 2)) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0 * 1.0 / 2.0;
   // splitk(2): the owner of a warpgroup's rows reads 1 partial sum(s) of 32768 bytes (a tree of 1 level(s)), for the 1 warpgroup(s) a block owns at most
   tile += 32768.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
@@ -4625,6 +4629,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1048576 FMA and 32768 TMA bytes per iteration
   // splitk(4): a block runs at most ceil(trips / 4) of them
   tile += static_cast<double>(loom_cdiv(v_6, 4)) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0 * 1.0 / 2.0;
   // splitk(4): the owner of a warpgroup's rows reads 2 partial sum(s) of 32768 bytes (a tree of 2 level(s)), for the 1 warpgroup(s) a block owns at most
   tile += 65536.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
@@ -5676,6 +5681,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1048576 FMA and 49152 TMA bytes per iteration
   // splitk(4): a block runs at most ceil(trips / 4) of them
   tile += static_cast<double>(loom_cdiv(v_6, 4)) * fmax(512, (32768.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 32;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0 * 1.0 / 2.0;
   // splitk(4): the owner of a warpgroup's rows reads 2 partial sum(s) of 16384 bytes (a tree of 2 level(s)), for the 1 warpgroup(s) a block owns at most
   tile += 32768.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
@@ -6526,6 +6532,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1572864 FMA and 40960 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(768, (16384.0 * fill_A + 24576.0 * fill_B) / 48.0);
+  tile += 192;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -7366,6 +7373,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1572864 FMA and 40960 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(768, (24576.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 192;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -8201,6 +8209,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_U);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 524288 FMA and 24576 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(256, (8192.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -9036,6 +9045,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 2359296 FMA and 49152 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(1152, (24576.0 * fill_A + 24576.0 * fill_B) / 48.0);
+  tile += 288;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -9938,6 +9948,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 2097152 FMA and 32768 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(1024, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 256;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)
   // multicast(2): the shared loads' bytes above are this block's share; the blocks run in clusters of 2
@@ -10850,6 +10861,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1572864 FMA and 28672 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(768, (16384.0 * fill_A + 12288.0 * fill_B) / 48.0);
+  tile += 192;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)
   // multicast(2): the shared loads' bytes above are this block's share; the blocks run in clusters of 2
@@ -11755,6 +11767,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 2359296 FMA and 36864 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(1152, (24576.0 * fill_A + 12288.0 * fill_B) / 48.0);
+  tile += 288;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)
   // multicast(2): the shared loads' bytes above are this block's share; the blocks run in clusters of 2
@@ -12597,6 +12610,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_W);
   // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 524288 FMA and 32768 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(256, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 32;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }

@@ -929,6 +929,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& R, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gr_block: srange k in cdiv(K, W)  [gemm_reduce.loom:35]: 2097152 FMA and 49152 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(1024, (16384.0 * fill_A + 32768.0 * fill_B) / 48.0);
+  tile += 256;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) + static_cast<double>(4) * static_cast<double>(R.shape[0])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -1825,6 +1826,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& R, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gr_block: srange k in cdiv(K, W)  [gemm_reduce.loom:35]: 1048576 FMA and 32768 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 128;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) + static_cast<double>(4) * static_cast<double>(R.shape[0])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -2781,6 +2783,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& R, const loom_te
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
   // gr_block: srange k in cdiv(K, W)  [gemm_reduce.loom:35]: 1048576 FMA and 32768 TMA bytes per iteration
   tile += static_cast<double>(v_6) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile = fmax(tile, 128);  // alternate(2): the epilogue's element-wise work runs under the next tile's main loop
+  fixed += 128;
   fixed += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) + static_cast<double>(4) * static_cast<double>(R.shape[0])) / static_cast<double>(blocks) / 48.0;
   tile += 0.0;  // alternate: the teams' hand-over on the tensor cores (CostModel)
   return static_cast<double>((blocks + sms - 1) / sms) * tile + fixed;

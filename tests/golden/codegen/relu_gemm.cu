@@ -917,8 +917,9 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 2097152 FMA and 49152 TMA bytes per iteration
+  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 2097152 FMA and 49152 TMA bytes per iteration, 64 cycles of element-wise work
   tile += static_cast<double>(v_6) * fmax(1024, (16384.0 * fill_A + 32768.0 * fill_B) / 48.0);
+  tile += 256;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -1803,8 +1804,9 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 1048576 FMA and 32768 TMA bytes per iteration
+  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 1048576 FMA and 32768 TMA bytes per iteration, 64 cycles of element-wise work
   tile += static_cast<double>(v_6) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 128;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -2698,8 +2700,9 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
   const int64_t v_K = A.shape[1];
   const int64_t v_6 = loom_cdiv(v_K, v_U);
-  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 1048576 FMA and 49152 TMA bytes per iteration
+  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 1048576 FMA and 49152 TMA bytes per iteration, 128 cycles of element-wise work
   tile += static_cast<double>(v_6) * fmax(512, (32768.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -3586,8 +3589,9 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
   const int64_t v_K = A.shape[1];
   const int64_t v_6 = loom_cdiv(v_K, v_U);
-  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 524288 FMA and 24576 TMA bytes per iteration
+  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 524288 FMA and 24576 TMA bytes per iteration, 32 cycles of element-wise work
   tile += static_cast<double>(v_6) * fmax(256, (8192.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -4481,8 +4485,9 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 1572864 FMA and 40960 TMA bytes per iteration
+  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 1572864 FMA and 40960 TMA bytes per iteration, 64 cycles of element-wise work
   tile += static_cast<double>(v_6) * fmax(768, (16384.0 * fill_A + 24576.0 * fill_B) / 48.0);
+  tile += 192;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -5369,8 +5374,9 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 2359296 FMA and 49152 TMA bytes per iteration
+  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 2359296 FMA and 49152 TMA bytes per iteration, 96 cycles of element-wise work
   tile += static_cast<double>(v_6) * fmax(1152, (24576.0 * fill_A + 24576.0 * fill_B) / 48.0);
+  tile += 288;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
@@ -6324,8 +6330,9 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 2097152 FMA and 32768 TMA bytes per iteration
+  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 2097152 FMA and 32768 TMA bytes per iteration, 64 cycles of element-wise work
   tile += static_cast<double>(v_6) * fmax(1024, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 256;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)
   // multicast(2): the shared loads' bytes above are this block's share; the blocks run in clusters of 2
@@ -7428,9 +7435,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 1048576 FMA and 32768 TMA bytes per iteration
+  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 1048576 FMA and 32768 TMA bytes per iteration, 64 cycles of element-wise work
   // splitk(2): a block runs at most ceil(trips / 2) of them
   tile += static_cast<double>(loom_cdiv(v_6, 2)) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0 * 1.0 / 2.0;
   // splitk(2): the owner of a warpgroup's rows reads 1 partial sum(s) of 32768 bytes (a tree of 1 level(s)), for the 1 warpgroup(s) a block owns at most
   tile += 32768.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
@@ -8531,9 +8539,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 1048576 FMA and 32768 TMA bytes per iteration
+  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 1048576 FMA and 32768 TMA bytes per iteration, 64 cycles of element-wise work
   // splitk(4): a block runs at most ceil(trips / 4) of them
   tile += static_cast<double>(loom_cdiv(v_6, 4)) * fmax(512, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0 * 1.0 / 2.0;
   // splitk(4): the owner of a warpgroup's rows reads 2 partial sum(s) of 32768 bytes (a tree of 2 level(s)), for the 1 warpgroup(s) a block owns at most
   tile += 65536.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
@@ -9643,9 +9652,10 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
   const int64_t v_K = A.shape[1];
   const int64_t v_6 = loom_cdiv(v_K, v_U);
-  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 1048576 FMA and 49152 TMA bytes per iteration
+  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]: 1048576 FMA and 49152 TMA bytes per iteration, 128 cycles of element-wise work
   // splitk(4): a block runs at most ceil(trips / 4) of them
   tile += static_cast<double>(loom_cdiv(v_6, 4)) * fmax(512, (32768.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  tile += 32;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0 * 1.0 / 2.0;
   // splitk(4): the owner of a warpgroup's rows reads 2 partial sum(s) of 16384 bytes (a tree of 2 level(s)), for the 1 warpgroup(s) a block owns at most
   tile += 32768.0 / 32.0 + 8000.0;  // + the hand-over between the cluster's blocks
