@@ -33,14 +33,18 @@ std::string async_copy_variant(const ir::Function& f, const std::string& source)
   }
 }
 
-// One mapping's kernel: with epilogue staging when it fits the block's budget, else without; and its
-// async-copy variant, which its launcher calls when the TMA cannot address an argument.
+// One mapping's kernel: with epilogue staging when it fits the block's budget — whole tiles, else
+// 4, 2 or 1 of a tile's 128-byte slices at a time (a deep ring leaves less room) — else without;
+// and its async-copy variant, which its launcher calls when the TMA cannot address an argument.
 std::unique_ptr<CudaGen> generate_one(const ir::Function& f, const std::string& source, CudaArtifact& out) {
   const std::string variant = async_copy_variant(f, source);
-  auto staged = std::make_unique<CudaGen>(f, source, /*staging_allowed=*/true);
-  staged->set_async_copy_variant(variant);
-  out = staged->run();
-  if (!staged->staging_over_budget()) return staged;
+  for (int64_t slices : {int64_t{1} << 20, int64_t{4}, int64_t{2}, int64_t{1}}) {
+    auto staged = std::make_unique<CudaGen>(f, source, /*staging_allowed=*/true);
+    staged->set_async_copy_variant(variant);
+    staged->set_stage_slices(slices);
+    out = staged->run();
+    if (!staged->staging_over_budget()) return staged;
+  }
   auto direct = std::make_unique<CudaGen>(f, source, /*staging_allowed=*/false);
   direct->set_async_copy_variant(variant);
   out = direct->run();

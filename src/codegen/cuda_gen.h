@@ -180,6 +180,10 @@ class CudaGen {
   // namespace `async_copy`; this kernel's launcher calls it for arguments the TMA cannot address.
   // Empty (the default): no variant, such arguments are LOOM_ERR_ALIGN. Set before run().
   void set_async_copy_variant(std::string body) { async_copy_body_ = std::move(body); }
+  // At most this many 128-byte slices of a warpgroup's epilogue tile in its staging tile at once
+  // (epilogue.cpp: the rest are stored chunk after chunk), for a kernel whose whole staging tiles
+  // would not fit its shared memory (cuda.cpp, generate_one). Set before run().
+  void set_stage_slices(int64_t n) { stage_slices_ = n; }
 
   // The entry signature of the function (its C ABI); an internal error when the IR has none.
   static const ir::EntrySignature& entry_of(const Function& f);
@@ -610,7 +614,8 @@ class CudaGen {
   bool staging_allowed_ = true;
   bool async_copy_ = false;        // this is the async-copy variant (Producer::AsyncCopy)
   std::string async_copy_body_;    // the TMA kernel's fallback (set_async_copy_variant)
-  int64_t stage_bytes_ = 0;    // per compute warpgroup: the largest staged epilogue tile
+  int64_t stage_bytes_ = 0;    // per compute warpgroup: the largest staged epilogue tile (chunk)
+  int64_t stage_slices_ = 1 << 20;  // set_stage_slices (default: whole tiles)
   int64_t stage_offset_ = 0;   // of the staging tiles in dynamic shared memory
   int64_t smem_bytes_ = 0;     // the kernel's dynamic shared memory (after assemble)
   int64_t threads_ = 0;

@@ -48,7 +48,13 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
          ", clipped to " + E0 + " x " + E1);
   s.line("  const int tid = loom::rt::thread_in_warpgroup();");
   if (stageable) {
-    stage_bytes_ = std::max(stage_bytes_, tile_bytes);
+    // The staging tile holds `per` of the tile's slices at a time (all of them, unless the kernel's
+    // shared memory cannot hold that: set_stage_slices), stored chunk after chunk.
+    const int64_t slices = xt[1] / slice_cols, slice_bytes = xt[0] * 128;
+    int64_t per = std::min(slices, stage_slices_);
+    while (slices % per) --per;
+    const int64_t chunks = slices / per, stage_tile = per * slice_bytes;
+    stage_bytes_ = std::max(stage_bytes_, stage_tile);
     const int dr = tile.dims[0], dc = tile.dims[1];
     const std::string offr = tile.off[static_cast<size_t>(dr)], offc = tile.off[static_cast<size_t>(dc)];
     const std::string shr = P + ".shape[" + std::to_string(dr) + "]", shc = P + ".shape[" + std::to_string(dc) + "]";
@@ -56,51 +62,66 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
     box[static_cast<size_t>(dr)] = xt[0];
     box[static_cast<size_t>(dc)] = slice_cols;
     const std::string tm = tensor_map(d.root, box, 128, d.dtype);
-    const int64_t slices = xt[1] / slice_cols, slice_bytes = xt[0] * 128;
     s.line("  // staged when the box is clipped only by " + P + "'s edges (TMA skips what lies past them)");
     s.line("  const bool staged = " + E0 + " > 0 && " + E1 + " > 0 && (" + E0 + " == " + std::to_string(xt[0]) + " || " +
            offr + " + " + E0 + " == " + shr + ") && (" + E1 + " == " + std::to_string(xt[1]) + " || (" + offc + " + " + E1 +
            " == " + shc + " && (" + shc + " * " + std::to_string(eb) + ") % 16 == 0));");
     s.line("  if (staged) {  // through this warpgroup's staging tile: " + std::to_string(slices) + " slices of " +
-           std::to_string(xt[0]) + " rows x 128 bytes, 128-byte swizzle");
-    s.line("    uint8_t* const stage = loom_stage + consumer_wg * " + std::to_string(tile_bytes) + ";");
-    s.line("    if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile");
-    s.line("    loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free");
-    s.line("    const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);");
+           std::to_string(xt[0]) + " rows x 128 bytes, 128-byte swizzle" +
+           (chunks > 1 ? ", " + std::to_string(per) + " at a time (the ring leaves room for " + std::to_string(stage_tile) + " bytes a warpgroup)" : ""));
+    s.line("    uint8_t* const stage = loom_stage + consumer_wg * " + std::to_string(stage_tile) + ";");
+    const std::string lanes = "const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);";
     std::string in = "    ";
-    if (blocks > 1) {
+    if (chunks > 1) {
+      s.line(in + lanes);
       s.line("    #pragma unroll");
-      s.line("    for (int rb = 0; rb < " + std::to_string(blocks) + "; ++rb) {  // row blocks of 64 rows");
+      s.line("    for (int ch = 0; ch < " + std::to_string(chunks) + "; ++ch) {  // slices " + std::to_string(per) + " ch .. " +
+             std::to_string(per) + " ch + " + std::to_string(per - 1));
+      in += "  ";
+    }
+    s.line(in + "if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile");
+    s.line(in + "loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free");
+    if (chunks == 1) s.line(in + lanes);
+    const std::string outer = in;
+    if (blocks > 1) {
+      s.line(in + "#pragma unroll");
+      s.line(in + "for (int rb = 0; rb < " + std::to_string(blocks) + "; ++rb) {  // row blocks of 64 rows");
       in += "  ";
     }
     const std::string rowx = blocks > 1 ? "(mrow + 64 * rb)" : "mrow";
     auto reg = [&](const std::string& i) { return value(blocks > 1 ? "rb * " + std::to_string(half) + " + " + i : i); };
+    const std::string c0 = chunks > 1 ? std::to_string(per * 8) + " * ch" : "0";  // the chunk's first column group
     s.line(in + "#pragma unroll");
-    s.line(in + "for (int c = 0; c < " + std::to_string(xt[1] / 8) + "; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1");
+    s.line(in + "for (int c = " + c0 + "; c < " + (chunks > 1 ? c0 + " + " + std::to_string(per * 8) : std::to_string(xt[1] / 8)) +
+           "; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1");
     s.line(in + "  const int cg = c + (lane >> 4);");
-    s.line(in + "  uint8_t* const row = stage + (cg / 8) * " + std::to_string(slice_bytes) + " + " + rowx +
-           " * 128 + (((cg % 8) ^ (mrow % 8)) * 16);");
+    s.line(in + "  uint8_t* const row = stage + (cg / 8" + (chunks > 1 ? " - " + std::to_string(per) + " * ch" : std::string()) + ") * " +
+           std::to_string(slice_bytes) + " + " + rowx + " * 128 + (((cg % 8) ^ (mrow % 8)) * 16);");
     s.line(in + "  loom::rt::stmatrix_x4(row, loom::rt::pack2<" + T + ">(" + reg("4 * c") + ", " + reg("4 * c + 1") + "), loom::rt::pack2<" +
            T + ">(" + reg("4 * c + 2") + ", " + reg("4 * c + 3") + "),");
     s.line(in + "                        loom::rt::pack2<" + T + ">(" + reg("4 * c + 4") + ", " + reg("4 * c + 5") +
            "), loom::rt::pack2<" + T + ">(" + reg("4 * c + 6") + ", " + reg("4 * c + 7") + "));");
     s.line(in + "}");
-    if (blocks > 1) s.line("    }");
-    s.line("    loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them");
-    s.line("    loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written");
-    s.line("    if (tid == 0) {");
-    for (int64_t sl = 0; sl < slices; ++sl) {
-      std::string call = "      loom::rt::tma_store_" + std::to_string(rank) + "d(&" + tm + ", stage" +
+    if (blocks > 1) s.line(outer + "}");
+    s.line(outer + "loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them");
+    s.line(outer + "loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written");
+    s.line(outer + "if (tid == 0) {");
+    for (int64_t sl = 0; sl < per; ++sl) {
+      std::string call = outer + "  loom::rt::tma_store_" + std::to_string(rank) + "d(&" + tm + ", stage" +
                          (sl ? " + " + std::to_string(sl * slice_bytes) : "");
       for (int dd = rank - 1; dd >= 0; --dd) {
         std::string o = tile.off[static_cast<size_t>(dd)];
-        if (dd == dc && sl) o = "(" + o + " + " + std::to_string(sl * slice_cols) + ")";
+        if (dd == dc && chunks > 1)
+          o = "(" + o + " + " + std::to_string(slice_cols) + " * (" + std::to_string(per) + " * ch" + (sl ? " + " + std::to_string(sl) : "") + "))";
+        else if (dd == dc && sl)
+          o = "(" + o + " + " + std::to_string(sl * slice_cols) + ")";
         call += ", static_cast<int32_t>(" + o + ")";
       }
       s.line(call + ");");
     }
-    s.line("      loom::rt::tma_store_commit();");
-    s.line("    }");
+    s.line(outer + "  loom::rt::tma_store_commit();");
+    s.line(outer + "}");
+    if (chunks > 1) s.line("    }");
     s.line("  } else {  // straight from registers");
     s.indent += 2;
     emit_direct_store(s, tile, rank, P, T, xt, blocks, value);

@@ -302,7 +302,11 @@ Program build_gemm() {
   b.comment("(docs/mapping.md, \"Multicast\"): 128 x 256, 128 x 192 and 192 x 192. They pay where the loads,");
   b.comment("not the tensor cores, set the pace: large calls whose rows start off 32-byte sectors (bf16 with");
   b.comment("an odd multiple of 8 elements per row), which make every load cost about 1.4x (the cost model's");
-  b.comment("offsector_fill_percent); elsewhere they cost a little more (multicast_tile_cycles).");
+  b.comment("offsector_fill_percent); elsewhere they cost a little more (multicast_tile_cycles). A cluster's");
+  b.comment("blocks wait for each other's shares and releases, so their rings are one stage deeper than the");
+  b.comment("same tiles' without multicast: 4 stages of 48 KB for 128 x 256 and 192 x 192, which leave room for");
+  b.comment("half a staging tile a warpgroup (the epilogue stores it in two halves, or three thirds; H200:");
+  b.comment("5264 x 7640 x 7224 960 -> 823 us, 6192 x 5624 x 4888 590 -> 513, bench/results/2026-12-02-h200-pingpong.md).");
   b.specialize_fastest("sm_90a");
   b.instance("gemm_host", "gemm_host", "HOST")
       .mem(ggg)
@@ -314,11 +318,11 @@ Program build_gemm() {
       .tune("W", 64)
       .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
       .warpspecialize()
-      .pipeline(3)
+      .pipeline(4)
       .multicast(2)
       .smem("227KB");
   tile_shape(128, 192, 2, 4, 2);
-  tile_shape(192, 192, 3, 3, 2);
+  tile_shape(192, 192, 3, 4, 2);
   b.comment("64 x 64 tiles with 128-deep K steps (4 stages of 32 KB) on one compute warpgroup, the K loop split");
   b.comment("over clusters of 4 (docs/mapping.md, Split-K): the most blocks per output element of these");
   b.comment("mappings, for the smallest problems with a long K, where even 128 x 64 tiles split 4 ways leave most");

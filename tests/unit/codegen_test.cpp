@@ -13,6 +13,7 @@
 // CTest `codegen_nvcc_compile` (scripts/codegen_compile_check.sh).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -210,21 +211,40 @@ TEST_F(CodegenGemm, EpilogueStagesThroughSharedMemory) {
   EXPECT_NE(cu().find("uint8_t* const loom_stage = smem + 147456;"), std::string::npos);
 }
 
-// Staging tiles that do not fit the block's budget leave the epilogue storing from registers.
-TEST(Codegen, EpilogueWithoutRoomForStagingStoresDirectly) {
+// Staging tiles that do not fit the block's budget whole hold part of the tile at a time (cuda.cpp,
+// generate_one; epilogue.cpp): 4 stages of 48 KB leave room for 16 KB a warpgroup, two of the 64 x 256
+// tile's four 128-byte slices, stored in two chunks; a budget that leaves no room for one slice leaves
+// the epilogue storing from registers.
+TEST(Codegen, EpilogueStagedInPartsOrDirectWithoutRoom) {
   std::string text = read_file(example_path("gemm"));
   const std::string from = "warpspecialize pipeline(3)";
   ASSERT_NE(text.find(from), std::string::npos);
-  text.replace(text.find(from), from.size(), "warpspecialize pipeline(4)");  // 4 x 48 KB + 64 KB > 227 KB
+  text.replace(text.find(from), from.size(), "warpspecialize pipeline(4)");  // 4 x 48 KB + 2 x 32 KB > 227 KB
   Generated g = generate("gemm", text);
   ASSERT_TRUE(g.artifact) << (g.error ? g.error->message : g.internal);
-  // The default mapping's kernel (the small-problem specialization, 4 x 48 KB, still stages).
   const std::string k0 = between(g.artifact->cu, "namespace mapping0 {", "}  // namespace mapping0");
   ASSERT_FALSE(k0.empty());
-  EXPECT_EQ(k0.find("staged"), std::string::npos);
-  EXPECT_EQ(k0.find("loom_stage"), std::string::npos);
-  EXPECT_EQ(count(k0, "tma_store"), 0);
-  EXPECT_NE(k0.find("*reinterpret_cast<uint4*>(p) ="), std::string::npos);
+  EXPECT_NE(k0.find("4 slices of 64 rows x 128 bytes, 128-byte swizzle, 2 at a time (the ring leaves room for 16384 bytes a warpgroup)"),
+            std::string::npos) << k0;
+  EXPECT_NE(k0.find("uint8_t* const stage = loom_stage + consumer_wg * 16384;"), std::string::npos);
+  EXPECT_NE(k0.find("for (int ch = 0; ch < 2; ++ch) {"), std::string::npos);
+  EXPECT_NE(k0.find("for (int c = 16 * ch; c < 16 * ch + 16; c += 2) {"), std::string::npos);
+  EXPECT_NE(k0.find("uint8_t* const row = stage + (cg / 8 - 2 * ch) * 8192 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);"),
+            std::string::npos);
+  EXPECT_NE(k0.find("loom::rt::tma_store_2d(&tm_C_2, stage + 8192, static_cast<int32_t>((v_Cp_o1 + 64 * (2 * ch + 1))), "
+                    "static_cast<int32_t>(v_Dp_o0));"),
+            std::string::npos);
+  EXPECT_EQ(count(k0, "loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile"), 1);  // in the chunk loop
+  const std::string budget = "      smem(227KB);";
+  ASSERT_NE(text.find(budget), std::string::npos);
+  text.replace(text.find(budget), budget.size(), "      smem(200KB);");  // the ring alone: 192 KB and its barriers
+  g = generate("gemm", text);
+  ASSERT_TRUE(g.artifact) << (g.error ? g.error->message : g.internal);
+  const std::string d0 = between(g.artifact->cu, "namespace mapping0 {", "}  // namespace mapping0");
+  EXPECT_EQ(d0.find("staged"), std::string::npos);
+  EXPECT_EQ(d0.find("loom_stage"), std::string::npos);
+  EXPECT_EQ(count(d0, "tma_store"), 0);
+  EXPECT_NE(d0.find("*reinterpret_cast<uint4*>(p) ="), std::string::npos);
 }
 
 // B column-major by mapping (tests/gpu/e2e/colmajor_b.sed: layout(B: col_major) on the entry
@@ -389,7 +409,9 @@ TEST(Codegen, SpecializedMappingConditionErrors) {
   text.replace(last, std::string("entry(T=bf16, E=bf16)").size(), "entry(T=f16, E=f16)");
   Generated h = generate("gemm", text);
   EXPECT_FALSE(h.checked);
-  EXPECT_NE(h.diagnostics.find("gemm.loom:373:1: error: a specialized mapping must run the default's entry task `gemm` with the same "
+  const size_t block = text.rfind("mapping sm_90a when(", last);  // the edited mapping block's line
+  const std::string block_line = std::to_string(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(block), '\n') + 1);
+  EXPECT_NE(h.diagnostics.find("gemm.loom:" + block_line + ":1: error: a specialized mapping must run the default's entry task `gemm` with the same "
                                "argument types (both share one C ABI)"),
             std::string::npos)
       << h.diagnostics;

@@ -4096,7 +4096,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 }  // namespace mapping1
 
 // ==== mapping 2: when(D > 128) [flash_attention_2.loom:420]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 197712 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230480 bytes of dynamic shared memory.
 namespace mapping2 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -5060,7 +5060,7 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 197712;
+constexpr int kSmemBytes = 230480;
 
 __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const loom_tensor Q,
@@ -5070,22 +5070,26 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const __grid_constant__ CUtensorMap tm_Q_0,
     const __grid_constant__ CUtensorMap tm_Kt_1,
     const __grid_constant__ CUtensorMap tm_V_2,
+    const __grid_constant__ CUtensorMap tm_O_3,
     const int64_t grid_n0,
     const int64_t grid_n1) {
   extern __shared__ __align__(1024) uint8_t loom_smem_raw[];
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
-  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 196624);  // [1] compute warps done with %A for this tile
-  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 196632);  // [1] TMA %Qp -> %A landed
-  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 196640);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
-  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 196656);  // [2] TMA %Kp.1 -> %B landed
-  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 196672);  // [2] TMA %Vp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229376);  // [2] compute warps done with iteration k of the loop at line 76 (%w, distance 2)
+  uint64_t* const bar_free_v_e_5 = reinterpret_cast<uint64_t*>(smem + 229392);  // [1] compute warps done with %A for this tile
+  uint64_t* const bar_v_e_5 = reinterpret_cast<uint64_t*>(smem + 229400);  // [1] TMA %Qp -> %A landed
+  uint64_t* const bar_v_w_late = reinterpret_cast<uint64_t*>(smem + 229408);  // [2] compute warps done with %B.1 of iteration k of the loop at line 76 (pingpong: read by the deferred mma)
+  uint64_t* const bar_v_e_8 = reinterpret_cast<uint64_t*>(smem + 229424);  // [2] TMA %Kp.1 -> %B landed
+  uint64_t* const bar_v_e_36 = reinterpret_cast<uint64_t*>(smem + 229440);  // [2] TMA %Vp.1 -> %B.1 landed
+  // epilogue staging tiles, one per compute warpgroup (2 x 16384 bytes)
+  uint8_t* const loom_stage = smem + 196608;
   if (threadIdx.x == 0) {
     loom::rt::prefetch_tensormap(&tm_Q_0);
     loom::rt::prefetch_tensormap(&tm_Kt_1);
     loom::rt::prefetch_tensormap(&tm_V_2);
+    loom::rt::prefetch_tensormap(&tm_O_3);
     for (int s = 0; s < 2; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_5[s], 8);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_5[s], 1);
@@ -5873,33 +5877,59 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       // scale_rows_thread: mul(Y, O, inv)  [flash_attention_2.loom:321]
       {  // the warpgroup's 64 x 256 accumulator tile -> O, clipped to v_Yp_e0 x v_Op_e1
         const int tid = loom::rt::thread_in_warpgroup();
-        __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(O.data) + ((0 + v_b)) * O.stride[0] + (v_Yp_o0) * O.stride[1] + (v_Op_o1) * O.stride[2];
-        const int quad_lane = tid & 3;
-        const int64_t row0 = loom::rt::acc_row(tid, 0);
-        #pragma unroll
-        for (int jj = 0; jj < 8; ++jj) {
+        // staged when the box is clipped only by O's edges (TMA skips what lies past them)
+        const bool staged = v_Yp_e0 > 0 && v_Op_e1 > 0 && (v_Yp_e0 == 64 || v_Yp_o0 + v_Yp_e0 == O.shape[1]) && (v_Op_e1 == 256 || (v_Op_o1 + v_Op_e1 == O.shape[2] && (O.shape[2] * 2) % 16 == 0));
+        if (staged) {  // through this warpgroup's staging tile: 4 slices of 64 rows x 128 bytes, 128-byte swizzle, 2 at a time (the ring leaves room for 16384 bytes a warpgroup)
+          uint8_t* const stage = loom_stage + consumer_wg * 16384;
+          const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
           #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+          for (int ch = 0; ch < 2; ++ch) {  // slices 2 ch .. 2 ch + 1
+            if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile
+            loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free
             #pragma unroll
-            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>((v_C[(4 * jj + t) * 4 + 2 * h] * v_inv_2[(((4 * jj + t) * 4 + 2 * h) >> 1) & 1]), (v_C[(4 * jj + t) * 4 + 2 * h + 1] * v_inv_2[(((4 * jj + t) * 4 + 2 * h + 1) >> 1) & 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
+            for (int c = 16 * ch; c < 16 * ch + 16; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1
+              const int cg = c + (lane >> 4);
+              uint8_t* const row = stage + (cg / 8 - 2 * ch) * 8192 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);
+              loom::rt::stmatrix_x4(row, loom::rt::pack2<__nv_bfloat16>((v_C[4 * c] * v_inv_2[((4 * c) >> 1) & 1]), (v_C[4 * c + 1] * v_inv_2[((4 * c + 1) >> 1) & 1])), loom::rt::pack2<__nv_bfloat16>((v_C[4 * c + 2] * v_inv_2[((4 * c + 2) >> 1) & 1]), (v_C[4 * c + 3] * v_inv_2[((4 * c + 3) >> 1) & 1])),
+                                    loom::rt::pack2<__nv_bfloat16>((v_C[4 * c + 4] * v_inv_2[((4 * c + 4) >> 1) & 1]), (v_C[4 * c + 5] * v_inv_2[((4 * c + 5) >> 1) & 1])), loom::rt::pack2<__nv_bfloat16>((v_C[4 * c + 6] * v_inv_2[((4 * c + 6) >> 1) & 1]), (v_C[4 * c + 7] * v_inv_2[((4 * c + 7) >> 1) & 1])));
             }
-            const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
-            if (row >= v_Yp_e0) continue;
-            __nv_bfloat16* const p = out + row * O.stride[1] + col;
-            if (col + 8 <= v_Op_e1) {
-              *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
-            } else {
+            loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them
+            loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written
+            if (tid == 0) {
+              loom::rt::tma_store_3d(&tm_O_3, stage, static_cast<int32_t>((v_Op_o1 + 64 * (2 * ch))), static_cast<int32_t>(v_Yp_o0), static_cast<int32_t>((0 + v_b)));
+              loom::rt::tma_store_3d(&tm_O_3, stage + 8192, static_cast<int32_t>((v_Op_o1 + 64 * (2 * ch + 1))), static_cast<int32_t>(v_Yp_o0), static_cast<int32_t>((0 + v_b)));
+              loom::rt::tma_store_commit();
+            }
+          }
+        } else {  // straight from registers
+          __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(O.data) + ((0 + v_b)) * O.stride[0] + (v_Yp_o0) * O.stride[1] + (v_Op_o1) * O.stride[2];
+          const int quad_lane = tid & 3;
+          const int64_t row0 = loom::rt::acc_row(tid, 0);
+          #pragma unroll
+          for (int jj = 0; jj < 8; ++jj) {
+            #pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
-              for (int e = 0; e < 8; ++e)
-                if (col + e < v_Op_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>((v_C[(4 * jj + t) * 4 + 2 * h] * v_inv_2[(((4 * jj + t) * 4 + 2 * h) >> 1) & 1]), (v_C[(4 * jj + t) * 4 + 2 * h + 1] * v_inv_2[(((4 * jj + t) * 4 + 2 * h + 1) >> 1) & 1]));
+              #pragma unroll
+              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
+                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
+                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
+                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
+                #pragma unroll
+                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
+              }
+              const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
+              if (row >= v_Yp_e0) continue;
+              __nv_bfloat16* const p = out + row * O.stride[1] + col;
+              if (col + 8 <= v_Op_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Op_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }
@@ -5907,6 +5937,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
       ++tile_iter;
     }
     if (consumer_wg == 0) loom::rt::named_barrier_sync(3, 256);  // pingpong: the last hand-over
+    if (loom::rt::thread_in_warpgroup() == 0) loom::rt::tma_store_wait<0>();  // the last stores have read the staging tile
   }
 }
 
@@ -6061,10 +6092,29 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
     if (st == loom::host::kTensorMapMisalignedAddress || st == loom::host::kTensorMapStrideNotMultipleOf16) return LOOM_ERR_ALIGN;
     if (st != loom::host::kTensorMapOk) return LOOM_ERR_TENSOR_MAP;
   }
+  alignas(64) CUtensorMap tm_O_3;
+  {
+    loom::host::TensorMapSpec s;
+    s.dtype = loom::host::TmaDtype::BF16;
+    s.rank = 3;
+    s.global_address = O.data;
+    s.global_dims[0] = static_cast<uint64_t>(O.shape[2] > 0 ? O.shape[2] : 1);
+    s.box_dims[0] = 64;
+    s.global_dims[1] = static_cast<uint64_t>(O.shape[1] > 0 ? O.shape[1] : 1);
+    s.global_strides[0] = static_cast<uint64_t>(O.stride[1]) * 2;
+    s.box_dims[1] = 64;
+    s.global_dims[2] = static_cast<uint64_t>(O.shape[0] > 0 ? O.shape[0] : 1);
+    s.global_strides[1] = static_cast<uint64_t>(O.stride[0]) * 2;
+    s.box_dims[2] = 1;
+    s.swizzle = loom::Swizzle::B128;
+    const int st = loom::host::encode_tensor_map(&tm_O_3, s);
+    if (st == loom::host::kTensorMapMisalignedAddress || st == loom::host::kTensorMapStrideNotMultipleOf16) return LOOM_ERR_ALIGN;
+    if (st != loom::host::kTensorMapOk) return LOOM_ERR_TENSOR_MAP;
+  }
   // persistent: one block per SM at most, each runs tile after tile
   const int64_t sm_count = sms[device].load();
   const int64_t grid = sm_count > 0 && blocks > sm_count ? sm_count : blocks;
-  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, tm_Q_0, tm_Kt_1, tm_V_2, grid_n0, grid_n1);
+  mha_kernel<<<dim3(static_cast<unsigned>(grid)), dim3(kThreads), kSmemBytes, stream>>>(O, Q, Kt, V, v_scale, tm_Q_0, tm_Kt_1, tm_V_2, tm_O_3, grid_n0, grid_n1);
   if (cudaGetLastError() != cudaSuccess) return LOOM_ERR_LAUNCH;
   return LOOM_OK;
 }
@@ -6125,6 +6175,6 @@ extern "C" const loom_kernel_info* loom_mha_info(void) {
       {"V", LOOM_ARG_TENSOR, LOOM_BF16, 3, {"BH", "N", "D", nullptr, nullptr}, 2, LOOM_PRIV_R},
       {"scale", LOOM_ARG_SCALAR, LOOM_F32, 0, {nullptr}, 0, LOOM_PRIV_NONE},
   };
-  static const loom_kernel_info info = {"mha", 5, args, 197712, 384};
+  static const loom_kernel_info info = {"mha", 5, args, 230480, 384};
   return &info;
 }

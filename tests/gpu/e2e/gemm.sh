@@ -5,7 +5,8 @@
 # tests/gpu/gemm_correctness.cu against both, runs every shape (fresh random inputs, poisoned
 # output, double-precision reference), then compute-sanitizer memcheck, racecheck and synccheck on
 # one partial-tile shape per kernel, on two split-K mappings forced by index where each cluster
-# runs several tiles, and on the 64 x 64 mapping forced at two shapes. Exit status 0 only if
+# runs several tiles, on the 64 x 64 mapping forced at two shapes and on the two multicast mappings whose
+# epilogue stages its tile in parts (forced at 1000^3). Exit status 0 only if
 # everything passes.
 set -u
 WORK=${1:-/tmp}
@@ -33,8 +34,9 @@ for tool in memcheck racecheck synccheck; do
   # split-K hand-overs tile after tile: examples/gemm's 128 x 128 splitk(4) (mapping 4) and 64 x 64
   # splitk(4) (mapping 13) forced at 1000x1000x1000, where each cluster runs several tiles.
   # And the 64 x 64 tiles on one warpgroup (mapping 14) forced there (several tiles a block, the ring
-  # running on across them) and at 129x257x65 (edge tiles both ways).
-  for m in 4 13 14; do
+  # running on across them) and at 129x257x65 (edge tiles both ways); and the 4-stage multicast
+  # mappings 10 and 12, whose epilogue stores its tile in halves or thirds through one staging buffer.
+  for m in 4 10 12 13 14; do
     echo "== compute-sanitizer --tool $tool, 1000x1000x1000 on mapping $m"
     "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$WORK/gemm_e2e" --only 1000x1000x1000 --mapping "$m" --runs 1 || fail=1
   done
