@@ -39,7 +39,7 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
   const std::string E0 = tile.ext[0], E1 = tile.ext[1];
   const int64_t eb = dtype_bytes(d.dtype);
   // Staging: whole 128-byte swizzle slices of the tile's rows, a box of at most 256 rows.
-  const int64_t slice_cols = 128 / eb, tile_bytes = xt[0] * xt[1] * eb;
+  const int64_t slice_cols = 128 / eb;
   // A fragment of 64 R rows: R row blocks, row block b in registers b half .. (b + 1) half - 1.
   const int64_t blocks = frag_row_blocks(xf, &op), half = xt[1] / 2;
   const bool stageable = staging_allowed_ && &s == &compute_ && xt[0] % 8 == 0 && xt[0] <= 256 &&

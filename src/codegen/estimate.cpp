@@ -180,10 +180,9 @@ std::string CudaGen::estimate_function() {
     for (int d = 0; d < f_.info(p).rank; ++d) n += " * static_cast<double>(" + pname(p) + ".shape[" + std::to_string(d) + "])";
     written += (written.empty() ? "" : " + ") + n;
   }
-  const int64_t owned = owners;
   if (!written.empty())
     o << "  " << (teams ? "fixed" : "tile") << " += (" << written << ") / static_cast<double>(blocks) / " << cm.fill_bytes_per_cycle << ".0"
-      << (cluster_split() ? " * " + std::to_string(owned) + ".0 / " + std::to_string(compute_wgs_) + ".0" : "") << ";\n";
+      << (cluster_split() ? " * " + std::to_string(owners) + ".0 / " + std::to_string(compute_wgs_) + ".0" : "") << ";\n";
   if (stream_) {
     o << stream_estimate("tile", "sk_iter", "sk_trips") << "}\n\n";
     return o.str();
@@ -191,9 +190,9 @@ std::string CudaGen::estimate_function() {
   if (split_loop_) {
     if (cm.dsmem_bytes_per_cycle <= 0) cannot(split_loop_, "a cost estimate of splitk without a distributed shared memory rate");
     o << "  // splitk(" << split_ << "): the owner of a warpgroup's rows reads " << split_levels() << " partial sum(s) of "
-      << split_wg_bytes() << " bytes (a tree of " << split_levels() << " level(s)), for the " << owned
+      << split_wg_bytes() << " bytes (a tree of " << split_levels() << " level(s)), for the " << owners
       << " warpgroup(s) a block owns at most\n"
-      << "  tile += " << split_levels() * owned * split_wg_bytes() << ".0 / " << cm.dsmem_bytes_per_cycle << ".0 + "
+      << "  tile += " << split_levels() * owners * split_wg_bytes() << ".0 / " << cm.dsmem_bytes_per_cycle << ".0 + "
       << cm.cluster_tile_cycles << ".0;  // + the hand-over between the cluster's blocks\n"
       << "  // tiles (clusters) at once: what the launch will run (cluster_slots), else SMs / " << split_ << "\n"
       << cluster_slots_code(split_, false) << "  return static_cast<double>((blocks + slots - 1) / slots) * tile;\n"
