@@ -9052,8 +9052,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping9
 
-// ==== mapping 10: when(fastest) [batched_gemm.loom:311]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214088 bytes of dynamic shared memory.
+// ==== mapping 10: when(fastest) [batched_gemm.loom:312]
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230496 bytes of dynamic shared memory.
 namespace mapping10 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -9061,7 +9061,7 @@ namespace mapping10 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 148552;
+constexpr int kSmemBytes = 197728;
 
 __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -9073,13 +9073,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 147456);  // [3] compute warps done with iteration k of the loop at line 38 (%w, distance 3)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 147480);  // [3] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 147504);  // [3] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [4] compute warps done with iteration k of the loop at line 38 (%w, distance 4)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196640);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196672);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
   }
   __syncthreads();
@@ -9128,14 +9128,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       const int64_t v_4 = v_c64 * v_3;
       const float v_5 = 0.0f;
       const int64_t v_6 = loom_cdiv(v_K, v_c64);
-      const int64_t v_c3 = 3;
+      const int64_t v_c4 = 4;
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 196608) row_major swizzle128
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
-      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 3 deep
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 131072) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[2], (v_k * v_c64), v_c64);
         const int64_t v_M_3 = v_Ap_e0;
@@ -9152,22 +9152,22 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
         const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
         const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
-        if ((v_e_1_base + v_k) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 3) % 3], (((v_e_1_base + v_k) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 38 (%w, distance 3)
+        if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warps done with iteration k of the loop at line 38 (%w, distance 4)
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
         {  // %Ap.1 -> %A.1: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = ((0 + v_b)) < A.shape[0] ? A.shape[1] - (v_Ap_o0) : 0;
           const int64_t cols_in = A.shape[2] - (v_Ap_1_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(A.data) + ((0 + v_b)) * A.stride[0] + (v_Ap_o0) * A.stride[1] + (v_Ap_1_o1) * A.stride[2] : reinterpret_cast<const __nv_bfloat16*>(A.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192, first, A.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
-          loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 3], chunk);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 128, 64, 128>(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192, first, A.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 4], chunk);
         }
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
         {  // %Bp.1 -> %B.1: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = ((0 + v_b)) < B.shape[0] ? B.shape[1] - (v_Bp_1_o0) : 0;
           const int64_t cols_in = B.shape[2] - (v_Bp_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B.data) + ((0 + v_b)) * B.stride[0] + (v_Bp_1_o0) * B.stride[1] + (v_Bp_o1) * B.stride[2] : reinterpret_cast<const __nv_bfloat16*>(B.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 256, 128>(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384, first, B.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
-          loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 3], chunk);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 256, 128>(v_B_stages + ((0) * 4 + (0 + v_slot)) * 16384, first, B.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 4], chunk);
         }
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
@@ -9231,14 +9231,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       #pragma unroll
       for (int r = 0; r < 128; ++r) v_C_1[r] = v_5;
       const int64_t v_6 = loom_cdiv(v_K, v_c64);
-      const int64_t v_c3 = 3;
+      const int64_t v_c4 = 4;
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 196608) row_major swizzle128
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
-      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 3 deep
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 131072) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[2], (v_k * v_c64), v_c64);
         const int64_t v_M_3 = v_Ap_e0;
@@ -9257,30 +9257,30 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
         const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: async copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.2: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.3: async copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.3: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         // gemm_thread: mma(C, A, B)  [batched_gemm.loom:65]
         loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
-          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
+          loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 4 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 38 (%w, distance 3))
+        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 38 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -9416,7 +9416,7 @@ int launch_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_t
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 214088;
+constexpr int kSmemBytes = 230496;
 
 __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -9431,11 +9431,11 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 212992);  // [3] compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 3)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213016);  // [3] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213040);  // [3] TMA %Bp.1 -> %B.1 landed
-  // epilogue staging tiles, one per compute warpgroup (2 x 32768 bytes)
-  uint8_t* const loom_stage = smem + 147456;
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229376);  // [4] compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 229408);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 229440);  // [4] TMA %Bp.1 -> %B.1 landed
+  // epilogue staging tiles, one per compute warpgroup (2 x 16384 bytes)
+  uint8_t* const loom_stage = smem + 196608;
   // multicast(2): this block's rank in its cluster: which tile of the cluster's group it runs and which
   // share of the shared loads it issues (multicast.cpp)
   const uint32_t mc_rank = loom::rt::cluster_rank();
@@ -9444,9 +9444,9 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     loom::rt::prefetch_tensormap(&tm_A_0);
     loom::rt::prefetch_tensormap(&tm_B_1);
     loom::rt::prefetch_tensormap(&tm_C_2);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 16);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 16);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
   }
   loom::rt::cluster_sync();  // every block's barriers are initialized before a peer arrives on them
@@ -9498,14 +9498,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int64_t v_4 = v_c64 * v_3;
         const float v_5 = 0.0f;
         const int64_t v_6 = loom_cdiv(v_K, v_c64);
-        const int64_t v_c3 = 3;
+        const int64_t v_c4 = 4;
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-        __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
+        __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 196608) row_major swizzle128
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
-        // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 3 deep
+        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 131072) row_major swizzle128
+        // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-          const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
+          const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
           const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
           const int64_t v_Ap_1_e1 = loom_clip(A.shape[2], (v_k * v_c64), v_c64);
           const int64_t v_M_3 = v_Ap_e0;
@@ -9522,15 +9522,15 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
           const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
           const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
-          if ((v_e_1_base + v_k) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 3) % 3], (((v_e_1_base + v_k) - 3) / 3) & 1);  // %w: compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 3)
+          if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
           // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
-          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 3], 16384);
-          loom::rt::tma_load_3d(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 3], static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>(v_Ap_o0), static_cast<int32_t>((0 + v_b)));
+          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 4], 16384);
+          loom::rt::tma_load_3d(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 4], static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>(v_Ap_o0), static_cast<int32_t>((0 + v_b)));
           // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
-          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_3[(v_e_1_base + v_k) % 3], 32768);  // the whole tile lands here, a share from each block of the cluster
+          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_3[(v_e_1_base + v_k) % 4], 32768);  // the whole tile lands here, a share from each block of the cluster
           // multicast(2): this block loads slices mc_rank, mc_rank + 2, ... of the tile for every block of its cluster
           for (uint32_t sl = mc_rank; sl < 4; sl += 2)
-            loom::rt::tma_load_3d_multicast(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + sl * 4096, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 3], 0x3, static_cast<int32_t>((v_Bp_o1 + sl * 64)), static_cast<int32_t>(v_Bp_1_o0), static_cast<int32_t>((0 + v_b)));
+            loom::rt::tma_load_3d_multicast(v_B_stages + ((0) * 4 + (0 + v_slot)) * 16384 + sl * 4096, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 4], 0x3, static_cast<int32_t>((v_Bp_o1 + sl * 64)), static_cast<int32_t>(v_Bp_1_o0), static_cast<int32_t>((0 + v_b)));
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         ++tile_iter;
@@ -9596,14 +9596,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       #pragma unroll
       for (int r = 0; r < 128; ++r) v_C_1[r] = v_5;
       const int64_t v_6 = loom_cdiv(v_K, v_c64);
-      const int64_t v_c3 = 3;
+      const int64_t v_c4 = 4;
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 147456) row_major swizzle128
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 131072);  // @smem[131072, 196608) row_major swizzle128
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
-      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 3 deep
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 131072) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[2], (v_k * v_c64), v_c64);
         const int64_t v_M_3 = v_Ap_e0;
@@ -9622,28 +9622,28 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
         const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: TMA copy landed
-        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.3: TMA copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.2: TMA copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.3: TMA copy landed
         // gemm_thread: mma(C, A, B)  [batched_gemm.loom:65]
         loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
-          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
-          loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 128, 16 * ks);
+          loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 4 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_k - 1: release it (compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 3))
+        // the tensor cores finished iteration v_k - 1: release it (compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 3], 2);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 3], 2);
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -9653,26 +9653,27 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int tid = loom::rt::thread_in_warpgroup();
         // staged when the box is clipped only by C's edges (TMA skips what lies past them)
         const bool staged = v_Dp_e0 > 0 && v_Cp_e1 > 0 && (v_Dp_e0 == 64 || v_Dp_o0 + v_Dp_e0 == C.shape[1]) && (v_Cp_e1 == 256 || (v_Cp_o1 + v_Cp_e1 == C.shape[2] && (C.shape[2] * 2) % 16 == 0));
-        if (staged) {  // through this warpgroup's staging tile: 4 slices of 64 rows x 128 bytes, 128-byte swizzle
-          uint8_t* const stage = loom_stage + consumer_wg * 32768;
-          if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile
-          loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free
+        if (staged) {  // through this warpgroup's staging tile: 4 slices of 64 rows x 128 bytes, 128-byte swizzle, 2 at a time (the ring leaves room for 16384 bytes a warpgroup)
+          uint8_t* const stage = loom_stage + consumer_wg * 16384;
           const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
           #pragma unroll
-          for (int c = 0; c < 32; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1
-            const int cg = c + (lane >> 4);
-            uint8_t* const row = stage + (cg / 8) * 8192 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);
-            loom::rt::stmatrix_x4(row, loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c], v_C_1[4 * c + 1]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 2], v_C_1[4 * c + 3]),
-                                  loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 4], v_C_1[4 * c + 5]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 6], v_C_1[4 * c + 7]));
-          }
-          loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them
-          loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written
-          if (tid == 0) {
-            loom::rt::tma_store_3d(&tm_C_2, stage, static_cast<int32_t>(v_Cp_o1), static_cast<int32_t>(v_Dp_o0), static_cast<int32_t>((0 + v_b)));
-            loom::rt::tma_store_3d(&tm_C_2, stage + 8192, static_cast<int32_t>((v_Cp_o1 + 64)), static_cast<int32_t>(v_Dp_o0), static_cast<int32_t>((0 + v_b)));
-            loom::rt::tma_store_3d(&tm_C_2, stage + 16384, static_cast<int32_t>((v_Cp_o1 + 128)), static_cast<int32_t>(v_Dp_o0), static_cast<int32_t>((0 + v_b)));
-            loom::rt::tma_store_3d(&tm_C_2, stage + 24576, static_cast<int32_t>((v_Cp_o1 + 192)), static_cast<int32_t>(v_Dp_o0), static_cast<int32_t>((0 + v_b)));
-            loom::rt::tma_store_commit();
+          for (int ch = 0; ch < 2; ++ch) {  // slices 2 ch .. 2 ch + 1
+            if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile
+            loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free
+            #pragma unroll
+            for (int c = 16 * ch; c < 16 * ch + 16; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1
+              const int cg = c + (lane >> 4);
+              uint8_t* const row = stage + (cg / 8 - 2 * ch) * 8192 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);
+              loom::rt::stmatrix_x4(row, loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c], v_C_1[4 * c + 1]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 2], v_C_1[4 * c + 3]),
+                                    loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 4], v_C_1[4 * c + 5]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 6], v_C_1[4 * c + 7]));
+            }
+            loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them
+            loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written
+            if (tid == 0) {
+              loom::rt::tma_store_3d(&tm_C_2, stage, static_cast<int32_t>((v_Cp_o1 + 64 * (2 * ch))), static_cast<int32_t>(v_Dp_o0), static_cast<int32_t>((0 + v_b)));
+              loom::rt::tma_store_3d(&tm_C_2, stage + 8192, static_cast<int32_t>((v_Cp_o1 + 64 * (2 * ch + 1))), static_cast<int32_t>(v_Dp_o0), static_cast<int32_t>((0 + v_b)));
+              loom::rt::tma_store_commit();
+            }
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + ((0 + v_b)) * C.stride[0] + (v_Dp_o0) * C.stride[1] + (v_Cp_o1) * C.stride[2];
@@ -9965,7 +9966,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping10
 
-// ==== mapping 11: when(fastest) [batched_gemm.loom:319]
+// ==== mapping 11: when(fastest) [batched_gemm.loom:320]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping11 {
 
@@ -10878,8 +10879,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping11
 
-// ==== mapping 12: when(fastest) [batched_gemm.loom:335]
-// Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 222280 bytes of dynamic shared memory.
+// ==== mapping 12: when(fastest) [batched_gemm.loom:336]
+// Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 222304 bytes of dynamic shared memory.
 namespace mapping12 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -10887,7 +10888,7 @@ namespace mapping12 {
 namespace async_copy {
 
 constexpr int kThreads = 512;
-constexpr int kSmemBytes = 148552;
+constexpr int kSmemBytes = 197728;
 
 __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -10899,13 +10900,13 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 147456);  // [3] compute warps done with iteration k of the loop at line 38 (%w, distance 3)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 147480);  // [3] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 147504);  // [3] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [4] compute warps done with iteration k of the loop at line 38 (%w, distance 4)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196640);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196672);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 12);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 12);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
   }
   __syncthreads();
@@ -10953,14 +10954,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       const int64_t v_4 = v_c64 * v_3;
       const float v_5 = 0.0f;
       const int64_t v_6 = loom_cdiv(v_K, v_c64);
-      const int64_t v_c3 = 3;
+      const int64_t v_c4 = 4;
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 73728) row_major swizzle128
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 73728);  // @smem[73728, 147456) row_major swizzle128
-      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 3 deep
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 196608) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[2], (v_k * v_c64), v_c64);
         const int64_t v_M_3 = v_Ap_e0;
@@ -10977,22 +10978,22 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
         const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
         const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_3), v_N_3);
-        if ((v_e_1_base + v_k) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 3) % 3], (((v_e_1_base + v_k) - 3) / 3) & 1);  // %w: compute warps done with iteration k of the loop at line 38 (%w, distance 3)
+        if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warps done with iteration k of the loop at line 38 (%w, distance 4)
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
         {  // %Ap.1 -> %A.1: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = ((0 + v_b)) < A.shape[0] ? A.shape[1] - (v_Ap_o0) : 0;
           const int64_t cols_in = A.shape[2] - (v_Ap_1_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(A.data) + ((0 + v_b)) * A.stride[0] + (v_Ap_o0) * A.stride[1] + (v_Ap_1_o1) * A.stride[2] : reinterpret_cast<const __nv_bfloat16*>(A.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 192, 64, 128>(v_A_stages + ((0) * 3 + (0 + v_slot)) * 12288, first, A.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
-          loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 3], chunk);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 192, 64, 128>(v_A_stages + ((0) * 4 + (0 + v_slot)) * 12288, first, A.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_2[(v_e_1_base + v_k) % 4], chunk);
         }
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
         {  // %Bp.1 -> %B.1: every producer thread copies its chunks, then arrives when they have landed
           const int64_t rows_in = ((0 + v_b)) < B.shape[0] ? B.shape[1] - (v_Bp_1_o0) : 0;
           const int64_t cols_in = B.shape[2] - (v_Bp_o1);
           const __nv_bfloat16* const first = rows_in > 0 && cols_in > 0 ? reinterpret_cast<const __nv_bfloat16*>(B.data) + ((0 + v_b)) * B.stride[0] + (v_Bp_1_o0) * B.stride[1] + (v_Bp_o1) * B.stride[2] : reinterpret_cast<const __nv_bfloat16*>(B.data);
-          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 192, 128>(v_B_stages + ((0) * 3 + (0 + v_slot)) * 12288, first, B.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
-          loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 3], chunk);
+          const int chunk = loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 192, 128>(v_B_stages + ((0) * 4 + (0 + v_slot)) * 12288, first, B.stride[1], rows_in, cols_in, static_cast<int>(threadIdx.x));
+          loom::rt::async_copy_arrive(&bar_v_e_3[(v_e_1_base + v_k) % 4], chunk);
         }
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
@@ -11055,14 +11056,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       #pragma unroll
       for (int r = 0; r < 96; ++r) v_C_1[r] = v_5;
       const int64_t v_6 = loom_cdiv(v_K, v_c64);
-      const int64_t v_c3 = 3;
+      const int64_t v_c4 = 4;
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 73728) row_major swizzle128
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 73728);  // @smem[73728, 147456) row_major swizzle128
-      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 3 deep
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 196608) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[2], (v_k * v_c64), v_c64);
         const int64_t v_M_3 = v_Ap_e0;
@@ -11081,30 +11082,30 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_3), v_N_3);
         const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: async copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.2: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
-        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.3: async copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.3: async copy landed
         loom::rt::fence_proxy_async_shared();  // the copy's generic writes, before wgmma reads them
         // gemm_thread: mma(C, A, B)  [batched_gemm.loom:65]
         loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
-          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 3 + (0 + v_slot)) * 12288 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 192, 16 * ks);
-          loom::rt::wgmma_m64nNk16<192, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 12288 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 4 + (0 + v_slot)) * 12288 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 192, 16 * ks);
+          loom::rt::wgmma_m64nNk16<192, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 4 + (0 + v_slot)) * 12288 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 38 (%w, distance 3))
+        // the tensor cores finished iteration v_k - 1: release it (compute warps done with iteration k of the loop at line 38 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -11239,7 +11240,7 @@ int launch_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_t
 
 // The TMA kernel.
 constexpr int kThreads = 512;
-constexpr int kSmemBytes = 222280;
+constexpr int kSmemBytes = 222304;
 
 __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_tensor C,
     const loom_tensor A,
@@ -11254,11 +11255,11 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 221184);  // [3] compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 3)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 221208);  // [3] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 221232);  // [3] TMA %Bp.1 -> %B.1 landed
-  // epilogue staging tiles, one per compute warpgroup (3 x 24576 bytes)
-  uint8_t* const loom_stage = smem + 147456;
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 221184);  // [4] compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 221216);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 221248);  // [4] TMA %Bp.1 -> %B.1 landed
+  // epilogue staging tiles, one per compute warpgroup (3 x 8192 bytes)
+  uint8_t* const loom_stage = smem + 196608;
   // multicast(2): this block's rank in its cluster: which tile of the cluster's group it runs and which
   // share of the shared loads it issues (multicast.cpp)
   const uint32_t mc_rank = loom::rt::cluster_rank();
@@ -11267,9 +11268,9 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     loom::rt::prefetch_tensormap(&tm_A_0);
     loom::rt::prefetch_tensormap(&tm_B_1);
     loom::rt::prefetch_tensormap(&tm_C_2);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 24);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 24);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
   }
   loom::rt::cluster_sync();  // every block's barriers are initialized before a peer arrives on them
@@ -11320,14 +11321,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int64_t v_4 = v_c64 * v_3;
         const float v_5 = 0.0f;
         const int64_t v_6 = loom_cdiv(v_K, v_c64);
-        const int64_t v_c3 = 3;
+        const int64_t v_c4 = 4;
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-        __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 73728) row_major swizzle128
+        __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
         // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 73728);  // @smem[73728, 147456) row_major swizzle128
-        // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 3 deep
+        __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 196608) row_major swizzle128
+        // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-          const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
+          const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
           const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
           const int64_t v_Ap_1_e1 = loom_clip(A.shape[2], (v_k * v_c64), v_c64);
           const int64_t v_M_3 = v_Ap_e0;
@@ -11344,16 +11345,16 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
           const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
           const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_3), v_N_3);
-          if ((v_e_1_base + v_k) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 3) % 3], (((v_e_1_base + v_k) - 3) / 3) & 1);  // %w: compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 3)
+          if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
           // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
-          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 3], 24576);
-          loom::rt::tma_load_3d(v_A_stages + ((0) * 3 + (0 + v_slot)) * 12288, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 3], static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>(v_Ap_o0), static_cast<int32_t>((0 + v_b)));
+          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 4], 24576);
+          loom::rt::tma_load_3d(v_A_stages + ((0) * 4 + (0 + v_slot)) * 12288, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 4], static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>(v_Ap_o0), static_cast<int32_t>((0 + v_b)));
           // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
-          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_3[(v_e_1_base + v_k) % 3], 24576);  // the whole tile lands here, a share from each block of the cluster
+          loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_3[(v_e_1_base + v_k) % 4], 24576);  // the whole tile lands here, a share from each block of the cluster
           // multicast(2): this block loads rows [32 mc_rank, 32 (mc_rank + 1)) of the tile for every block of its cluster
-          loom::rt::tma_load_3d_multicast(v_B_stages + ((0) * 3 + (0 + v_slot)) * 12288 + 0 + mc_rank * 32 * 64, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 3], 0x3, static_cast<int32_t>(v_Bp_o1), static_cast<int32_t>((v_Bp_1_o0 + mc_rank * 32)), static_cast<int32_t>((0 + v_b)));
-          loom::rt::tma_load_3d_multicast(v_B_stages + ((0) * 3 + (0 + v_slot)) * 12288 + 4096 + mc_rank * 32 * 64, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 3], 0x3, static_cast<int32_t>((v_Bp_o1 + 1 * 64)), static_cast<int32_t>((v_Bp_1_o0 + mc_rank * 32)), static_cast<int32_t>((0 + v_b)));
-          loom::rt::tma_load_3d_multicast(v_B_stages + ((0) * 3 + (0 + v_slot)) * 12288 + 8192 + mc_rank * 32 * 64, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 3], 0x3, static_cast<int32_t>((v_Bp_o1 + 2 * 64)), static_cast<int32_t>((v_Bp_1_o0 + mc_rank * 32)), static_cast<int32_t>((0 + v_b)));
+          loom::rt::tma_load_3d_multicast(v_B_stages + ((0) * 4 + (0 + v_slot)) * 12288 + 0 + mc_rank * 32 * 64, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 4], 0x3, static_cast<int32_t>(v_Bp_o1), static_cast<int32_t>((v_Bp_1_o0 + mc_rank * 32)), static_cast<int32_t>((0 + v_b)));
+          loom::rt::tma_load_3d_multicast(v_B_stages + ((0) * 4 + (0 + v_slot)) * 12288 + 4096 + mc_rank * 32 * 64, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 4], 0x3, static_cast<int32_t>((v_Bp_o1 + 1 * 64)), static_cast<int32_t>((v_Bp_1_o0 + mc_rank * 32)), static_cast<int32_t>((0 + v_b)));
+          loom::rt::tma_load_3d_multicast(v_B_stages + ((0) * 4 + (0 + v_slot)) * 12288 + 8192 + mc_rank * 32 * 64, &tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 4], 0x3, static_cast<int32_t>((v_Bp_o1 + 2 * 64)), static_cast<int32_t>((v_Bp_1_o0 + mc_rank * 32)), static_cast<int32_t>((0 + v_b)));
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         ++tile_iter;
@@ -11418,14 +11419,14 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       #pragma unroll
       for (int r = 0; r < 96; ++r) v_C_1[r] = v_5;
       const int64_t v_6 = loom_cdiv(v_K, v_c64);
-      const int64_t v_c3 = 3;
+      const int64_t v_c4 = 4;
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 73728) row_major swizzle128
+      __nv_bfloat16* const v_A_stages = reinterpret_cast<__nv_bfloat16*>(smem + 0);  // @smem[0, 98304) row_major swizzle128
       // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])
-      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 73728);  // @smem[73728, 147456) row_major swizzle128
-      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 3 deep
+      __nv_bfloat16* const v_B_stages = reinterpret_cast<__nv_bfloat16*>(smem + 98304);  // @smem[98304, 196608) row_major swizzle128
+      // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_k = 0; v_k < v_6; ++v_k) {
-        const int64_t v_slot = (v_e_1_base + v_k) % v_c3;  // ring slot
+        const int64_t v_slot = (v_e_1_base + v_k) % v_c4;  // ring slot
         const int64_t v_Ap_1_o1 = 0 + (v_k * v_c64);
         const int64_t v_Ap_1_e1 = loom_clip(A.shape[2], (v_k * v_c64), v_c64);
         const int64_t v_M_3 = v_Ap_e0;
@@ -11444,28 +11445,28 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_3), v_N_3);
         const int64_t v_Ap_2_o0 = v_A_1_o0 + (v_g * v_4);
         const int64_t v_Ap_2_e0 = loom_clip(v_A_1_e0, (v_g * v_4), v_4);
-        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.2: TMA copy landed
-        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 3], ((v_e_1_base + v_k) / 3) & 1);  // %e.3: TMA copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_2[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.2: TMA copy landed
+        loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_k) % 4], ((v_e_1_base + v_k) / 4) & 1);  // %e.3: TMA copy landed
         // gemm_thread: mma(C, A, B)  [batched_gemm.loom:65]
         loom::rt::wgmma_fence();  // accumulator v_C_1 and the operands' smem are ready
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
-          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 3 + (0 + v_slot)) * 12288 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 192, 16 * ks);
-          loom::rt::wgmma_m64nNk16<192, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 12288 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
+          const uint64_t da = loom::rt::desc_k_major(v_A_stages + ((0) * 4 + (0 + v_slot)) * 12288 + (v_Ap_2_o0) * 64 + (v_A_1_o1), loom::Swizzle::B128, 192, 16 * ks);
+          loom::rt::wgmma_m64nNk16<192, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 4 + (0 + v_slot)) * 12288 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_k - 1: release it (compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 3))
+        // the tensor cores finished iteration v_k - 1: release it (compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 3], 2);
+          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 3], 2);
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -11475,25 +11476,26 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         const int tid = loom::rt::thread_in_warpgroup();
         // staged when the box is clipped only by C's edges (TMA skips what lies past them)
         const bool staged = v_Dp_e0 > 0 && v_Cp_e1 > 0 && (v_Dp_e0 == 64 || v_Dp_o0 + v_Dp_e0 == C.shape[1]) && (v_Cp_e1 == 192 || (v_Cp_o1 + v_Cp_e1 == C.shape[2] && (C.shape[2] * 2) % 16 == 0));
-        if (staged) {  // through this warpgroup's staging tile: 3 slices of 64 rows x 128 bytes, 128-byte swizzle
-          uint8_t* const stage = loom_stage + consumer_wg * 24576;
-          if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile
-          loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free
+        if (staged) {  // through this warpgroup's staging tile: 3 slices of 64 rows x 128 bytes, 128-byte swizzle, 1 at a time (the ring leaves room for 8192 bytes a warpgroup)
+          uint8_t* const stage = loom_stage + consumer_wg * 8192;
           const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);
           #pragma unroll
-          for (int c = 0; c < 24; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1
-            const int cg = c + (lane >> 4);
-            uint8_t* const row = stage + (cg / 8) * 8192 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);
-            loom::rt::stmatrix_x4(row, loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c], v_C_1[4 * c + 1]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 2], v_C_1[4 * c + 3]),
-                                  loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 4], v_C_1[4 * c + 5]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 6], v_C_1[4 * c + 7]));
-          }
-          loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them
-          loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written
-          if (tid == 0) {
-            loom::rt::tma_store_3d(&tm_C_2, stage, static_cast<int32_t>(v_Cp_o1), static_cast<int32_t>(v_Dp_o0), static_cast<int32_t>((0 + v_b)));
-            loom::rt::tma_store_3d(&tm_C_2, stage + 8192, static_cast<int32_t>((v_Cp_o1 + 64)), static_cast<int32_t>(v_Dp_o0), static_cast<int32_t>((0 + v_b)));
-            loom::rt::tma_store_3d(&tm_C_2, stage + 16384, static_cast<int32_t>((v_Cp_o1 + 128)), static_cast<int32_t>(v_Dp_o0), static_cast<int32_t>((0 + v_b)));
-            loom::rt::tma_store_commit();
+          for (int ch = 0; ch < 3; ++ch) {  // slices 1 ch .. 1 ch + 0
+            if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile
+            loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free
+            #pragma unroll
+            for (int c = 8 * ch; c < 8 * ch + 8; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1
+              const int cg = c + (lane >> 4);
+              uint8_t* const row = stage + (cg / 8 - 1 * ch) * 8192 + mrow * 128 + (((cg % 8) ^ (mrow % 8)) * 16);
+              loom::rt::stmatrix_x4(row, loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c], v_C_1[4 * c + 1]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 2], v_C_1[4 * c + 3]),
+                                    loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 4], v_C_1[4 * c + 5]), loom::rt::pack2<__nv_bfloat16>(v_C_1[4 * c + 6], v_C_1[4 * c + 7]));
+            }
+            loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them
+            loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written
+            if (tid == 0) {
+              loom::rt::tma_store_3d(&tm_C_2, stage, static_cast<int32_t>((v_Cp_o1 + 64 * (1 * ch))), static_cast<int32_t>(v_Dp_o0), static_cast<int32_t>((0 + v_b)));
+              loom::rt::tma_store_commit();
+            }
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + ((0 + v_b)) * C.stride[0] + (v_Dp_o0) * C.stride[1] + (v_Cp_o1) * C.stride[2];
@@ -11784,7 +11786,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping12
 
-// ==== mapping 13: when(fastest) [batched_gemm.loom:359]
+// ==== mapping 13: when(fastest) [batched_gemm.loom:360]
 // Kernel: 256 threads per block (1 DMA warpgroup at 40 registers, 1 compute warpgroups at 256), 205968 bytes of dynamic shared memory.
 namespace mapping13 {
 
@@ -12677,19 +12679,19 @@ int pick_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_ten
       best = e;
       pick = 9;
     }
-    if (const double e = mapping10::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:311]
+    if (const double e = mapping10::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:312]
       best = e;
       pick = 10;
     }
-    if (const double e = mapping11::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:319]
+    if (const double e = mapping11::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:320]
       best = e;
       pick = 11;
     }
-    if (const double e = mapping12::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:335]
+    if (const double e = mapping12::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:336]
       best = e;
       pick = 12;
     }
-    if (const double e = mapping13::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:359]
+    if (const double e = mapping13::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:360]
       best = e;
       pick = 13;
     }
@@ -12712,10 +12714,10 @@ int launch_batched_gemm_mapping(int mapping, const loom_tensor& C, const loom_te
     case 7: return mapping7::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:244]
     case 8: return mapping8::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:264]
     case 9: return mapping9::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:288]
-    case 10: return mapping10::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:311]
-    case 11: return mapping11::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:319]
-    case 12: return mapping12::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:335]
-    case 13: return mapping13::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:359]
+    case 10: return mapping10::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:312]
+    case 11: return mapping11::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:320]
+    case 12: return mapping12::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:336]
+    case 13: return mapping13::launch_batched_gemm(C, A, B, stream);  // when(fastest) [batched_gemm.loom:360]
     default: return LOOM_ERR_MAPPING;
   }
 }
