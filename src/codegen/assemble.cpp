@@ -187,7 +187,9 @@ std::string CudaGen::assemble() {
       if (f_.warp_roles->dma_regs) o << "    loom::rt::setmaxnreg_dec<" << f_.warp_roles->dma_regs << ">();\n";
       o << "    if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {\n";
       tile_loop(dma_, "      ");
-      o << "    }\n  } else {\n";
+      o << "    }\n";
+      stream_release_helper(o, "    ");
+      o << "  } else {\n";
     }
     o << "    // ---- consumer: the compute role, " << compute_wgs_ << " warpgroups\n";
     if (f_.warp_roles->compute_regs) o << "    loom::rt::setmaxnreg_inc<" << f_.warp_roles->compute_regs << ">();\n";

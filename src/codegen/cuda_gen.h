@@ -343,6 +343,11 @@ class CudaGen {
   // adds them in iteration order and runs the rest of the tile.
   void emit_stream_reduce(Stream& s, const Op& loop);
   void stream_tile_loop_head(std::ostream& o, const std::string& ind, const std::string& total) const;
+  // The first named barrier of the compute warpgroups' hand-over to the DMA warpgroup's warp 1, which
+  // releases the flag of a block's partial sums (streamk.cpp); -1 where that warp is not free (every
+  // DMA thread copies) or the ids would pass 15: the compute warpgroup releases its flag itself.
+  int64_t stream_release_barrier0() const;
+  void stream_release_helper(std::ostream& o, const std::string& ind) const;
   std::string stream_launch(const std::string& kname, const std::vector<std::string>& args, std::set<ValueId>& have);
   std::string stream_estimate(const std::string& fixed, const std::string& per_iter, const std::string& trips) const;
 

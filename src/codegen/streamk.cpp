@@ -47,8 +47,15 @@ void CudaGen::emit_stream_reduce(Stream& s, const Op& loop) {
            " + q) * 128 + tid], make_float4(" + acc + "[4 * q], " + acc + "[4 * q + 1], " + acc + "[4 * q + 2], " + acc + "[4 * q + 3]));");
     q0 += regs / 4;
   }
-  s.line("loom::rt::named_barrier_sync(" + bar + ", 128);  // the warpgroup's partial sums are stored");
-  s.line("if (tid == 0) loom::rt::streamk_flag_release(&sk_flags[slot], sk_epoch);");
+  if (stream_release_barrier0() >= 0) {
+    // The stores drain while the warpgroup goes on to its next turn: warp 1 of the DMA warpgroup waits
+    // for them at the barrier and releases the flag (stream_release_helper).
+    s.line("loom::rt::named_barrier_arrive(" + std::to_string(stream_release_barrier0()) +
+           " + consumer_wg, 160);  // stored: the DMA warpgroup's warp 1 releases the flag once they are performed");
+  } else {
+    s.line("loom::rt::named_barrier_sync(" + bar + ", 128);  // the warpgroup's partial sums are stored");
+    s.line("if (tid == 0) loom::rt::streamk_flag_release(&sk_flags[slot], sk_epoch);");
+  }
   s.indent -= 2;
   s.line("} else if (" + k + "_hi < " + n + ") {  // a cut tile: the blocks after this one that ran the rest of it");
   s.indent += 2;
@@ -60,10 +67,11 @@ void CudaGen::emit_stream_reduce(Stream& s, const Op& loop) {
   s.line("if (tid == 0) loom::rt::streamk_flag_wait(&sk_flags[slot], sk_epoch);");
   s.line("loom::rt::named_barrier_sync(" + bar + ", 128);  // block p's partial sums are visible to the warpgroup");
   s.line("const float4* const part = sk_partials + slot * " + wg_floats4 + ";");
-  // Loads in batches of 8 quadruples before they are added: the L2 latency is paid once a batch.
+  // Loads in batches of up to 16 quadruples before they are added: the L2 latency is paid once a batch
+  // (16: two round trips for a 64 x 256 fragment, within the compute warpgroups' registers).
   q0 = 0;
   for (auto& [acc, regs] : split_accs_) {
-    int64_t Q = 8;
+    int64_t Q = 16;
     while ((regs / 4) % Q) --Q;
     const std::string QS = std::to_string(Q);
     s.line("#pragma unroll");
@@ -117,6 +125,40 @@ void CudaGen::stream_tile_loop_head(std::ostream& o, const std::string& ind, con
     << in << "} else {\n"
     << in << "  break;\n"
     << in << "}\n";
+}
+
+// The hand-over's release barriers: after the per-warpgroup and all-warpgroup syncs (sync.cpp; streamk
+// takes no teams), one per compute warpgroup, where the DMA warpgroup's warp 1 is idle (TMA loads: one
+// elected thread of warp 0 issues them) and the ids fit the 16 a block has.
+int64_t CudaGen::stream_release_barrier0() const {
+  const int64_t first = sync_barrier0() + compute_wgs_ + 1;
+  if (!stream_ || !ws_ || async_copy_ || first + compute_wgs_ > 16) return -1;
+  return first;
+}
+
+// Warp 1 of the DMA warpgroup in a streamk kernel: a block's first shared turn, when it starts inside
+// a tile, stores its partial sums (emit_stream_reduce); each compute warpgroup arrives on its barrier
+// after its stores and runs on, and this warp, waiting there, releases the warpgroup's flag once the
+// stores are performed (the barrier orders them before its fence and release; the same order as the
+// warpgroup's own sync and release, without the warpgroup waiting for its stores to drain). At most one
+// turn of a block hands over: only its first shared turn can start inside a tile.
+void CudaGen::stream_release_helper(std::ostream& o, const std::string& ind) const {
+  const int64_t bar0 = stream_release_barrier0();
+  if (bar0 < 0) return;
+  const std::string in = ind + "  ";
+  o << ind << "// streamk: warp 1 releases the flag of this block's partial sums once they are stored (streamk.cpp)\n"
+    << ind << "if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 1) {\n"
+    << in << "const int64_t sk_total = sk_tiles * sk_iters;\n"
+    << in << "const int64_t sk_next = static_cast<int64_t>(blockIdx.x) * sk_total / gridDim.x;\n"
+    << in << "const int64_t sk_end = (static_cast<int64_t>(blockIdx.x) + 1) * sk_total / gridDim.x;\n"
+    << in << "if (sk_next < sk_end && sk_next % sk_iters != 0) {  // the first shared turn starts inside a tile: it hands over\n"
+    << in << "  for (int wg = 0; wg < " << compute_wgs_ << "; ++wg) {\n"
+    << in << "    loom::rt::named_barrier_sync(" << bar0 << " + wg, 160);  // warpgroup wg's partial sums are stored\n"
+    << in << "    if (loom::rt::lane_id() == 0) loom::rt::streamk_flag_release(&sk_flags[static_cast<int64_t>(blockIdx.x) * "
+    << compute_wgs_ << " + wg], sk_epoch);\n"
+    << in << "  }\n"
+    << in << "}\n"
+    << ind << "}\n";
 }
 
 // The launch of a streamk kernel: the host's share of the work (streamk_plan) from the loop's

@@ -61,7 +61,8 @@ TEST(StreamK, PersistentTurnsAndHandOver) {
                       "    uint32_t* const sk_flags) {"),
             2);
   EXPECT_EQ(count_of(cu, "const int64_t sk_base = grid_n0 * grid_n1 - sk_tiles;  // the first shared tile"), 4);
-  EXPECT_EQ(count_of(cu, "int64_t sk_next = static_cast<int64_t>(blockIdx.x) * sk_total / gridDim.x;"), 4);
+  // (both roles of both kernels, and the TMA kernel's release warp: its block's first shared turn)
+  EXPECT_EQ(count_of(cu, "int64_t sk_next = static_cast<int64_t>(blockIdx.x) * sk_total / gridDim.x;"), 5);
   // Whole tiles first (waves in step), then the shared ones.
   EXPECT_EQ(count_of(cu, "if (dp_next < sk_base) {"), 4);
   EXPECT_EQ(count_of(cu, "} else if (sk_next < sk_end) {"), 4);
@@ -75,7 +76,18 @@ TEST(StreamK, PersistentTurnsAndHandOver) {
   // The hand-over: a later turn stores and releases; the first waits, adds in block order, and runs
   // the rest of the tile (the epilogue's TMA store) alone.
   EXPECT_NE(cu.find("const bool sk_first = v_k_lo == 0;"), std::string::npos);
-  EXPECT_NE(cu.find("if (tid == 0) loom::rt::streamk_flag_release(&sk_flags[slot], sk_epoch);"), std::string::npos);
+  // The TMA kernel's warpgroups arrive after their stores and go on; warp 1 of the DMA warpgroup waits
+  // for them and releases the flag of the block's first shared turn when it starts inside a tile. The
+  // async-copy variant (every DMA thread copies) releases from the warpgroup, after its sync.
+  EXPECT_EQ(count_of(cu, "loom::rt::named_barrier_arrive(8 + consumer_wg, 160);"), 1);
+  EXPECT_EQ(count_of(cu, "if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 1) {"), 1);
+  EXPECT_NE(cu.find("if (sk_next < sk_end && sk_next % sk_iters != 0) {  // the first shared turn starts inside a tile"), std::string::npos);
+  EXPECT_NE(cu.find("loom::rt::named_barrier_sync(8 + wg, 160);  // warpgroup wg's partial sums are stored"), std::string::npos);
+  EXPECT_NE(cu.find("if (loom::rt::lane_id() == 0) loom::rt::streamk_flag_release(&sk_flags[static_cast<int64_t>(blockIdx.x) * 2 + wg], sk_epoch);"),
+            std::string::npos);
+  EXPECT_EQ(count_of(cu, "if (tid == 0) loom::rt::streamk_flag_release(&sk_flags[slot], sk_epoch);"), 1);
+  EXPECT_LT(cu.find("if (tid == 0) loom::rt::streamk_flag_release(&sk_flags[slot], sk_epoch);"), cu.find("}  // namespace async_copy"));
+  EXPECT_GT(cu.find("loom::rt::named_barrier_arrive(8 + consumer_wg, 160);"), cu.find("}  // namespace async_copy"));
   EXPECT_NE(cu.find("const int64_t sk_tile_end = (tile - sk_base + 1) * sk_iters;  // in the shared iterations"), std::string::npos);
   EXPECT_NE(cu.find("for (int64_t p = static_cast<int64_t>(blockIdx.x) + 1; p < gridDim.x && p * sk_total / gridDim.x < sk_tile_end; ++p) {"),
             std::string::npos);
