@@ -2,14 +2,16 @@
 // B: K x N, C: M x L, D: L x N, bf16 in, bf16 out, one fp32 accumulator) against a double-precision
 // reference on the GPU, computed from the same bf16 inputs. Fresh random inputs each run (seed
 // printed), E poisoned (NaN) before the launch, E's row padding checked for stray writes. Relative
-// Frobenius error < 1e-2. Exit 0 only if every shape passes.
+// Frobenius error < 1e-2. Every shape through the launcher's pick, then (without --only) every
+// mapping by index on three shapes (L = K + 5). Exit 0 only if every run passes.
 // With --bench: also times the kernel against cuBLAS (two cublasGemmEx into bf16 temporaries and an
 // element-wise add, the unfused baseline; and one cublasGemmEx over K + L, the same work as one
 // GEMM) at a few large shapes, median of 20 runs each, and prints the ratios (no pass/fail).
 // Build: nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iruntime -Itests/gpu \
 //          -I$GEN/add_gemm tests/gpu/add_gemm_correctness.cu $GEN/add_gemm/add_gemm.cu \
 //          -lcuda -lcublas -o add_gemm_correctness
-// Usage: add_gemm_correctness [--only MxNxKxL] [--seed S] [--bench]
+// Usage: add_gemm_correctness [--only MxNxKxL] [--seed S] [--bench] | --by-index MxNxK [--seed S]
+// --by-index: every mapping by index at that shape alone, L = K + 5 (what the sanitizers run).
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -79,14 +81,21 @@ struct Problem {
     cudaFree(D);
     cudaFree(E);
   }
-  int launch(cudaStream_t s = 0) const {
-    return loom_add_gemm(loom_tensor_2d(E, LOOM_BF16, M, N, lde), loom_tensor_2d(A, LOOM_BF16, M, K, lda),
-                         loom_tensor_2d(B, LOOM_BF16, K, N, ldb), loom_tensor_2d(C, LOOM_BF16, M, L, ldc),
-                         loom_tensor_2d(D, LOOM_BF16, L, N, ldd), s);
+  // The launcher's pick (mapping < 0) or mapping `mapping` by index.
+  int launch(cudaStream_t s = 0, int mapping = -1) const {
+    const loom_tensor tE = loom_tensor_2d(E, LOOM_BF16, M, N, lde), tA = loom_tensor_2d(A, LOOM_BF16, M, K, lda),
+                      tB = loom_tensor_2d(B, LOOM_BF16, K, N, ldb), tC = loom_tensor_2d(C, LOOM_BF16, M, L, ldc),
+                      tD = loom_tensor_2d(D, LOOM_BF16, L, N, ldd);
+    return mapping < 0 ? loom_add_gemm(tE, tA, tB, tC, tD, s) : loom_add_gemm_mapping(mapping, tE, tA, tB, tC, tD, s);
+  }
+  int pick() const {
+    return loom_add_gemm_pick(loom_tensor_2d(E, LOOM_BF16, M, N, lde), loom_tensor_2d(A, LOOM_BF16, M, K, lda),
+                              loom_tensor_2d(B, LOOM_BF16, K, N, ldb), loom_tensor_2d(C, LOOM_BF16, M, L, ldc),
+                              loom_tensor_2d(D, LOOM_BF16, L, N, ldd), 0);
   }
 };
 
-bool run(int64_t M, int64_t N, int64_t K, int64_t L, uint64_t seed) {
+bool run(int64_t M, int64_t N, int64_t K, int64_t L, uint64_t seed, int mapping = -1) {
   Problem p(M, N, K, L, seed);
   double* ref = alloc<double>(M * N);
   Result* res;
@@ -96,15 +105,19 @@ bool run(int64_t M, int64_t N, int64_t K, int64_t L, uint64_t seed) {
                                                                      p.ldc, p.ldd);
   CHECK(cudaDeviceSynchronize());
   auto t0 = std::chrono::steady_clock::now();
-  int rc = p.launch();
+  int rc = p.launch(0, mapping);
   CHECK(cudaDeviceSynchronize());
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   compare<<<dim3(unsigned((p.lde + 255) / 256), unsigned(M)), 256>>>(p.E, ref, M, N, p.lde, res);
   CHECK(cudaDeviceSynchronize());
   double rel = res->ref2 > 0 ? std::sqrt(res->err2 / res->ref2) : std::sqrt(res->err2);
-  bool ok = rc == LOOM_OK && res->nonfinite == 0 && res->stray == 0 && rel < 1e-2;
-  std::printf("| %5lld x %5lld x %5lld x %5lld | seed %llu | %s | rc %d, rel err %.3e, non-finite %llu, stray writes %llu, %.2f ms incl. sync\n",
-              (long long)M, (long long)N, (long long)K, (long long)L, (unsigned long long)seed, ok ? "ok  " : "FAIL", rc,
+  // The launcher's pick for these arguments is one of the mappings.
+  const int pick = p.pick(), mappings = loom_add_gemm_mappings();
+  const bool pick_ok = pick >= 0 && pick < mappings;
+  bool ok = rc == LOOM_OK && pick_ok && res->nonfinite == 0 && res->stray == 0 && rel < 1e-2;
+  const std::string which = mapping < 0 ? "p" + std::to_string(pick) : "m" + std::to_string(mapping);
+  std::printf("| %5lld x %5lld x %5lld x %5lld | %s | seed %llu | %s | rc %d, rel err %.3e, non-finite %llu, stray writes %llu, %.2f ms incl. sync\n",
+              (long long)M, (long long)N, (long long)K, (long long)L, which.c_str(), (unsigned long long)seed, ok ? "ok  " : "FAIL", rc,
               rel, res->nonfinite, res->stray, ms);
   cudaFree(ref);
   cudaFree(res);
@@ -175,15 +188,20 @@ void bench(int64_t M, int64_t N, int64_t K, int64_t L, cublasHandle_t h) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string only;
-  bool do_bench = false;
+  std::string only, by_index_only;
+  bool do_bench = false, by_index = false;
   uint64_t seed = uint64_t(std::chrono::system_clock::now().time_since_epoch().count());
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--only" && i + 1 < argc) only = argv[++i];
     else if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
     else if (a == "--bench") do_bench = true;
+    else if (a == "--by-index" && i + 1 < argc) by_index = true, by_index_only = argv[++i];
   }
+  // Mapping `m` by index on a 3-extent shape of e2e::every_mapping, with L = K + 5.
+  auto by_mapping = [](int64_t M, int64_t N, int64_t K, uint64_t s, int m) { return run(M, N, K, K + 5, s, m); };
+  if (by_index)
+    return e2e::by_index_main("add_gemm_correctness", loom_add_gemm_mappings(), by_index_only.c_str(), seed, by_mapping);
   const int64_t shapes[][4] = {{128, 256, 64, 64},    {129, 257, 65, 70},       {1, 300, 64, 33},
                                {300, 1, 100, 17},     {300, 520, 200, 130},     {1000, 1000, 1000, 1000},
                                {4096, 4096, 4096, 4096}};
@@ -193,6 +211,7 @@ int main(int argc, char** argv) {
     if (!only.empty() && name != only) continue;
     all = run(s[0], s[1], s[2], s[3], seed++) && all;
   }
+  if (only.empty()) all = e2e::every_mapping(loom_add_gemm_mappings(), nullptr, seed, by_mapping) == 1 && all;  // every mapping by index
   std::printf("add_gemm_correctness: %s\n", all ? "PASS" : "FAIL");
   if (do_bench) {
     cublasHandle_t h;

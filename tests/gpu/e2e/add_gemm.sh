@@ -3,9 +3,10 @@
 # E = A·B + C·D). Needs ${LOOM_GEN_DIR:-build-gpu/gen}/add_gemm/ (loom compile
 # examples/add_gemm/add_gemm.loom -o build-gpu/gen/add_gemm on the development machine; or, when
 # $LOOM names a loom binary here, generated into WORK). Builds tests/gpu/add_gemm_correctness.cu
-# against it, runs every shape and the cuBLAS comparison (--bench: printed, not a pass/fail), then
-# compute-sanitizer memcheck, racecheck and synccheck on 129x257x65x70 (and memcheck on the tile
-# shape 128x256x64x64). Exit status 0 only if everything passes.
+# against it, runs every shape and every mapping by index and the cuBLAS comparison (--bench: printed,
+# not a pass/fail), then compute-sanitizer memcheck, racecheck and synccheck on 129x257x65x70 through
+# the pick and on every mapping by index at 129x257x65 (L = 70), and memcheck on the tile shape
+# 128x256x64x64. Exit status 0 only if everything passes.
 set -u
 WORK=${1:-/tmp}
 GEN=${LOOM_GEN_DIR:-build-gpu/gen}
@@ -24,6 +25,10 @@ fail=0
 for tool in memcheck racecheck synccheck; do
   echo "== compute-sanitizer --tool $tool, 129x257x65x70"
   "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$WORK/add_gemm_e2e" --only 129x257x65x70 || fail=1
+done
+for tool in memcheck racecheck synccheck; do
+  echo "== compute-sanitizer --tool $tool, every mapping by index, 129x257x65 (L = 70)"
+  "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$WORK/add_gemm_e2e" --by-index 129x257x65 || fail=1
 done
 echo "== compute-sanitizer --tool memcheck, 128x256x64x64"
 "$SAN" --tool memcheck --error-exitcode 99 --print-limit 20 "$WORK/add_gemm_e2e" --only 128x256x64x64 || fail=1
