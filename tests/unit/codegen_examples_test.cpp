@@ -56,6 +56,17 @@ TEST(Codegen, AddGemmOneRingForBothLoops) {
   EXPECT_TRUE(has("loom_stage"));  // 144 KB of rings leave room for the staged epilogue
 }
 
+// add_gemm's 128 x 256 multicast candidate (mapping 7): the cluster's blocks share B's tiles in the K
+// loop and D's in the L loop, each loaded once into both blocks' ring (the L loop continuing the K
+// loop's slots and barriers).
+TEST(Codegen, AddGemmMulticastSharesBothLoopsColumnPanels) {
+  codegen::CudaArtifact a = tma_kernels(artifact_of("add_gemm"));
+  const std::string m7 = between(a.cu, "namespace mapping7 {", "}  // namespace mapping7");
+  EXPECT_EQ(count(m7, "loom::rt::tma_load_2d_multicast("), 2);
+  EXPECT_NE(m7.find("&tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 4], 0x3,"), std::string::npos);
+  EXPECT_NE(m7.find("&tm_D_3, &bar_v_e_3[(v_e_1_base + v_l) % 4], 0x3,"), std::string::npos);
+}
+
 // ---- what the back end cannot lower yet ------------------------------------------------------------
 
 // dual_gemm (a gated MLP): two accumulators per thread, two wgmma groups per K step, the SiLU-gated
