@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -81,17 +82,20 @@ struct Problem {
     cudaFree(D);
     cudaFree(E);
   }
+  // The call's tensors E, A, B, C, D.
+  std::array<loom_tensor, 5> tensors() const {
+    return {loom_tensor_2d(E, LOOM_BF16, M, N, lde), loom_tensor_2d(A, LOOM_BF16, M, K, lda),
+            loom_tensor_2d(B, LOOM_BF16, K, N, ldb), loom_tensor_2d(C, LOOM_BF16, M, L, ldc),
+            loom_tensor_2d(D, LOOM_BF16, L, N, ldd)};
+  }
   // The launcher's pick (mapping < 0) or mapping `mapping` by index.
   int launch(cudaStream_t s = 0, int mapping = -1) const {
-    const loom_tensor tE = loom_tensor_2d(E, LOOM_BF16, M, N, lde), tA = loom_tensor_2d(A, LOOM_BF16, M, K, lda),
-                      tB = loom_tensor_2d(B, LOOM_BF16, K, N, ldb), tC = loom_tensor_2d(C, LOOM_BF16, M, L, ldc),
-                      tD = loom_tensor_2d(D, LOOM_BF16, L, N, ldd);
-    return mapping < 0 ? loom_add_gemm(tE, tA, tB, tC, tD, s) : loom_add_gemm_mapping(mapping, tE, tA, tB, tC, tD, s);
+    const auto t = tensors();
+    return mapping < 0 ? loom_add_gemm(t[0], t[1], t[2], t[3], t[4], s) : loom_add_gemm_mapping(mapping, t[0], t[1], t[2], t[3], t[4], s);
   }
   int pick() const {
-    return loom_add_gemm_pick(loom_tensor_2d(E, LOOM_BF16, M, N, lde), loom_tensor_2d(A, LOOM_BF16, M, K, lda),
-                              loom_tensor_2d(B, LOOM_BF16, K, N, ldb), loom_tensor_2d(C, LOOM_BF16, M, L, ldc),
-                              loom_tensor_2d(D, LOOM_BF16, L, N, ldd), 0);
+    const auto t = tensors();
+    return loom_add_gemm_pick(t[0], t[1], t[2], t[3], t[4], 0);
   }
 };
 
