@@ -121,6 +121,13 @@ struct CostModel {
   // 0: not modelled.
   int64_t sfu_ops_per_cycle = 0;
   int64_t alu_ops_per_cycle = 0;
+  // Bytes per SM and cycle that can land in one SM's shared memory (src/codegen/estimate.cpp): a
+  // multicast(S) copy's fill time counts only the issuing block's share against fill_bytes_per_cycle
+  // (the L2 side), but the whole tile lands in every block of the cluster, at most this fast. It
+  // bounds multicast kernels whose tiles were fill-bound without multicast (128 x 128: 32 KB a
+  // 512-cycle K step); fitted offline on the measured tables of bench/results/2026-12-02-h200-streamk.md.
+  // 0: not modelled.
+  int64_t intake_bytes_per_cycle = 0;
 };
 
 struct Machine {

@@ -566,6 +566,7 @@ class CudaGen {
   // each TMA copy's bytes, as generated.
   std::map<const Op*, int64_t> fma_of_;
   std::map<const Op*, int64_t> bytes_of_;
+  std::map<const Op*, int64_t> landed_of_;  // multicast copies: the whole tile, which lands in every block
   std::map<const Op*, ElementWork> work_of_;  // element-wise leaves: their work on one tile (estimate.cpp)
   std::map<const Op*, ValueId> bytes_root_;  // the tensor parameter each such copy reads
   const ir::Block* kernel_ = nullptr;

@@ -76,6 +76,7 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
     // multicast.cpp: every block receives the whole tile; this block issues its share for all.
     const int64_t S = multicast_;
     bytes_of_[&op] = bytes / S;
+    landed_of_[&op] = bytes;
     const int64_t band = mc->second.by_rows ? outer / S : outer;
     box[static_cast<size_t>(outer_dim)] = band;
     const std::string tm = tensor_map(src.root, box, layout.swizzle, src.dtype);

@@ -31,8 +31,9 @@
 // CostModel::dsmem_bytes_per_cycle, plus cluster_tile_cycles for the hand-over.
 //
 // multicast(S) (multicast.cpp): a multicast copy's bytes are the issuing block's share (1 / S of
-// the tile); the blocks run in clusters of S (slots: cluster_slots() x S blocks at once) on groups
-// of S tiles, a group cut by the edge still taking S blocks.
+// the tile), and an iteration takes at least the bytes landing in the block (the whole tile) over
+// CostModel::intake_bytes_per_cycle; the blocks run in clusters of S (slots: cluster_slots() x S
+// blocks at once) on groups of S tiles, a group cut by the edge still taking S blocks.
 //
 // streamk (streamk.cpp): the host's plan (runtime/loom/streamk_plan.h) gives `workers` blocks and
 // the sk_tiles shared tiles; a block runs its whole tiles, its share ceil(sk_tiles x trips /
@@ -129,12 +130,16 @@ std::string CudaGen::estimate_function() {
   if (teams) o << "  double fixed = " << cm.tile_cycles << ".0;  // alternate(" << teams_ << "): under the next tile's main loop\n";
   for (const Op& L : tile.ops) {
     if (L.kind != OpKind::For) continue;
-    int64_t fma = 0, bytes = 0;
+    int64_t fma = 0, bytes = 0, landed = 0;
     std::map<ValueId, int64_t> by_root;
     for (auto& [op, n] : fma_of_)
       if (enclosing_loop(op) == &L) fma += n;
     for (auto& [op, n] : bytes_of_)
-      if (enclosing_loop(op) == &L) bytes += n, by_root[bytes_root_.at(op)] += n;
+      if (enclosing_loop(op) == &L) {
+        bytes += n, by_root[bytes_root_.at(op)] += n;
+        const auto mc = landed_of_.find(op);
+        landed += mc == landed_of_.end() ? n : mc->second;
+      }
     const double work = work_cycles(&L);
     if (!fma && !bytes) continue;
     for (const std::string& l : slice_lines(L.operands[0], have, L)) o << "  " << l << "\n";
@@ -144,10 +149,14 @@ std::string CudaGen::estimate_function() {
     for (auto& [root, n] : by_root) fill += (fill.empty() ? "" : " + ") + std::to_string(n) + ".0 * fill_" + pname(root);
     std::ostringstream mma_cycles;
     mma_cycles << std::max(static_cast<double>(fma) / static_cast<double>(cm.mma_fma_per_cycle), work);
-    const std::string per_iter = fill.empty() ? mma_cycles.str()
-                                              : "fmax(" + mma_cycles.str() + ", (" + fill + ") / " +
-                                                    std::to_string(cm.fill_bytes_per_cycle) + ".0)";
+    std::string per_iter = fill.empty() ? mma_cycles.str()
+                                        : "fmax(" + mma_cycles.str() + ", (" + fill + ") / " +
+                                              std::to_string(cm.fill_bytes_per_cycle) + ".0)";
+    // multicast: the whole tile lands in every block of the cluster (CostModel::intake_bytes_per_cycle)
+    if (landed > bytes && cm.intake_bytes_per_cycle > 0)
+      per_iter = "fmax(" + per_iter + ", " + std::to_string(landed) + ".0 / " + std::to_string(cm.intake_bytes_per_cycle) + ".0)";
     o << "  // " << (L.origin.empty() ? std::string("loop") : L.origin) << "  [" << source_ << ":" << L.loc.line << "]: " << fma << " FMA and " << bytes << " TMA bytes per iteration";
+    if (landed > bytes) o << " (" << landed << " landing in the block: multicast)";
     if (work > 0) o << ", " << work << " cycles of element-wise work";
     o << "\n";
     if (&L == split_loop_ && stream_)

@@ -153,7 +153,7 @@ const Machine& hopper_machine() {
     // Element-wise throughput per SM and clock for compute capability 9.0 (CUDA C++ Programming
     // Guide, arithmetic instructions): 16 results of exp2 / reciprocal (the special-function
     // units), 128 FP32 add / multiply / multiply-add.
-    h.cost = {2048, 48, 500, 32, 8000, 16, 2000, 1500, 140, 3000, 0, 16, 128};
+    h.cost = {2048, 48, 500, 32, 8000, 16, 2000, 1500, 140, 3000, 0, 16, 128, 56};
     return h;
   }();
   return m;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "codegen_util.h"
+#include "loom/machine.h"
 
 namespace loom {
 namespace {
@@ -101,6 +102,24 @@ TEST(Multicast, CostEstimateCountsTheShare) {
   EXPECT_NE(cu.find("2097152 FMA and 32768 TMA bytes per iteration"), std::string::npos);
   EXPECT_NE(cu.find("const int64_t mc_blocks = blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2;"), std::string::npos);
   EXPECT_NE(cu.find("if (cudaGetDevice(&device) == cudaSuccess) slots = cluster_slots(device) * 2;"), std::string::npos);
+  // The whole 49152-byte tile lands in each block: an iteration takes at least that over the intake rate.
+  EXPECT_NE(cu.find("2097152 FMA and 32768 TMA bytes per iteration (49152 landing in the block: multicast)"), std::string::npos);
+  EXPECT_NE(cu.find("tile += static_cast<double>(v_6) * fmax(fmax(1024, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0), 49152.0 / 56.0);"),
+            std::string::npos);
+}
+
+// A 128 x 128 multicast tile (examples/gemm's second mapping with multicast(2)): 32 KB land in a block
+// each 512-cycle K step, more than the intake rate takes (CostModel::intake_bytes_per_cycle), so its
+// estimate does not drop below the unshared tile's fill time by halving B's bytes.
+TEST(Multicast, CostEstimateBoundsTheIntake) {
+  const std::string text = replaced(example_text("gemm"), "tune(W=64)\n      call(gemm: gemm_tile, clear: clear_tile, copy: copy_tile) warpspecialize pipeline(4)\n      smem(227KB);",
+                                    "tune(W=64)\n      call(gemm: gemm_tile, clear: clear_tile, copy: copy_tile) warpspecialize pipeline(4)\n      multicast(2) smem(227KB);");
+  test::CompiledMappings c = compile_mappings(text, "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  EXPECT_NE(cu.find("1048576 FMA and 24576 TMA bytes per iteration (32768 landing in the block: multicast)"), std::string::npos);
+  EXPECT_NE(cu.find("fmax(fmax(512, (16384.0 * fill_A + 8192.0 * fill_B) / 48.0), 32768.0 / 56.0)"), std::string::npos);
+  EXPECT_GT(loom::hopper_machine().cost.intake_bytes_per_cycle, loom::hopper_machine().cost.fill_bytes_per_cycle);
 }
 
 TEST(Multicast, BandsOfRowsWhenSlicesDoNotDivide) {

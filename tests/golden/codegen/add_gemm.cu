@@ -8552,14 +8552,14 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 2097152 FMA and 32768 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * fmax(1024, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 2097152 FMA and 32768 TMA bytes per iteration (49152 landing in the block: multicast)
+  tile += static_cast<double>(v_6) * fmax(fmax(1024, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0), 49152.0 / 56.0);
   const int64_t v_Cp_o0 = 0 + (v_i * v_U);
   const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
   const int64_t v_L = C.shape[1];
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
-  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 2097152 FMA and 32768 TMA bytes per iteration
-  tile += static_cast<double>(v_7) * fmax(1024, (16384.0 * fill_C + 16384.0 * fill_D) / 48.0);
+  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 2097152 FMA and 32768 TMA bytes per iteration (49152 landing in the block: multicast)
+  tile += static_cast<double>(v_7) * fmax(fmax(1024, (16384.0 * fill_C + 16384.0 * fill_D) / 48.0), 49152.0 / 56.0);
   tile += 256;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)
@@ -9687,14 +9687,14 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 1572864 FMA and 28672 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * fmax(768, (16384.0 * fill_A + 12288.0 * fill_B) / 48.0);
+  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 1572864 FMA and 28672 TMA bytes per iteration (40960 landing in the block: multicast)
+  tile += static_cast<double>(v_6) * fmax(fmax(768, (16384.0 * fill_A + 12288.0 * fill_B) / 48.0), 40960.0 / 56.0);
   const int64_t v_Cp_o0 = 0 + (v_i * v_U);
   const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
   const int64_t v_L = C.shape[1];
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
-  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 1572864 FMA and 28672 TMA bytes per iteration
-  tile += static_cast<double>(v_7) * fmax(768, (16384.0 * fill_C + 12288.0 * fill_D) / 48.0);
+  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 1572864 FMA and 28672 TMA bytes per iteration (40960 landing in the block: multicast)
+  tile += static_cast<double>(v_7) * fmax(fmax(768, (16384.0 * fill_C + 12288.0 * fill_D) / 48.0), 40960.0 / 56.0);
   tile += 192;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)
@@ -10816,14 +10816,14 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 2359296 FMA and 36864 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * fmax(1152, (24576.0 * fill_A + 12288.0 * fill_B) / 48.0);
+  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]: 2359296 FMA and 36864 TMA bytes per iteration (49152 landing in the block: multicast)
+  tile += static_cast<double>(v_6) * fmax(fmax(1152, (24576.0 * fill_A + 12288.0 * fill_B) / 48.0), 49152.0 / 56.0);
   const int64_t v_Cp_o0 = 0 + (v_i * v_U);
   const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
   const int64_t v_L = C.shape[1];
   const int64_t v_7 = loom_cdiv(v_L, v_c64);
-  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 2359296 FMA and 36864 TMA bytes per iteration
-  tile += static_cast<double>(v_7) * fmax(1152, (24576.0 * fill_C + 12288.0 * fill_D) / 48.0);
+  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]: 2359296 FMA and 36864 TMA bytes per iteration (49152 landing in the block: multicast)
+  tile += static_cast<double>(v_7) * fmax(fmax(1152, (24576.0 * fill_C + 12288.0 * fill_D) / 48.0), 49152.0 / 56.0);
   tile += 288;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)

@@ -9947,8 +9947,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[2];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 2097152 FMA and 32768 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * fmax(1024, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 2097152 FMA and 32768 TMA bytes per iteration (49152 landing in the block: multicast)
+  tile += static_cast<double>(v_6) * fmax(fmax(1024, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0), 49152.0 / 56.0);
   tile += 256;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)
@@ -10860,8 +10860,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[2];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1572864 FMA and 28672 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * fmax(768, (16384.0 * fill_A + 12288.0 * fill_B) / 48.0);
+  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 1572864 FMA and 28672 TMA bytes per iteration (40960 landing in the block: multicast)
+  tile += static_cast<double>(v_6) * fmax(fmax(768, (16384.0 * fill_A + 12288.0 * fill_B) / 48.0), 40960.0 / 56.0);
   tile += 192;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)
@@ -11767,8 +11767,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[2];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 2359296 FMA and 36864 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * fmax(1152, (24576.0 * fill_A + 12288.0 * fill_B) / 48.0);
+  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]: 2359296 FMA and 36864 TMA bytes per iteration (49152 landing in the block: multicast)
+  tile += static_cast<double>(v_6) * fmax(fmax(1152, (24576.0 * fill_A + 12288.0 * fill_B) / 48.0), 49152.0 / 56.0);
   tile += 288;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)

@@ -9051,8 +9051,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]: 2097152 FMA and 32768 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * fmax(1024, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0);
+  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]: 2097152 FMA and 32768 TMA bytes per iteration (49152 landing in the block: multicast)
+  tile += static_cast<double>(v_6) * fmax(fmax(1024, (16384.0 * fill_A + 16384.0 * fill_B) / 48.0), 49152.0 / 56.0);
   tile += 4096;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)
@@ -9958,8 +9958,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]: 1572864 FMA and 28672 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * fmax(768, (16384.0 * fill_A + 12288.0 * fill_B) / 48.0);
+  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]: 1572864 FMA and 28672 TMA bytes per iteration (40960 landing in the block: multicast)
+  tile += static_cast<double>(v_6) * fmax(fmax(768, (16384.0 * fill_A + 12288.0 * fill_B) / 48.0), 40960.0 / 56.0);
   tile += 3072;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)
@@ -10862,8 +10862,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   const int64_t v_K = A.shape[1];
   const int64_t v_c64 = 64;
   const int64_t v_6 = loom_cdiv(v_K, v_c64);
-  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]: 1572864 FMA and 32768 TMA bytes per iteration
-  tile += static_cast<double>(v_6) * fmax(768, (24576.0 * fill_A + 8192.0 * fill_B) / 48.0);
+  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]: 1572864 FMA and 32768 TMA bytes per iteration (40960 landing in the block: multicast)
+  tile += static_cast<double>(v_6) * fmax(fmax(768, (24576.0 * fill_A + 8192.0 * fill_B) / 48.0), 40960.0 / 56.0);
   tile += 3072;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   tile += 3000.0;  // multicast: the cluster's blocks wait for each other (CostModel)
