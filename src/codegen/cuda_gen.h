@@ -343,6 +343,7 @@ class CudaGen {
   // adds them in iteration order and runs the rest of the tile.
   void emit_stream_reduce(Stream& s, const Op& loop);
   void stream_tile_loop_head(std::ostream& o, const std::string& ind, const std::string& total) const;
+  std::string stream_share_lines(const std::string& ind, bool advancing) const;
   // The first named barrier of the compute warpgroups' hand-over to the DMA warpgroup's warp 1, which
   // releases the flag of a block's partial sums (streamk.cpp); -1 where that warp is not free (every
   // DMA thread copies) or the ids would pass 15: the compute warpgroup releases its flag itself.

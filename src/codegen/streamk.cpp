@@ -47,10 +47,10 @@ void CudaGen::emit_stream_reduce(Stream& s, const Op& loop) {
            " + q) * 128 + tid], make_float4(" + acc + "[4 * q], " + acc + "[4 * q + 1], " + acc + "[4 * q + 2], " + acc + "[4 * q + 3]));");
     q0 += regs / 4;
   }
-  if (stream_release_barrier0() >= 0) {
+  if (const int64_t release = stream_release_barrier0(); release >= 0) {
     // The stores drain while the warpgroup goes on to its next turn: warp 1 of the DMA warpgroup waits
     // for them at the barrier and releases the flag (stream_release_helper).
-    s.line("loom::rt::named_barrier_arrive(" + std::to_string(stream_release_barrier0()) +
+    s.line("loom::rt::named_barrier_arrive(" + std::to_string(release) +
            " + consumer_wg, 160);  // stored: the DMA warpgroup's warp 1 releases the flag once they are performed");
   } else {
     s.line("loom::rt::named_barrier_sync(" + bar + ", 128);  // the warpgroup's partial sums are stored");
@@ -99,6 +99,15 @@ void CudaGen::emit_stream_reduce(Stream& s, const Op& loop) {
   split_owner_open_ = true;
 }
 
+// The block's share [sk_next, sk_end) of the sk_total shared iterations, the same in every role that
+// walks or inspects the turns (stream_tile_loop_head, stream_release_helper); `advancing`: sk_next is
+// the loop's cursor.
+std::string CudaGen::stream_share_lines(const std::string& ind, bool advancing) const {
+  return ind + "const int64_t sk_total = sk_tiles * sk_iters;\n" + ind + (advancing ? "" : "const ") +
+         "int64_t sk_next = static_cast<int64_t>(blockIdx.x) * sk_total / gridDim.x;\n" + ind +
+         "const int64_t sk_end = (static_cast<int64_t>(blockIdx.x) + 1) * sk_total / gridDim.x;\n";
+}
+
 // The head of a role's persistent loop of turns (assemble.cpp's tile_loop): defines tile, unit_lo
 // and unit_hi for the body; `total` is the number of tiles.
 void CudaGen::stream_tile_loop_head(std::ostream& o, const std::string& ind, const std::string& total) const {
@@ -106,9 +115,7 @@ void CudaGen::stream_tile_loop_head(std::ostream& o, const std::string& ind, con
   o << ind << "// streamk (streamk.cpp): whole tiles in waves, then this block's equal share of the last sk_tiles tiles'\n"
     << ind << "// iterations (the waves first: the blocks start them together, in step, as an unshared kernel does)\n"
     << ind << "const int64_t sk_base = " << total << " - sk_tiles;  // the first shared tile\n"
-    << ind << "const int64_t sk_total = sk_tiles * sk_iters;\n"
-    << ind << "int64_t sk_next = static_cast<int64_t>(blockIdx.x) * sk_total / gridDim.x;\n"
-    << ind << "const int64_t sk_end = (static_cast<int64_t>(blockIdx.x) + 1) * sk_total / gridDim.x;\n"
+    << stream_share_lines(ind, /*advancing=*/true)
     << ind << "int64_t dp_next = blockIdx.x;\n"
     << ind << "for (;;) {\n"
     << in << "int64_t tile, unit_lo, unit_hi;  // this turn: a tile and its iterations [unit_lo, unit_hi)\n"
@@ -148,9 +155,7 @@ void CudaGen::stream_release_helper(std::ostream& o, const std::string& ind) con
   const std::string in = ind + "  ";
   o << ind << "// streamk: warp 1 releases the flag of this block's partial sums once they are stored (streamk.cpp)\n"
     << ind << "if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 1) {\n"
-    << in << "const int64_t sk_total = sk_tiles * sk_iters;\n"
-    << in << "const int64_t sk_next = static_cast<int64_t>(blockIdx.x) * sk_total / gridDim.x;\n"
-    << in << "const int64_t sk_end = (static_cast<int64_t>(blockIdx.x) + 1) * sk_total / gridDim.x;\n"
+    << stream_share_lines(in, /*advancing=*/false)
     << in << "if (sk_next < sk_end && sk_next % sk_iters != 0) {  // the first shared turn starts inside a tile: it hands over\n"
     << in << "  for (int wg = 0; wg < " << compute_wgs_ << "; ++wg) {\n"
     << in << "    loom::rt::named_barrier_sync(" << bar0 << " + wg, 160);  // warpgroup wg's partial sums are stored\n"
