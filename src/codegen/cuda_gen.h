@@ -438,6 +438,9 @@ class CudaGen {
     // Optional: inside the interior branch, registers 2p and 2p + 1 as one 32-bit word (the low half
     // the even one) — the form an ldmatrix loads them in and a wgmma A fragment takes them in.
     std::function<std::string(const std::string&)> pair16_interior;
+    // Optional, with pair16_interior: the same word outside the interior branch, its halves past the
+    // extents zeroed by a mask (0 past the extents, as value16).
+    std::function<std::string(const std::string&)> pair16;
     // Nonzero: value() reads one row block's registers (a column vector: every row block of a
     // fragment of 64 R rows has the same columns), so a larger fragment's register idx is taken
     // modulo this (cuda_gen.h, frag_regs).

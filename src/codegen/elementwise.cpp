@@ -158,13 +158,15 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
   // prologue; rows.cpp packs the result into the A fragments) also keeps its values as 32-bit pairs:
   // in an interior tile the words the ldmatrix loaded, as they are, and the pack applies the relu to
   // a whole pair at once (relu_pair: one HMNMX2 per A fragment word) instead of unpacking, a max per
-  // element and repacking; in an edge tile the relu's results, packed (a second relu changes
-  // nothing). The max runs in the pack, after the wait for the earlier wgmmas: a value that defines
-  // an A fragment register before that wait makes ptxas serialize the wgmmas (C7513). Measured on
-  // relu_gemm (H200, 2048^3 to 8192^3, bench/results/2026-11-28-h200-relu-gemm.md).
+  // element and repacking; in an edge tile the loaded words with their halves past the extents
+  // masked to 0 (one AND a word: a per-element select, max and repack there made an edge tile's K
+  // loop the call's critical path where a wave holds few tiles). The max runs in the pack, after the
+  // wait for the earlier wgmmas: a value that defines an A fragment register before that wait makes
+  // ptxas serialize the wgmmas (C7513). Measured on relu_gemm (H200, 2048^3 to 8192^3,
+  // bench/results/2026-11-28-h200-relu-gemm.md).
   std::string pairs;
   if (auto df0 = register_frag(dv); df0 && op.name == "relu" && op.operands.size() == 2 && globals.count(1) &&
-                                    globals[1].value16 && globals[1].pair16_interior && globals[1].interior) {
+                                    globals[1].value16 && globals[1].pair16_interior && globals[1].pair16 && globals[1].interior) {
     const DType dt = view(dv).dtype;
     if ((dt == DType::BF16 || dt == DType::F16) && view(op.operands[1]).dtype == dt && frag_regs(*df0, &op) % 2 == 0)
       for (auto& [a, src] : forwarded_)
@@ -216,8 +218,8 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
         s.line("#pragma unroll");
         s.line(loop + value("r") + ";");
       } else {
-        // With `pairs`, each branch also fills the pair array: the loaded words as they are, or the
-        // edge tile's results packed.
+        // With `pairs`, each branch also fills the pair array: the loaded words as they are, or
+        // masked past the extents. (The element array stays for any other reader; unread, it is dead.)
         const std::string P = var(dv), words = std::to_string(regs / 2);
         s.line("if (" + cond + ") {  // an interior tile: every register inside the extents" +
                (pairs.empty() ? "" : "; the loaded pairs as they are"));
@@ -234,8 +236,8 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
         s.line("  " + loop + value("r") + ";");
         if (!pairs.empty()) {
           s.line("  #pragma unroll");
-          s.line("  for (int p = 0; p < " + words + "; ++p) " + pairs + "[p] = loom::rt::pack_pair(" + P + "[2 * p], " + P +
-                 "[2 * p + 1]);");
+          s.line("  for (int p = 0; p < " + words + "; ++p) " + pairs + "[p] = " + globals[1].pair16("p") + ";");
+          s.line("  (void)" + P + "[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)");
           packed_pairs_[P] = {pairs, "loom::rt::relu_pair<" + cpp_type(dt) + ">("};
         }
         s.line("}");

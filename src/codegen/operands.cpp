@@ -146,6 +146,11 @@ std::optional<CudaGen::GlobalInput> CudaGen::shared_input(const Op& op, size_t i
     g.value16_interior = [=](const std::string& idx) { return n + "_r[" + idx + "]"; };
     g.value16 = [=](const std::string& idx) { return "(" + inside(idx) + " ? " + n + "_r[" + idx + "] : static_cast<" + T + ">(0.0f))"; };
     g.pair16_interior = [=](const std::string& p) { return n + "_w[" + p + "]"; };
+    // Word p holds registers 2p and 2p + 1: row test (p & 1), columns 8 (p >> 1) and one more.
+    g.pair16 = [=](const std::string& p) {
+      return "(" + n + "_rows[(" + p + ") & 1] ? loom::rt::pair_mask(((" + p + ") >> 1) * 8, " + n + "_cols) : 0u) & " + n + "_w[" + p +
+             "]";
+    };
     return g;
   }
   g.value = [=](const std::string& idx) {

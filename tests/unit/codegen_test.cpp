@@ -67,6 +67,22 @@ TEST(Codegen, ReluPrologueTakesTheMaxOfWholePairsAfterTheWgmmaWait) {
   EXPECT_EQ(packs, 2 * kernels) << "the unmasked and the masked pack, in every kernel";
 }
 
+// An edge tile of relu_gemm's prologue (rows past the warpgroup's tile, or the K step's last columns)
+// masks the loaded pairs, a word at a time, instead of selecting, rectifying and repacking each
+// element: that path was the K loop of every edge tile, and where a wave holds few tiles their blocks
+// set the call's time (H200: 408 x 6896 x 6408 0.141 -> 0.083 ms,
+// bench/results/2026-12-02-h200-relu-edge.md).
+TEST(Codegen, ReluPrologueEdgeTileMasksTheLoadedPairs) {
+  const std::string cu = artifact_of("relu_gemm").cu;
+  const int kernels = count(cu, "__global__ void");
+  ASSERT_GT(kernels, 0);
+  const std::regex masked(
+      R"(for \(int p = 0; p < \d+; \+\+p\) (v_\w+)_w\[p\] = \((v_\w+)_rows\[\(p\) & 1\] \? loom::rt::pair_mask\(\(\(p\) >> 1\) \* 8, \2_cols\) : 0u\) & \2_w\[p\];)");
+  EXPECT_EQ(std::distance(std::sregex_iterator(cu.begin(), cu.end(), masked), std::sregex_iterator()), kernels)
+      << "one masked copy of the loaded pairs per kernel";
+  EXPECT_EQ(cu.find("_w[p] = loom::rt::pack_pair("), std::string::npos) << "no edge tile repacks its elements";
+}
+
 // Every barrier the consumers arrive on to hand something back to the producer ("compute warps
 // done with ...") is waited for somewhere in the same kernel: a release nobody waits for means the
 // producer refills a slot while the consumers may still read it (flash_attention_2 lost the K

@@ -251,7 +251,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -641,7 +642,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -1147,7 +1149,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -1532,7 +1535,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -2034,7 +2038,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 64; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 32; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 32; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -2424,7 +2429,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 64; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 32; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 32; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -2930,7 +2936,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -3316,7 +3323,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -3821,7 +3829,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -4210,7 +4219,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -4715,7 +4725,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -5101,7 +5112,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -5606,7 +5618,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -6003,7 +6016,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -6585,7 +6599,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -7074,7 +7089,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -7689,7 +7705,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -8178,7 +8195,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -8793,7 +8811,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 64; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 32; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 32; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -9287,7 +9306,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 64; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 32; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 32; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -9894,7 +9914,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -10292,7 +10313,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -10858,7 +10880,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
@@ -11253,7 +11276,8 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             #pragma unroll
             for (int r = 0; r < 32; ++r) v_R_1[r] = __hmax(((v_Ap_3_rows[((r) >> 1) & 1] && ((r) >> 2) * 8 + ((r) & 1) < v_Ap_3_cols) ? v_Ap_3_r[r] : static_cast<__nv_bfloat16>(0.0f)), static_cast<__nv_bfloat16>(0.0f));
             #pragma unroll
-            for (int p = 0; p < 16; ++p) v_R_1_w[p] = loom::rt::pack_pair(v_R_1[2 * p], v_R_1[2 * p + 1]);
+            for (int p = 0; p < 16; ++p) v_R_1_w[p] = (v_Ap_3_rows[(p) & 1] ? loom::rt::pair_mask(((p) >> 1) * 8, v_Ap_3_cols) : 0u) & v_Ap_3_w[p];
+            (void)v_R_1[0];  // the wgmma reads the pairs; the elements are for any other reader (else dead)
           }
         }
         // rectify_warp: rectify(Rp[t], Ap[t])  [relu_gemm.loom:118]
