@@ -1,4 +1,4 @@
-// Element-wise leaves on a thread's registers: `fill`, and `convert`, unary, binary and scale leaves
+// Element-wise leaves on a thread's registers: `fill`, and `convert`, unary, binary, scale and axpy leaves
 // as per-thread loops over a fragment's registers, with row vectors (rows.cpp) broadcast along the
 // fragment's rows, and global inputs (operands.cpp: a column vector broadcast along the columns, a
 // global tile's fragment) read in place; or over a row vector's 2 registers when every operand is
@@ -33,6 +33,7 @@ std::string CudaGen::elementwise_value(const Op& op, const std::vector<std::stri
   if (n == "silu") return "loom::rt::silu_fast(" + one() + ")";
   if (n == "gelu") return "loom::rt::gelu_tanh(" + one() + ")";
   if (n == "scale") return "(" + in.at(0) + " * " + in.at(1) + ")";
+  if (n == "axpy") return "fmaf(" + in.at(0) + ", " + in.at(1) + ", " + in.at(2) + ")";
   if (n == "add") return "(" + in.at(0) + " + " + in.at(1) + ")";
   if (n == "sub") return "(" + in.at(0) + " - " + in.at(1) + ")";
   if (n == "mul") return "(" + in.at(0) + " * " + in.at(1) + ")";
@@ -52,7 +53,7 @@ CudaGen::ElementWork CudaGen::element_work(const std::string& n) {
   if (n == "gelu") return {2, 5};                     // ex2, reciprocal; the cubic's multiplies, the add
   if (n == "tanh") return {2, 10};                    // tanhf
   if (n == "div") return {1, 4};                      // reciprocal and its refinement
-  return {0, 1};                                      // convert, copy, relu, scale, add, sub, mul, max
+  return {0, 1};                                      // convert, copy, relu, scale, axpy, add, sub, mul, max
 }
 
 void CudaGen::record_work(const Op& op, int64_t per_thread) {
@@ -70,7 +71,7 @@ void CudaGen::record_work(const Op& op, int64_t per_thread) {
 void CudaGen::emit_elementwise(Stream& s, const Op& op) {
   const LeafOp* lo = find_leaf_op(op.name);
   if (!lo || (lo->family != OpFamily::Convert && lo->family != OpFamily::Unary && lo->family != OpFamily::Binary &&
-              lo->family != OpFamily::Scale && lo->family != OpFamily::Copy))
+              lo->family != OpFamily::Scale && lo->family != OpFamily::Axpy && lo->family != OpFamily::Copy))
     cannot(&op, "the leaf `" + op.name + "`");
   std::optional<Frag> frag, global_frag;
   std::map<size_t, std::string> rows;     // operand index -> row vector array

@@ -432,6 +432,15 @@ void run_leaf_op(const LeafOp& op, const std::vector<LeafArg>& args, int broadca
       scatter(args[0].view, flat_indices(args[0].view), s);
       return;
     }
+    case OpFamily::Axpy: {  // D = a X + Y
+      same_shape(0, 1);
+      same_shape(0, 3);
+      const double a = args[2].scalar;
+      std::vector<double> x = gather(args[1].view, flat_indices(args[1].view)), y = gather(args[3].view, flat_indices(args[3].view));
+      for (size_t k = 0; k < x.size(); ++k) x[k] = a * x[k] + y[k];
+      scatter(args[0].view, flat_indices(args[0].view), x);
+      return;
+    }
     case OpFamily::RowReduce: {
       const View &D = args[0].view, &S = args[1].view;
       if (D.rank() != 1 || S.rank() != 2 || D.extents()[0] != S.extents()[0])

@@ -16,6 +16,8 @@ const std::vector<LeafOp>& leaf_ops() {
         {"copy", OpFamily::Copy, {D, S}},
         {"convert", OpFamily::Convert, {D, S}},
         {"scale", OpFamily::Scale, {D, S, {"s", OpArgKind::Scalar, Access::Read}}},
+        {"axpy", OpFamily::Axpy,
+         {D, {"X", OpArgKind::Tensor, Access::Read}, {"a", OpArgKind::Scalar, Access::Read}, {"Y", OpArgKind::Tensor, Access::Read}}},
         {"rowmax", OpFamily::RowReduce, {{"D", OpArgKind::Tensor, Access::ReadWrite}, S}},
         {"rowsum", OpFamily::RowReduce, {{"D", OpArgKind::Tensor, Access::ReadWrite}, S}},
         {"mask_above", OpFamily::Mask,

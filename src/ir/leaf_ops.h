@@ -8,7 +8,8 @@
 // Semantics (docs/language.md): mma(C, A, B): C += A*B; fill(X, v); clear(X): X = 0; copy(D, S)
 // (same element type); convert(D, S); exp/exp2/relu/sigmoid/tanh/silu/gelu(D, S) elementwise (gelu:
 // the tanh form);
-// scale(D, S, s): D = S*s; rowmax(D, S): D[i] = max(D[i], max_j S[i,j]); rowsum(D, S):
+// scale(D, S, s): D = S*s; axpy(D, X, a, Y): D = a*X + Y (one rounding on the GPU: fmaf);
+// rowmax(D, S): D[i] = max(D[i], max_j S[i,j]); rowsum(D, S):
 // D[i] += sum_j S[i,j]; add/sub/mul/div/max(D, A, B) elementwise, B of rank 1 broadcast along rows
 // or along columns (named like D's second dimension: leaf_broadcast_dim in loom/ast.h);
 // mask_above(D, d): D[i, j] = -inf where j - i > d, (i, j) the element's coordinates in the tensor
@@ -31,7 +32,7 @@ struct OpArg {
   Access access;
 };
 
-enum class OpFamily { Mma, Fill, Copy, Convert, Unary, Scale, RowReduce, Binary, Mask };
+enum class OpFamily { Mma, Fill, Copy, Convert, Unary, Scale, Axpy, RowReduce, Binary, Mask };
 
 struct LeafOp {
   const char* name;

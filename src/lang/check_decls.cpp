@@ -532,6 +532,10 @@ class BodyChecker {
       case OpFamily::Scale:
         if (ranks[1] != ranks[0]) rank_err(1, "a rank-" + std::to_string(ranks[0]) + " tensor (the rank of the output)");
         break;
+      case OpFamily::Axpy:
+        if (ranks[1] != ranks[0]) rank_err(1, "a rank-" + std::to_string(ranks[0]) + " tensor (the rank of the output)");
+        if (ranks[3] != ranks[0]) rank_err(3, "a rank-" + std::to_string(ranks[0]) + " tensor (the rank of the output)");
+        break;
       case OpFamily::Binary:
         if (ranks[1] != ranks[0]) rank_err(1, "a rank-" + std::to_string(ranks[0]) + " tensor (the rank of the output)");
         if (ranks[2] != ranks[0] && !(ranks[0] == 2 && ranks[2] == 1))

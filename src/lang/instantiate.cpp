@@ -422,6 +422,14 @@ class Instantiator {
           if (!is_float(ts[i]->dtype)) type_error(s, i, "needs a floating-point tensor, found " + dt(i));
         for (size_t d = 0; d < ts[0]->ext.size(); ++d) shape_mismatch(0, 1, d, d, "the tensors differ in shape");
         break;
+      case OpFamily::Axpy:
+        for (size_t i : {size_t(0), size_t(1), size_t(3)})
+          if (!is_float(ts[i]->dtype)) type_error(s, i, "needs a floating-point tensor, found " + dt(i));
+        for (size_t d = 0; d < ts[0]->ext.size(); ++d) {
+          shape_mismatch(0, 1, d, d, "the tensors differ in shape");
+          shape_mismatch(0, 3, d, d, "the tensors differ in shape");
+        }
+        break;
       case OpFamily::Mask:
         if (!is_float(ts[0]->dtype)) type_error(s, 0, "needs a floating-point tensor, found " + dt(0));
         break;

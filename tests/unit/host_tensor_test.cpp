@@ -414,6 +414,18 @@ TEST(HostTensorLeaf, Unary) {
   EXPECT_THROW(run("exp", {T(make(DType::F32, {4, 1})), T(S1)}), std::runtime_error);
 }
 
+// axpy(D, X, a, Y): D = a X + Y, rounded once into D's type; X, Y and D of one shape.
+TEST(HostTensorLeaf, Axpy) {
+  View X = make(DType::F32, {1, 4}, {-2, -0.5, 0, 3});
+  View Y = make(DType::F32, {1, 4}, {1, 1, -1, 0.25});
+  View D = make(DType::BF16, {1, 4});
+  run("axpy", {T(D), T(X), S(3), T(Y)});
+  EXPECT_EQ(values(D), (std::vector<double>{-5, -0.5, -1, 9.25}));
+  run("axpy", {T(Y), T(X), S(-1), T(Y)});  // in place on Y
+  EXPECT_EQ(values(Y), (std::vector<double>{3, 1.5, -1, -2.75}));
+  EXPECT_THROW(run("axpy", {T(D), T(X), S(1), T(make(DType::F32, {4, 1}))}), std::runtime_error);
+}
+
 TEST(HostTensorLeaf, RowReductions) {
   View S1 = make(DType::F32, {2, 3}, {1, 5, -2, -7, -3, -9});
   View m = make(DType::F32, {2}, {0, -1e30});

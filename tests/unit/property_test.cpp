@@ -342,10 +342,10 @@ std::vector<ExampleCase> all_cases() {
               s},
              {"residual_global_wide_n", "C read from GLOBAL by the threads, 64x64 tiles with N_MMA=64",
               {{"U=128, V=128", "U=64, V=64"}, {"N_MMA=128", "N_MMA=64"}, {"G=2", "G=1"}, {"W=64", "W=16"},
-               {"mem(GLOBAL, NONE, SHARED, NONE)", "mem(GLOBAL, NONE, GLOBAL, NONE)"},
-               {"mem(GLOBAL, NONE, NONE, NONE)", "mem(GLOBAL, NONE, GLOBAL, NONE)"},
-               {"res_thread = residual_thread on THREAD mem(GLOBAL, REGISTER, REGISTER, REGISTER)",
-                "res_thread = residual_thread on THREAD mem(GLOBAL, REGISTER, GLOBAL, REGISTER)"}},
+               {"mem(GLOBAL, NONE, SHARED)", "mem(GLOBAL, NONE, GLOBAL)"},
+               {"mem(GLOBAL, NONE, NONE)", "mem(GLOBAL, NONE, GLOBAL)"},
+               {"res_thread = residual_thread on THREAD mem(GLOBAL, REGISTER, REGISTER)",
+                "res_thread = residual_thread on THREAD mem(GLOBAL, REGISTER, GLOBAL)"}},
               {{"M", 65}, {"N", 100}, {"K", 33}}},
          }});
   }
