@@ -30,6 +30,17 @@ inline cudaDataType cuda_type(int dtype) {
 }
 
 // Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets (m, n, k) = (N, M, K), B first.
+// A cuBLAS handle on stream s with a 32 MB workspace in *workspace (cudaFree it after
+// cublasDestroy), as the benchmarks set cuBLAS up.
+inline cublasHandle_t cublas_on(cudaStream_t s, void** workspace) {
+  cublasHandle_t h;
+  HX_CUBLAS(cublasCreate(&h));
+  HX_CUBLAS(cublasSetStream(h, s));
+  HX_CUDA(cudaMalloc(workspace, size_t(32) << 20));
+  HX_CUBLAS(cublasSetWorkspace(h, *workspace, size_t(32) << 20));
+  return h;
+}
+
 inline cublasStatus_t cublas_call(cublasHandle_t h, const Problem& p, const Matrix& C, const Matrix& A,
                                   const Matrix& B) {
   const float alpha = 1.0f, beta = 0.0f;

@@ -308,12 +308,8 @@ int main(int argc, char** argv) {
   const double clock_ghz = clock_khz * 1e-6;
   cudaStream_t s;
   HX_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  cublasHandle_t cublas;
-  HX_CUBLAS(cublasCreate(&cublas));
-  HX_CUBLAS(cublasSetStream(cublas, s));
   void* workspace = nullptr;
-  HX_CUDA(cudaMalloc(&workspace, size_t(32) << 20));
-  HX_CUBLAS(cublasSetWorkspace(cublas, workspace, size_t(32) << 20));
+  cublasHandle_t cublas = hx::cublas_on(s, &workspace);
 
   std::vector<Row> rows;
   bool failed = false;

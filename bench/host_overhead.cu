@@ -65,12 +65,8 @@ int main(int argc, char** argv) {
   if (shapes.empty()) shapes = {"128x128x64", "200x361x144", "884x192x88", "1024x1024x1024", "4096x4096x4096"};
   cudaStream_t s;
   HX_CUDA(cudaStreamCreate(&s));
-  cublasHandle_t cublas;
-  HX_CUBLAS(cublasCreate(&cublas));
-  HX_CUBLAS(cublasSetStream(cublas, s));
   void* workspace = nullptr;
-  HX_CUDA(cudaMalloc(&workspace, size_t(32) << 20));
-  HX_CUBLAS(cublasSetWorkspace(cublas, workspace, size_t(32) << 20));
+  cublasHandle_t cublas = hx::cublas_on(s, &workspace);
   cudaDeviceProp prop{};
   HX_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("# Host cost of a GEMM call, %s, %d back-to-back calls a measurement\n\n", prop.name, calls);
@@ -105,5 +101,6 @@ int main(int argc, char** argv) {
     hx::free_matrix(C);
   }
   HX_CUBLAS(cublasDestroy(cublas));
+  HX_CUDA(cudaFree(workspace));
   return 0;
 }
