@@ -70,9 +70,7 @@ void CudaGen::record_work(const Op& op, int64_t per_thread) {
 // row vector and the loop runs over its 2 registers.
 void CudaGen::emit_elementwise(Stream& s, const Op& op) {
   const LeafOp* lo = find_leaf_op(op.name);
-  if (!lo || (lo->family != OpFamily::Convert && lo->family != OpFamily::Unary && lo->family != OpFamily::Binary &&
-              lo->family != OpFamily::Scale && lo->family != OpFamily::Axpy && lo->family != OpFamily::Copy))
-    cannot(&op, "the leaf `" + op.name + "`");
+  if (!lo || !is_elementwise(lo->family)) cannot(&op, "the leaf `" + op.name + "`");
   std::optional<Frag> frag, global_frag;
   std::map<size_t, std::string> rows;     // operand index -> row vector array
   std::map<size_t, GlobalInput> globals;  // operand index -> a global input (operands.cpp)

@@ -145,9 +145,7 @@ bool CudaGen::store_only(ValueId root) {
         ValueId v = op.operands[i];
         if (f_.info(v).type != ir::Type::Tensor || view(v).root != root) continue;
         const LeafOp* lo = op.kind == OpKind::Call ? find_leaf_op(op.name) : nullptr;
-        const bool pure_write = lo && (lo->family == OpFamily::Convert || lo->family == OpFamily::Copy ||
-                                       lo->family == OpFamily::Unary || lo->family == OpFamily::Binary ||
-                                       lo->family == OpFamily::Scale || lo->family == OpFamily::Axpy || lo->family == OpFamily::Fill);
+        const bool pure_write = lo && (is_elementwise(lo->family) || lo->family == OpFamily::Fill);
         if (i != 0 || !pure_write) ok = false;
       }
     }

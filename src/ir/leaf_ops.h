@@ -40,6 +40,13 @@ struct LeafOp {
   std::vector<OpArg> args;
 };
 
+// The element-wise families: D written element by element from its inputs (copy, convert, the unary
+// ops, scale, axpy, the binary ops), as the back end lowers them to per-register loops.
+inline bool is_elementwise(OpFamily f) {
+  return f == OpFamily::Copy || f == OpFamily::Convert || f == OpFamily::Unary || f == OpFamily::Scale || f == OpFamily::Axpy ||
+         f == OpFamily::Binary;
+}
+
 // nullptr when `name` is not a built-in leaf op.
 const LeafOp* find_leaf_op(const std::string& name);
 const std::vector<LeafOp>& leaf_ops();
