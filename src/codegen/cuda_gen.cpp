@@ -252,6 +252,7 @@ View CudaGen::piece_view(const Op& op) {
       fr.m = op.part.m;
       fr.n = op.part.n;
       fr.k = op.part.k;
+      fr.transposed = op.part.transposed;
       auto pi = def_.find(op.operands[1]);
       bool by_proc = pi != def_.end() && pi->second->kind == OpKind::ProcIndex;
       bool warp_rows = false;  // a lane's piece of a warp's row vector kept in registers (rows.cpp)
@@ -269,6 +270,9 @@ View CudaGen::piece_view(const Op& op) {
           cannot(&op, "a warp's mma piece that is not a lane's piece of a warpgroup's piece");
         fr.tile = warp_rows ? src.root : src.frag->tile;
         fr.level = 2;
+        if (src.frag && src.frag->transposed != fr.transposed)
+          cannot(&op, "a lane's mma piece whose warp piece is " + std::string(fr.transposed ? "untransposed" : "transposed"),
+                 "give both levels' mma partitions the same orientation");
       }
       v.frag = fr;
       const View& tile = view(fr.tile);

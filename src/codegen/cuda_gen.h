@@ -94,6 +94,7 @@ struct Frag {
   int64_t m = 0, n = 0, k = 0;
   ValueId tile = kNone;  // the warpgroup's tile (the view the WARPGROUP-level mma piece cuts)
   int level = 0;         // 1: a warp's piece of the tile, 2: a thread's
+  bool transposed = false;  // the instruction's tile is the transpose of `tile` (layout/partition.h)
 };
 // A tensor value as the generated code sees it: a root (a function parameter or an alloc), where
 // the view starts in each root dimension, which root dimension each view dimension is, and the
@@ -398,14 +399,25 @@ class CudaGen {
   int64_t register_count(const Op& op);
   void check_acc_tile(const Frag& fr, const Op* at);
   void emit_wgmma(Stream& s, const Op& op);
+  void emit_wgmma_transposed(Stream& s, const Op& op, const Frag& cf, const View& a, const View& b);
   bool multiple_of(ValueId v, int64_t m) const;
   bool offset_multiple_of(ValueId t, int dim, int64_t m) const;
   std::pair<std::string, std::string> tile_desc(const View& v, MmaRole role, const Op* at);
   std::vector<int64_t> tile_static(const Frag& fr, const Op* at) { return static_extents(fr.tile, at); }
+  // The instruction's view of the tile: `tile_static`, or its transpose for a transposed fragment
+  // (rows along the wgmma's 64-row side, columns along its n).
+  std::vector<int64_t> wgmma_tile(const Frag& fr, const Op* at) {
+    auto t = tile_static(fr, at);
+    if (fr.transposed && t.size() == 2) std::swap(t[0], t[1]);
+    return t;
+  }
   // A thread's accumulator fragment of a warpgroup tile of 64 R rows is R wgmma fragments of 64
-  // rows, one after the other in its registers (row block b: registers b N/2 .. (b + 1) N/2 - 1).
-  int64_t frag_row_blocks(const Frag& fr, const Op* at) { return std::max<int64_t>(1, tile_static(fr, at)[0] / 64); }
-  int64_t frag_regs(const Frag& fr, const Op* at) { return frag_row_blocks(fr, at) * (tile_static(fr, at)[1] / 2); }
+  // rows, one after the other in its registers (row block b: registers b N/2 .. (b + 1) N/2 - 1);
+  // rows and columns as the instruction sees them (wgmma_tile).
+  int64_t frag_row_blocks(const Frag& fr, const Op* at) { return std::max<int64_t>(1, wgmma_tile(fr, at)[0] / 64); }
+  int64_t frag_regs(const Frag& fr, const Op* at) { return frag_row_blocks(fr, at) * (wgmma_tile(fr, at)[1] / 2); }
+  // Refuses a transposed fragment where `what` reads the fragment's rows and columns.
+  void untransposed(const Frag& fr, const Op* at, const std::string& what);
   // Refuses a fragment of more than one row block where `what` handles only 64 rows.
   void one_row_block(const Frag& fr, const Op* at, const std::string& what);
 
@@ -512,6 +524,8 @@ class CudaGen {
 
   // ---- epilogue.cpp: stores of accumulator fragments to global memory -------------------------------
   void emit_store(Stream& s, const Op& op, const Frag& xf, const std::function<std::string(const std::string&)>& value);
+  std::string staged_condition(const View& tile, const std::string& P, const std::vector<int64_t>& xt, int64_t eb) const;
+  void emit_transposed_store(Stream& s, const Op& op, const Frag& xf, const std::function<std::string(const std::string&)>& value);
   bool store_only(ValueId root);
   void emit_direct_store(Stream& s, const View& tile, int rank, const std::string& P, const std::string& T,
                          const std::vector<int64_t>& xt, int64_t blocks,

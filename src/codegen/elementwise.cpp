@@ -92,10 +92,12 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
     }
     auto xf = register_frag(op.operands[i]);
     if (!xf) cannot(&op, "`" + op.name + "` on something other than accumulator fragments or row vectors in registers");
-    if (frag && tile_static(*frag, &op) != tile_static(*xf, &op))
+    if (frag && (tile_static(*frag, &op) != tile_static(*xf, &op) || frag->transposed != xf->transposed))
       cannot(&op, "`" + op.name + "` on fragments of different tiles");
     frag = xf;
   }
+  if (frag && (!rows.empty() || !globals.empty()))
+    untransposed(*frag, &op, "a row vector or a global input of `" + op.name + "`");
   if (global_frag) {
     if (frag && tile_static(*frag, &op) != tile_static(*global_frag, &op))
       cannot(&op, "`" + op.name + "` on fragments of different tiles");
@@ -186,7 +188,8 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
     }
   }
   if (auto df = register_frag(dv)) {
-    if (tile_static(*df, &op) != tile_static(*frag, &op)) cannot(&op, "`" + op.name + "` between fragments of different tiles");
+    if (tile_static(*df, &op) != tile_static(*frag, &op) || df->transposed != frag->transposed)
+      cannot(&op, "`" + op.name + "` between fragments of different tiles");
     const DType dt = view(dv).dtype, st = view(op.operands[1]).dtype;
     if (op.name == "convert" && globals.empty() && st == DType::F32 && (dt == DType::BF16 || dt == DType::F16)) {
       // Two floats per conversion (cvt.rn.bf16x2.f32): registers 2j and 2j + 1 are one pair of
@@ -264,6 +267,7 @@ void CudaGen::emit_mask(Stream& s, const Op& op) {
   if (t.dims.size() != 2 || t.dims[0] != 0 || t.dims[1] != 1 || t.off.size() != 2)
     cannot(&op, "`mask_above` on a tile that is not a rank-2 piece of a rank-2 tensor");
   one_row_block(*df, &op, "`mask_above`");
+  untransposed(*df, &op, "`mask_above`");
   const std::vector<int64_t> ext = tile_static(*df, &op);
   const std::string d = var(op.operands[1]);
   s.line("{  // mask_above: -inf where column - row > " + d + " (coordinates in " + names_[static_cast<size_t>(t.root)] + ")");

@@ -29,6 +29,8 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
     cannot(&op, "a `" + op.name + "` into something other than a thread's accumulator fragment of a global tensor");
   auto xt = tile_static(xf, &op), dt = tile_static(*d.frag, &op);
   if (xt != dt) cannot(&op, "a store between fragments of different tiles");
+  if (xf.transposed != d.frag->transposed) cannot(&op, "a store between a transposed and an untransposed fragment");
+  if (xf.transposed) return emit_transposed_store(s, op, xf, value);
   const View& tile = view(d.frag->tile);
   const int rank = f_.info(d.root).rank;
   if (tile.dims[1] != rank - 1 || param_col_major(d.root))
@@ -56,16 +58,12 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
     const int64_t chunks = slices / per, stage_tile = per * slice_bytes;
     stage_bytes_ = std::max(stage_bytes_, stage_tile);
     const int dr = tile.dims[0], dc = tile.dims[1];
-    const std::string offr = tile.off[static_cast<size_t>(dr)], offc = tile.off[static_cast<size_t>(dc)];
-    const std::string shr = P + ".shape[" + std::to_string(dr) + "]", shc = P + ".shape[" + std::to_string(dc) + "]";
     std::vector<int64_t> box(static_cast<size_t>(rank), 1);
     box[static_cast<size_t>(dr)] = xt[0];
     box[static_cast<size_t>(dc)] = slice_cols;
     const std::string tm = tensor_map(d.root, box, 128, d.dtype);
     s.line("  // staged when the box is clipped only by " + P + "'s edges (TMA skips what lies past them)");
-    s.line("  const bool staged = " + E0 + " > 0 && " + E1 + " > 0 && (" + E0 + " == " + std::to_string(xt[0]) + " || " +
-           offr + " + " + E0 + " == " + shr + ") && (" + E1 + " == " + std::to_string(xt[1]) + " || (" + offc + " + " + E1 +
-           " == " + shc + " && (" + shc + " * " + std::to_string(eb) + ") % 16 == 0));");
+    s.line("  const bool staged = " + staged_condition(tile, P, xt, eb) + ";");
     s.line("  if (staged) {  // through this warpgroup's staging tile: " + std::to_string(slices) + " slices of " +
            std::to_string(xt[0]) + " rows x 128 bytes, 128-byte swizzle" +
            (chunks > 1 ? ", " + std::to_string(per) + " at a time (the ring leaves room for " + std::to_string(stage_tile) + " bytes a warpgroup)" : ""));
@@ -130,6 +128,120 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
   } else {
     emit_direct_store(s, tile, rank, P, T, xt, blocks, value);
   }
+  s.line("}");
+}
+
+// When a warpgroup's tile of D (view `tile`, static extents xt) can be stored by TMA boxes: it lies
+// inside D or is clipped only by D's own edges, and where it is clipped along the contiguous
+// dimension D's rows are whole 16-byte units (TMA would otherwise write the row padding).
+std::string CudaGen::staged_condition(const View& tile, const std::string& P, const std::vector<int64_t>& xt, int64_t eb) const {
+  const int dr = tile.dims[0], dc = tile.dims[1];
+  const std::string E0 = tile.ext[0], E1 = tile.ext[1];
+  const std::string offr = tile.off[static_cast<size_t>(dr)], offc = tile.off[static_cast<size_t>(dc)];
+  const std::string shr = P + ".shape[" + std::to_string(dr) + "]", shc = P + ".shape[" + std::to_string(dc) + "]";
+  return E0 + " > 0 && " + E1 + " > 0 && (" + E0 + " == " + std::to_string(xt[0]) + " || " + offr + " + " + E0 + " == " + shr +
+         ") && (" + E1 + " == " + std::to_string(xt[1]) + " || (" + offc + " + " + E1 + " == " + shc + " && (" + shc + " * " +
+         std::to_string(eb) + ") % 16 == 0))";
+}
+
+// The store of a transposed accumulator fragment (wgmma.cpp, emit_wgmma_transposed): register i of
+// thread t holds D[acc_col(t, i)][acc_row(t, i) + 64 b] of the warpgroup's tile (b its 64-column
+// block), so a register pair is two rows of one column. Staged as emit_store does, with
+// stmatrix.trans: each 8 x 8 block of C^T lands transposed in the staging tile (one 128-byte
+// swizzle slice per 64-column block: the tile's rows x 64 columns), and one thread stores the
+// slices by TMA; else element by element from registers.
+void CudaGen::emit_transposed_store(Stream& s, const Op& op, const Frag& xf,
+                                    const std::function<std::string(const std::string&)>& value) {
+  const View& d = view(op.operands[0]);
+  const View& tile = view(d.frag->tile);
+  const int rank = f_.info(d.root).rank;
+  const auto xt = tile_static(xf, &op);          // M x N of D's tile
+  const int64_t blocks = frag_row_blocks(xf, &op);  // its 64-column blocks
+  const int64_t half = xt[0] / 2;                 // registers per column block
+  const std::string P = pname(d.root), T = cpp_type(d.dtype);
+  const std::string E0 = tile.ext[0], E1 = tile.ext[1];
+  const int64_t eb = dtype_bytes(d.dtype);
+  const bool stageable = staging_allowed_ && &s == &compute_ && eb == 2 && xt[0] % 16 == 0 && xt[0] <= 256 &&
+                         xt[1] == 64 * blocks && store_only(d.root);
+  auto reg = [&](const std::string& b, const std::string& i) { return value(b == "0" ? i : b + " * " + std::to_string(half) + " + " + i); };
+  s.line("{  // the warpgroup's " + std::to_string(xt[0]) + " x " + std::to_string(xt[1]) + " accumulator tile (held transposed) -> " +
+         P + ", clipped to " + E0 + " x " + E1);
+  s.line("  const int tid = loom::rt::thread_in_warpgroup();");
+  std::string in = "  ";
+  if (stageable) {
+    const int64_t slice_bytes = xt[0] * 128;
+    int64_t per = std::min(blocks, stage_slices_);
+    while (blocks % per) --per;
+    const int64_t chunks = blocks / per, stage_tile = per * slice_bytes;
+    stage_bytes_ = std::max(stage_bytes_, stage_tile);
+    const int dr = tile.dims[0], dc = tile.dims[1];
+    std::vector<int64_t> box(static_cast<size_t>(rank), 1);
+    box[static_cast<size_t>(dr)] = xt[0];
+    box[static_cast<size_t>(dc)] = 64;
+    const std::string tm = tensor_map(d.root, box, 128, d.dtype);
+    s.line("  // staged when the box is clipped only by " + P + "'s edges (TMA skips what lies past them)");
+    s.line("  const bool staged = " + staged_condition(tile, P, xt, eb) + ";");
+    s.line("  if (staged) {  // through this warpgroup's staging tile: " + std::to_string(blocks) + " slices of " +
+           std::to_string(xt[0]) + " rows x 128 bytes, 128-byte swizzle" +
+           (chunks > 1 ? ", " + std::to_string(per) + " at a time" : ""));
+    s.line("    uint8_t* const stage = loom_stage + consumer_wg * " + std::to_string(stage_tile) + ";");
+    // Lane l gives row l & 7 of matrix l >> 3; matrices 0, 1 are C^T's rows 16 w .. + 7 and + 8 ..
+    // of column group c, matrices 2, 3 the same of group c + 1; stored transposed, a matrix's row
+    // is D's row 8 cg + (l & 7), its 8 columns D's columns 16 w + 8 ((l >> 3) & 1) .. of the slice.
+    s.line("    const int lane = loom::rt::lane_id(), chunk = 2 * (tid / 32) + ((lane >> 3) & 1);");
+    in = "    ";
+    s.line(in + "#pragma unroll");
+    s.line(in + "for (int ch = 0; ch < " + std::to_string(chunks) + "; ++ch) {  // column blocks " + std::to_string(per) +
+           " ch .. " + std::to_string(per) + " ch + " + std::to_string(per - 1));
+    s.line(in + "  if (tid == 0) loom::rt::tma_store_wait<0>();  // the previous store has read the staging tile");
+    s.line(in + "  loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile free");
+    s.line(in + "  #pragma unroll");
+    s.line(in + "  for (int sl = 0; sl < " + std::to_string(per) + "; ++sl) {");
+    s.line(in + "    const int rb = " + std::to_string(per) + " * ch + sl;  // the 64-column block");
+    s.line(in + "    #pragma unroll");
+    s.line(in + "    for (int c = 0; c < " + std::to_string(xt[0] / 8) + "; c += 2) {  // 8x8 blocks of C^T: column groups c, c + 1");
+    s.line(in + "      const int mrow = 8 * (c + (lane >> 4)) + (lane & 7);");
+    s.line(in + "      uint8_t* const row = stage + sl * " + std::to_string(slice_bytes) + " + mrow * 128 + ((chunk ^ (mrow % 8)) * 16);");
+    s.line(in + "      loom::rt::stmatrix_x4_trans(row, loom::rt::pack2<" + T + ">(" + reg("rb", "4 * c") + ", " + reg("rb", "4 * c + 1") +
+           "), loom::rt::pack2<" + T + ">(" + reg("rb", "4 * c + 2") + ", " + reg("rb", "4 * c + 3") + "),");
+    s.line(in + "                                  loom::rt::pack2<" + T + ">(" + reg("rb", "4 * c + 4") + ", " + reg("rb", "4 * c + 5") +
+           "), loom::rt::pack2<" + T + ">(" + reg("rb", "4 * c + 6") + ", " + reg("rb", "4 * c + 7") + "));");
+    s.line(in + "    }");
+    s.line(in + "  }");
+    s.line(in + "  loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them");
+    s.line(in + "  loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written");
+    s.line(in + "  if (tid == 0) {");
+    s.line(in + "    #pragma unroll");
+    s.line(in + "    for (int sl = 0; sl < " + std::to_string(per) + "; ++sl)");
+    std::string call = in + "      loom::rt::tma_store_" + std::to_string(rank) + "d(&" + tm + ", stage + sl * " + std::to_string(slice_bytes);
+    for (int dd = rank - 1; dd >= 0; --dd) {
+      std::string o = tile.off[static_cast<size_t>(dd)];
+      if (dd == dc) o = "(" + o + " + 64 * (" + std::to_string(per) + " * ch + sl))";
+      call += ", static_cast<int32_t>(" + o + ")";
+    }
+    s.line(call + ");");
+    s.line(in + "    loom::rt::tma_store_commit();");
+    s.line(in + "  }");
+    s.line(in + "}");
+    s.line("  } else {  // straight from registers");
+    in = "    ";
+  }
+  // Direct: element by element (a register pair is two rows of one column).
+  std::string lin;
+  for (int i = 0; i < rank; ++i)
+    lin += (i ? " + " : "") + std::string("(") + tile.off[static_cast<size_t>(i)] + ") * " + P + ".stride[" + std::to_string(i) + "]";
+  const std::string rs = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
+  s.line(in + T + "* const out = reinterpret_cast<" + T + "*>(" + P + ".data) + " + lin + ";");
+  s.line(in + "#pragma unroll");
+  s.line(in + "for (int rb = 0; rb < " + std::to_string(blocks) + "; ++rb) {  // 64-column blocks");
+  s.line(in + "  #pragma unroll");
+  s.line(in + "  for (int r = 0; r < " + std::to_string(half) + "; ++r) {");
+  s.line(in + "    const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;");
+  s.line(in + "    if (row < " + E0 + " && col < " + E1 + ") reinterpret_cast<uint16_t*>(out)[row * " + rs +
+         " + col] = static_cast<uint16_t>(loom::rt::pack2<" + T + ">(" + reg("rb", "r") + ", 0.0f));");
+  s.line(in + "  }");
+  s.line(in + "}");
+  if (stageable) s.line("  }");
   s.line("}");
 }
 

@@ -32,6 +32,7 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
   if (f_.info(v).type != ir::Type::Tensor || f_.info(v).mem != MemKind::Global) return std::nullopt;
   const View& w = view(v);
   if (!w.frag || w.frag->level != 2 || !w.param) return std::nullopt;
+  untransposed(*w.frag, &op, "a global input");
   const std::string P = pname(w.root), T = cpp_type(w.dtype), n = var(v);
   const View& tile = view(w.frag->tile);
   const int rank = f_.info(w.root).rank;
@@ -102,6 +103,7 @@ std::optional<CudaGen::GlobalInput> CudaGen::shared_input(const Op& op, size_t i
   const int rank = f_.info(tile.root).rank;
   if (tile.param || tile.dims.size() != 2) cannot(&op, "a shared input that is not a thread's accumulator piece of a shared tile");
   one_row_block(*w.frag, &op, "a shared input");
+  untransposed(*w.frag, &op, "a shared input");
   if (w.dtype != DType::BF16 && w.dtype != DType::F16) cannot(&op, "a shared input of element type " + std::string(dtype_name(w.dtype)));
   View whole = tile;
   whole.off[static_cast<size_t>(rank - 2)] = "0";

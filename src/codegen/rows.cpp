@@ -128,6 +128,7 @@ void CudaGen::emit_row_reduce(Stream& s, const Op& op) {
   auto d = row_array(op.operands[0]);
   auto fr = register_frag(op.operands[1]);
   if (!d || !fr) cannot(&op, "`" + op.name + "` other than from a thread's accumulator fragment into its row vector in registers");
+  untransposed(*fr, &op, "`" + op.name + "`");
   const std::string kind = op.name == "rowmax" ? "max" : "sum";
   const auto t = tile_static(*fr, &op);
   const int64_t n = t[1] / 2;  // registers per row block
@@ -210,6 +211,7 @@ void CudaGen::emit_register_copy(Stream& s, const Op& op) {
     const ValueId A = root_of(dst);
     auto pf = register_frag(src);
     if (!d.frag || !pf || forwarded_.at(A) != src) cannot(&op, "a forwarded A operand that is not a thread's fragment");
+    untransposed(*pf, &op, "an A operand forwarded from registers");
     const int64_t kt = tile_static(*pf, &op)[1], words = forwarded_words(A, &op);
     const std::string P = var(src), a = var(A);
     // The leaf that wrote P may have kept its values in pairs already, with a function left to apply

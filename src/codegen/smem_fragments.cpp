@@ -34,6 +34,7 @@ void CudaGen::emit_smem_fragment_load(Stream& s, const Op& op) {
   const std::vector<int64_t> xt = tile_static(*sv.frag, &op);
   if (xt != tile_static(*df, &op)) cannot(&op, "a shared -> register copy between fragments of different tiles");
   one_row_block(*df, &op, "a shared -> register copy");
+  untransposed(*df, &op, "a shared -> register copy");
   const View& tile = view(sv.frag->tile);  // the warpgroup's tile of the shared alloc
   const ValueId root = tile.root;
   const int rank = f_.info(root).rank;

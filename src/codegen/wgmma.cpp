@@ -68,10 +68,18 @@ int64_t CudaGen::register_count(const Op& op) {
 }
 
 void CudaGen::check_acc_tile(const Frag& fr, const Op* at) {
-  auto t = tile_static(fr, at);
+  auto t = wgmma_tile(fr, at);
   if (fr.role == MmaRole::Acc && (t[0] % 64 != 0 || t[0] > 256 || t[1] % fr.n != 0))
     cannot(at, "an accumulator tile of " + std::to_string(t[0]) + " x " + std::to_string(t[1]) +
+                   (fr.transposed ? " (transposed)" : "") +
                    " per warpgroup (64, 128, 192 or 256 rows, a multiple of n columns are supported)");
+}
+
+void CudaGen::untransposed(const Frag& fr, const Op* at, const std::string& what) {
+  if (fr.transposed)
+    cannot(at, what + " on a transposed mma fragment (mma(..., transposed))",
+           "transposed fragments take the mma, a zero fill, element-wise leaves between fragments of one tile and the "
+           "epilogue store");
 }
 
 void CudaGen::one_row_block(const Frag& fr, const Op* at, const std::string& what) {
@@ -93,7 +101,10 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
     cannot(&op, "an mma on " + std::string(dtype_name(a.dtype)) + " x " + dtype_name(b.dtype) + " -> " +
                     dtype_name(f_.info(c).dtype) + " (bf16/f16 inputs, f32 accumulation are supported)");
   check_acc_tile(*cf, &op);
+  if (cf->transposed != a.frag->transposed || cf->transposed != b.frag->transposed)
+    cannot(&op, "an mma whose operands' mma partitions are not all transposed or all untransposed");
   accumulators_.insert(c);
+  if (cf->transposed) return emit_wgmma_transposed(s, op, *cf, a, b);
   const bool overwrite = overwriting_mmas_.count(&op) > 0;  // its zero fill was folded in (plan_zero_fills)
   const int64_t n = a.frag->n;
   const int64_t rb = frag_row_blocks(*cf, &op);  // row blocks: one wgmma of 64 rows each per k step and n block
@@ -172,6 +183,72 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
       s.line("  loom::rt::wgmma_m64nNk16<" + std::to_string(n) + ", " + T + ", " + a_major + ", " + b_major + ">(" +
              acc_of(r * (nt / n) + nb) + ", da" + (rb > 1 ? std::to_string(r) : "") + ", " + b_of(nb, "ks") + ", " +
              (overwrite ? "ks > 0" : "1") + ");");
+  s.line("}");
+  s.line("loom::rt::wgmma_commit();");
+  s.groups.push_back({&op, var(c), s.scope});
+}
+
+// The transposed mma (layout/partition.h): C^T = B^T A^T, the wgmma's 64-row side along the
+// warpgroup tile's columns (C's N) and its n along the rows (C's M). The wgmma's A operand is B^T,
+// read MN-major from B's K x N tile (transpose bit 1; row block r is B's columns 64 r ..); its B
+// operand is A^T, read K-major from A's M x K tile (n block nb is A's rows nb n ..). The accumulator
+// registers are C^T's wgmma fragment: register i lies at C[acc_col(t, i)][acc_row(t, i)].
+void CudaGen::emit_wgmma_transposed(Stream& s, const Op& op, const Frag& cf, const View& a, const View& b) {
+  ValueId c = op.operands[0];
+  if (forwarded_.count(root_of(a.frag->tile)) || forwarded_.count(root_of(b.frag->tile)))
+    cannot(&op, "a transposed mma with an operand from registers");
+  const bool overwrite = overwriting_mmas_.count(&op) > 0;
+  const int64_t n = cf.n;
+  const auto ct = tile_static(cf, &op);  // M x N of C
+  const int64_t rb = frag_row_blocks(cf, &op);  // 64-column blocks of C: one wgmma row block each
+  auto ast = static_extents(a.frag->tile, &op), bst = static_extents(b.frag->tile, &op);
+  const int64_t kt = ast[1], mt = ast[0];
+  if (bst[0] != kt || kt % 16 || mt % n || mt != ct[0] || bst[1] != ct[1] || ct[1] != 64 * rb)
+    cannot(&op, "a transposed mma on tiles " + std::to_string(ast[0]) + "x" + std::to_string(ast[1]) + " and " +
+                    std::to_string(bst[0]) + "x" + std::to_string(bst[1]));
+  fma_of_[&op] = 64 * rb * kt * mt * team_wgs();
+  if (!offset_multiple_of(a.frag->tile, 0, 8) || !offset_multiple_of(a.frag->tile, 1, 16) ||
+      !offset_multiple_of(b.frag->tile, 0, 16) || !offset_multiple_of(b.frag->tile, 1, 64))
+    cannot(&op, "a transposed mma on a tile that may not start on an 8-row / 16-column boundary of its shared buffer (64 columns for B)",
+           "split C's columns between warpgroups in whole 64-column steps, e.g. blocks(C, [*, 64 * cdiv(N, 64 * G)])");
+  const View& at = view(a.frag->tile);
+  const View& bt = view(b.frag->tile);
+  const int rank_a = f_.info(at.root).rank;
+  // The wgmma's B operand per n block: A's rows nb n .. nb n + n - 1 (K-major).
+  std::vector<std::string> bdescs;
+  std::string b_major;
+  for (int64_t nb = 0; nb < mt / n; ++nb) {
+    View ar = at;
+    std::string& ro = ar.off[static_cast<size_t>(rank_a - 2)];
+    if (nb) ro = "(" + ro + " + " + std::to_string(nb * n) + ")";
+    auto [d, major] = tile_desc(ar, MmaRole::Lhs, &op);
+    bdescs.push_back(d);
+    b_major = major;
+  }
+  // The wgmma's A operand per row block: B's columns 64 r .. (MN-major).
+  auto [adesc, a_major] = tile_desc(bt, MmaRole::Rhs, &op);
+  const std::string T = cpp_type(a.dtype);
+  auto acc_of = [&](int64_t i) {  // i = r (mt / n) + nb
+    return mt == n && rb == 1 ? var(c) : "*reinterpret_cast<float(*)[" + std::to_string(n / 2) + "]>(&" + var(c) + "[" +
+                                            std::to_string(i * n / 2) + "])";
+  };
+  s.line("loom::rt::wgmma_fence();  // accumulator " + var(c) + " (C^T) and the operands' smem are ready");
+  s.line("#pragma unroll");
+  s.line("for (int ks = 0; ks < " + std::to_string(kt / 16) + "; ++ks) {  // C^T += B^T A^T: B's tile is the wgmma's A, A's its B");
+  for (int64_t r = 0; r < rb; ++r) {
+    std::string d = adesc;
+    d.replace(d.find("NOFF"), 4, std::to_string(64 * r));
+    s.line("  const uint64_t da" + (rb > 1 ? std::to_string(r) : "") + " = " + d + ";" +
+           (rb > 1 ? "  // C's columns " + std::to_string(64 * r) + " .. " + std::to_string(64 * r + 63) + " of the warpgroup's tile" : ""));
+  }
+  for (int64_t nb = 0; nb < mt / n; ++nb)
+    s.line("  const uint64_t db" + (mt / n > 1 ? std::to_string(nb) : "") + " = " + bdescs[static_cast<size_t>(nb)] + ";" +
+           (mt / n > 1 ? "  // C's rows " + std::to_string(nb * n) + " .. " + std::to_string(nb * n + n - 1) : ""));
+  for (int64_t r = 0; r < rb; ++r)
+    for (int64_t nb = 0; nb < mt / n; ++nb)
+      s.line("  loom::rt::wgmma_m64nNk16<" + std::to_string(n) + ", " + T + ", " + a_major + ", " + b_major + ">(" +
+             acc_of(r * (mt / n) + nb) + ", da" + (rb > 1 ? std::to_string(r) : "") + ", db" +
+             (mt / n > 1 ? std::to_string(nb) : "") + ", " + (overwrite ? "ks > 0" : "1") + ");");
   s.line("}");
   s.line("loom::rt::wgmma_commit();");
   s.groups.push_back({&op, var(c), s.scope});

@@ -482,7 +482,7 @@ class Executor {
             int64_t i = index_of(operand(1), fr);
             return slice_of(src, p.dim, i);
           }
-          case ir::PartitionSpec::Kind::Mma: return mma_of(src, p.role, p.holder, index_of(operand(1), fr));
+          case ir::PartitionSpec::Kind::Mma: return mma_of(src, p.role, p.holder, index_of(operand(1), fr), p.transposed);
         }
         throw std::runtime_error("unknown partition kind");
       }

@@ -305,7 +305,7 @@ View slice_of(const View& v, int dim, int64_t i) {
   return v.piece(slices_piece(v.extents(), dim, i));
 }
 
-View mma_of(const View& v, MmaRole role, ProcKind holder, int64_t p) {
+View mma_of(const View& v, MmaRole role, ProcKind holder, int64_t p, bool transposed) {
   const bool wg = holder == ProcKind::Warpgroup;
   if (!wg && holder != ProcKind::Warp)
     throw std::invalid_argument(std::string("mma partition of ") + desc(v) + " held by a " + proc_name(holder) +
@@ -317,14 +317,24 @@ View mma_of(const View& v, MmaRole role, ProcKind holder, int64_t p) {
   if (v.rank() != 2 && !(v.rank() == 1 && role != MmaRole::Lhs))
     throw std::invalid_argument(std::string("mma partition (") + mma_role_name(role) + ") of " + desc(v) +
                                 ": needs a rank-2 tile, a rank-1 row vector with role acc or a column vector with role rhs");
+  if (transposed && v.rank() != 2)
+    throw std::invalid_argument(std::string("transposed mma partition of ") + desc(v) + ": needs a rank-2 tile");
   auto up = [](int64_t x, int64_t g) { return (x + g - 1) / g * g; };
+  // Transposed (layout/partition.h): the untransposed distribution of the transposed tile, padded
+  // as that one is, with the pieces' two dimensions swapped back.
   std::vector<int64_t> tile = v.extents();
+  if (transposed) {
+    std::swap(tile[0], tile[1]);
+    role = transposed_role(role);
+  }
   const int64_t row_group = wg ? 64 : 16;
   if (role != MmaRole::Rhs) tile[0] = up(tile[0], row_group);
   if (tile.size() == 2 && !wg && role != MmaRole::Lhs) tile[1] = up(tile[1], 8);
   if (tile.size() == 1 && !wg && role == MmaRole::Rhs) tile[0] = up(tile[0], 8);  // a column vector
   static const MmaInstr kAny{};  // mma_piece does not depend on the instruction (only divisibility)
-  return v.piece(mma_piece(kAny, role, holder, tile, p));
+  std::vector<DimMap> maps = mma_piece(kAny, role, holder, tile, p);
+  if (transposed) std::swap(maps[0], maps[1]);
+  return v.piece(maps);
 }
 
 void copy_view(const View& src, const View& dst) {

@@ -77,7 +77,7 @@ View blocks_of(const View& v, const std::vector<int64_t>& block, const std::vect
 View slice_of(const View& v, int dim, int64_t i);
 // piece `p` of the mma operand distribution of `role` for a tile held by `holder` (rank-2 tiles, or
 // rank-1 row vectors with role acc). The caller has checked the tile is legal for the instruction.
-View mma_of(const View& v, MmaRole role, ProcKind holder, int64_t p);
+View mma_of(const View& v, MmaRole role, ProcKind holder, int64_t p, bool transposed = false);
 
 // Runs a built-in leaf op on views and scalars (`args[i]` is a view for tensor arguments, `scalars[i]`
 // the value for scalar arguments). Throws std::runtime_error with a clear message when the shapes do

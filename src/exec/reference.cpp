@@ -37,6 +37,7 @@ struct Part {
   std::vector<int64_t> block;  // Blocks (0 = whole dimension)
   int dim = 0;                 // Slices
   MmaRole role = MmaRole::Acc;  // Mma
+  bool transposed = false;      // Mma
   ProcKind holder = ProcKind::Warp;
   bool replicated = false;
   std::vector<int64_t> counts;
@@ -459,7 +460,7 @@ class Interp {
       switch (part.kind) {
         case Part::Blocks: out.view = blocks_of(part.src, part.block, idx); break;
         case Part::Slices: out.view = slice_of(part.src, part.dim, idx[0]); break;
-        case Part::Mma: out.view = mma_of(part.src, part.role, part.holder, idx[0]); break;
+        case Part::Mma: out.view = mma_of(part.src, part.role, part.holder, idx[0], part.transposed); break;
       }
       return out;
     }
@@ -511,7 +512,9 @@ class Interp {
         part.counts = {ext[static_cast<size_t>(part.dim)]};
       } else {
         part.kind = Part::Mma;
-        if (v.args.size() != 3) fail("mma(T, role, instr) expected");
+        if (v.args.size() != 3 && !(v.args.size() == 4 && v.args[3].kind == ExprKind::Name && v.args[3].name == "transposed"))
+          fail("mma(T, role, instr[, transposed]) expected");
+        part.transposed = v.args.size() == 4;
         auto role = parse_mma_role(v.args[1].name);
         if (!role) fail("unknown mma role '" + v.args[1].name + "'");
         part.role = *role;

@@ -141,6 +141,7 @@ struct PartitionSpec {
   std::string instr;           // Mma: "wgmma" | "mma_sync"
   int64_t m = 0, n = 0, k = 0; // Mma: instruction shape
   ProcKind holder = ProcKind::Warpgroup;  // Mma: level holding the tile (pieces go one level down)
+  bool transposed = false;     // Mma: the instruction computes C^T = B^T A^T (layout/partition.h)
   bool operator==(const PartitionSpec&) const = default;
 };
 

@@ -129,7 +129,7 @@ class Printer {
       case PartitionSpec::Kind::Slices: return "slices(" + std::to_string(p.dim) + ")";
       case PartitionSpec::Kind::Mma:
         return std::string("mma(") + mma_role_name(p.role) + ", " + p.instr + "(" + std::to_string(p.m) + ", " +
-               std::to_string(p.n) + ", " + std::to_string(p.k) + "), " + proc_name(p.holder) + ")";
+               std::to_string(p.n) + ", " + std::to_string(p.k) + "), " + (p.transposed ? "transposed, " : "") + proc_name(p.holder) + ")";
     }
     return "?";
   }

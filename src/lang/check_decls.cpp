@@ -347,10 +347,15 @@ class BodyChecker {
         p.colors = src.rank;
         p.disjoint = src.disjoint;
       } else if (v.name == "mma") {
-        if (v.args.size() != 3) {
-          auto& d = r_.error(v.loc, "mma takes a tensor, an operand role and an instruction");
+        if (v.args.size() != 3 && v.args.size() != 4) {
+          auto& d = r_.error(v.loc, "mma takes a tensor, an operand role, an instruction and optionally `transposed`");
           d.hint = "e.g. mma(C, acc, wgmma(64, 256, 16)); roles are acc, lhs and rhs";
           return;
+        }
+        if (v.args.size() == 4 && (v.args[3].kind != ExprKind::Name || v.args[3].name != "transposed")) {
+          auto& d = r_.error(v.args[3].loc, "expected `transposed` after the mma instruction, found '" + format_expr(v.args[3]) + "'");
+          d.hint = "mma(C, acc, wgmma(64, N, 16), transposed) runs the instruction on C^T = B^T A^T: its 64 rows along C's columns";
+          // Go on as if untransposed: the partition stays defined (no cascade at its uses).
         }
         if (v.args[1].kind != ExprKind::Name || !parse_mma_role(v.args[1].name)) {
           auto& d = r_.error(v.args[1].loc, "unknown mma operand role '" + format_expr(v.args[1]) + "'");
@@ -371,6 +376,11 @@ class BodyChecker {
           d.hint = "mma(v, acc, ...) on a rank-1 tensor gives each piece the entries of its accumulator rows, "
                    "mma(v, rhs, ...) those of its accumulator columns";
           return;
+        }
+        if (v.args.size() == 4 && src.rank != 2) {
+          auto& d = r_.error(v.args[0].loc, "a transposed mma partition needs a rank-2 tensor, this one has rank " +
+                                                std::to_string(src.rank));
+          d.hint = "row and column vectors take the untransposed partition";
         }
         p.rank = src.rank;
         p.colors = 1;

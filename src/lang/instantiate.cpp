@@ -339,7 +339,7 @@ class Instantiator {
     bool row_vector = tile.size() == 1 && !col_vector;
     if (row_vector) tile.push_back(shape[1]);
     if (col_vector) tile.insert(tile.begin(), shape[2]);
-    MmaPartitionShape sh = mma_partition_shape(*instr, shape[0], shape[1], shape[2], role, proc, tile);
+    MmaPartitionShape sh = mma_partition_shape(*instr, shape[0], shape[1], shape[2], role, proc, tile, v.args.size() == 4);
     if (!sh.error.empty()) {
       auto& d = r_.error(v.loc, sh.bad_instruction ? sh.error
                                                    : "tile " + ext_str(src.ext) + " cannot take this mma partition: " + sh.error);

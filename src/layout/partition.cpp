@@ -69,8 +69,39 @@ namespace {
 std::string str(int64_t v) { return std::to_string(v); }
 }  // namespace
 
+MmaRole transposed_role(MmaRole role) {
+  return role == MmaRole::Lhs ? MmaRole::Rhs : role == MmaRole::Rhs ? MmaRole::Lhs : MmaRole::Acc;
+}
+
 MmaPartitionShape mma_partition_shape(const MmaInstr& instr, int64_t m, int64_t n, int64_t k, MmaRole role,
-                                      ProcKind holder, const std::vector<int64_t>& tile) {
+                                      ProcKind holder, const std::vector<int64_t>& tile, bool transposed) {
+  if (transposed) {
+    if (tile.size() != 2) {
+      MmaPartitionShape r;
+      r.error = "a transposed mma partition needs a rank-2 tile, this one has rank " + std::to_string(tile.size());
+      return r;
+    }
+    MmaPartitionShape r = mma_partition_shape(instr, m, n, k, transposed_role(role), holder, {tile[1], tile[0]});
+    if (!r.error.empty() && !r.bad_instruction) {
+      // Said in the tile's own terms: its rows are the instruction's n, its columns its 64 rows.
+      const bool wg = holder == ProcKind::Warpgroup;
+      const char* what = role == MmaRole::Acc ? "accumulator" : role == MmaRole::Lhs ? "lhs (A)" : "rhs (B)";
+      const std::string iname = instr.name + "(" + str(m) + ", " + str(n) + ", " + str(k) + ")";
+      const int64_t row_step = wg ? n : 8, col_step = wg ? 64 : 16;
+      if (role != MmaRole::Rhs && (tile[0] <= 0 || tile[0] % row_step)) {
+        r.error = std::string("a transposed ") + what + " tile has " + str(tile[0]) + " rows; " + iname + " on a " +
+                  proc_name(holder) + " needs a multiple of " + str(row_step) + " (the instruction's n runs along the rows)";
+        r.hint = "make the tile's M extent a multiple of the instruction's n";
+      } else if (role != MmaRole::Lhs && (tile[1] <= 0 || tile[1] % col_step)) {
+        r.error = std::string("a transposed ") + what + " tile has " + str(tile[1]) + " columns; " + iname + " on a " +
+                  proc_name(holder) + " needs a multiple of " + str(col_step) + " (the instruction's " + str(m) +
+                  " rows run along the columns)";
+        r.hint = "split the columns between warpgroups in multiples of 64, e.g. blocks(C, [*, 64 * cdiv(N, 64 * G)])";
+      }
+    }
+    if (r.piece_extents.size() == 2) std::swap(r.piece_extents[0], r.piece_extents[1]);
+    return r;
+  }
   MmaPartitionShape r;
   std::string iname = instr.name + "(" + str(m) + ", " + str(n) + ", " + str(k) + ")";
   if (m != instr.m || k != instr.k || !instr.legal_n(n)) {
@@ -138,7 +169,12 @@ MmaPartitionShape mma_partition_shape(const MmaInstr& instr, int64_t m, int64_t 
 }
 
 std::vector<DimMap> mma_piece(const MmaInstr& instr, MmaRole role, ProcKind holder, const std::vector<int64_t>& tile,
-                              int64_t p) {
+                              int64_t p, bool transposed) {
+  if (transposed && tile.size() == 2) {
+    std::vector<DimMap> t = mma_piece(instr, transposed_role(role), holder, {tile[1], tile[0]}, p);
+    std::swap(t[0], t[1]);
+    return t;
+  }
   bool wg = holder == ProcKind::Warpgroup;
   DimMap rows, cols;
   if (wg) {

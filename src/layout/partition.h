@@ -53,8 +53,15 @@ struct MmaPartitionShape {
 
 // Shape of the `role` operand distribution of `instr` with N = n, for a tile held by a processor of
 // level `holder` (WARPGROUP: pieces go to its 4 warps; WARP: to its 32 threads).
+//
+// `transposed`: the instruction computes the transposed product C^T = B^T A^T of the leaf
+// `mma(C, A, B)`, so its m rows run along the tile's columns (C's N) and its n columns along the
+// tile's rows (C's M): the accumulator is distributed as the instruction's accumulator of C^T, A
+// (role lhs, M x K) as its B operand A^T, B (role rhs, K x N) as its A operand B^T. A piece is the
+// untransposed distribution of the transposed tile with its two dimensions swapped back; the leaf
+// `mma` on pieces stays an ordinary matrix product. Rank-2 tiles only.
 MmaPartitionShape mma_partition_shape(const MmaInstr& instr, int64_t m, int64_t n, int64_t k, MmaRole role,
-                                      ProcKind holder, const std::vector<int64_t>& tile);
+                                      ProcKind holder, const std::vector<int64_t>& tile, bool transposed = false);
 
 // The DimMaps of piece `p` (a warp index or a lane index) of a legal mma partition. A rank-1 `tile`
 // is a row vector co-partitioned with the accumulator rows (role acc): its piece is the rows only,
@@ -62,7 +69,11 @@ MmaPartitionShape mma_partition_shape(const MmaInstr& instr, int64_t m, int64_t 
 // with the accumulator's columns: a warp's piece is the whole vector, a lane's its N/4 columns
 // (shared by the 8 lanes with the same lane % 4).
 std::vector<DimMap> mma_piece(const MmaInstr& instr, MmaRole role, ProcKind holder,
-                              const std::vector<int64_t>& tile, int64_t p);
+                              const std::vector<int64_t>& tile, int64_t p, bool transposed = false);
+
+// The role of the instruction operand an operand of role `role` plays in the transposed product:
+// acc -> acc, lhs (A) -> rhs (A^T is the instruction's B), rhs (B) -> lhs.
+MmaRole transposed_role(MmaRole role);
 
 // ---- slices ----
 // Piece `i` of slicing `parent` along dimension `dim`. The DimMap of `dim` has no modes (offset i):

@@ -161,7 +161,7 @@ std::vector<Opt> StaticBounds::extent_bounds(ValueId t) const {
         std::vector<int64_t> tile;
         for (const Opt& x : src) tile.push_back(*x);
         // Every piece of an mma partition has the same shape: piece 0's.
-        std::vector<DimMap> maps = mma_piece(*instr, p.role, p.holder, tile, 0);
+        std::vector<DimMap> maps = mma_piece(*instr, p.role, p.holder, tile, 0, p.transposed);
         for (size_t i = 0, j = 0; i < maps.size() && j < rank; ++i)
           if (!maps[i].modes.empty()) out[j++] = std::max<int64_t>(maps[i].extent(), 0);
         break;

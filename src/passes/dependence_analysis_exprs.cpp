@@ -192,6 +192,7 @@ void Lowering::partition(const Stmt& s, Scope& sc) {
       *shape[i] = *x;
     }
     pv.spec.holder = fr_->node->proc;
+    pv.spec.transposed = v.args.size() == 4;  // the checker admits only `transposed` there
   }
   sc.parts[s.target.name] = pv;
 }

@@ -1,5 +1,6 @@
 // The C++ builder API (loom/builder.h): the whole GEMM example built in C++ prints exactly as
 // examples/gemm/gemm.loom and dumps as the parsed file; small programs; misuse throws.
+#include <array>
 #include <functional>
 #include <random>
 #include <stdexcept>
@@ -27,6 +28,13 @@ Ex rows_split(const char* tensor) {
 }
 Ex wgmma(const char* tensor, const char* role) {
   return call("mma", {tensor, role, call("wgmma", {64, "N_MMA", 16})});
+}
+// `blocks(X, [*, 64 * cdiv(N, 64 * G)])` and the transposed distributions (the transposed variants).
+Ex cols_split(const char* tensor) {
+  return call("blocks", {tensor, list({star(), lit(64) * call("cdiv", {"N", lit(64) * name("G")})})});
+}
+Ex wgmma_t(const char* tensor, const char* role) {
+  return call("mma", {tensor, role, call("wgmma", {64, "N_MMA", 16}), "transposed"});
 }
 
 Program build_gemm() {
@@ -105,6 +113,39 @@ Program build_gemm() {
 
   b.variant("copy_thread", "copy", {"D", "X"}).leaf().on({"THREAD"});
   b.op("convert", {"D", "X"});
+
+  b.comment("The transposed form (docs/language.md, \"Transposed\"): each warpgroup takes 64 of the tile's\n"
+            "columns and the wgmma runs on C^T = B^T A^T, its 64-row side along N, so that its fine-grained n\n"
+            "covers the tile's rows: a tile can be any multiple of 8 rows tall (the same program either way;\n"
+            "mapping choices change speed, never results).");
+  b.variant("gemm_tile_t", "gemm", {"C", "A", "B"}).inner().tunables({"G"});
+  b.bind("Cp", cols_split("C"));
+  b.bind("Bp", cols_split("B"));
+  b.prange({"g"}, {"G"}, [&] { b.launch("gemm", {idx("Cp", {0, "g"}), "A", idx("Bp", {0, "g"})}); });
+
+  b.variant("gemm_mma_t", "gemm", {"C", "A", "B"}).inner().tunables({"N_MMA"});
+  b.bind("Cp", wgmma_t("C", "acc"));
+  b.bind("Ap", wgmma_t("A", "lhs"));
+  b.bind("Bp", wgmma_t("B", "rhs"));
+  b.prange({"t"}, {call("pieces", {"Cp"})}, [&] { b.launch("gemm", {idx("Cp", {"t"}), idx("Ap", {"t"}), idx("Bp", {"t"})}); });
+
+  b.variant("clear_tile_t", "clear", {"C"}).inner().tunables({"G"});
+  b.bind("Cp", cols_split("C"));
+  b.prange({"g"}, {"G"}, [&] { b.launch("clear", {idx("Cp", {0, "g"})}); });
+
+  b.variant("clear_mma_t", "clear", {"C"}).inner().tunables({"N_MMA"});
+  b.bind("Cp", wgmma_t("C", "acc"));
+  b.prange({"t"}, {call("pieces", {"Cp"})}, [&] { b.launch("clear", {idx("Cp", {"t"})}); });
+
+  b.variant("copy_tile_t", "copy", {"D", "X"}).inner().tunables({"G"});
+  b.bind("Dp", cols_split("D"));
+  b.bind("Xp", cols_split("X"));
+  b.prange({"g"}, {"G"}, [&] { b.launch("copy", {idx("Dp", {0, "g"}), idx("Xp", {0, "g"})}); });
+
+  b.variant("copy_mma_t", "copy", {"D", "X"}).inner().tunables({"N_MMA"});
+  b.bind("Dp", wgmma_t("D", "acc"));
+  b.bind("Xp", wgmma_t("X", "acc"));
+  b.prange({"t"}, {call("pieces", {"Dp"})}, [&] { b.launch("copy", {idx("Dp", {"t"}), idx("Xp", {"t"})}); });
 
   const std::vector<std::string> ggg = {"GLOBAL", "GLOBAL", "GLOBAL"};
   const std::vector<std::string> nss = {"NONE", "SHARED", "SHARED"};
@@ -334,6 +375,45 @@ Program build_gemm() {
   b.comment("K loop, the store) is the call's time and more blocks each load less (an H200 at 208 x 200 x 520:");
   b.comment("16 tiles, 7.1 us against 7.3-7.9 for 64 x 128 and 6.4 for cuBLAS; bench/results/2026-11-29-h200-gemm-small.md).");
   tile_shape(64, 64, 1, 6, 1, 128);
+  b.comment("Transposed tiles (gemm_tile_t, gemm_mma_t): U rows x V columns, one compute warpgroup per 64");
+  b.comment("columns, U = the wgmma's n, in steps of 32 rows from 48 to 240, plus 80 x 64 on one warpgroup.");
+  b.comment("They fit M where the 64-row grid of the tiles above does not (80 x 3896 x 2192: one row of 80-row");
+  b.comment("tiles instead of 128-row tiles half empty) and cut waves finer (1576 x 1392 x 184: 132 tiles of");
+  b.comment("144 x 128); deeper rings where the tile is small (bench/results/2026-12-02-h200-transposed.md).");
+  for (auto [U, V, P] : std::vector<std::array<int64_t, 3>>{
+           {48, 128, 8}, {80, 128, 6}, {112, 128, 6}, {144, 128, 5}, {176, 128, 4}, {208, 128, 3}, {240, 128, 3}, {80, 64, 8}}) {
+    const int64_t G = V / 64;
+    b.specialize_fastest("sm_90a");
+    b.instance("gemm_host", "gemm_host", "HOST")
+        .mem(ggg)
+        .tune({{"U", U}, {"V", V}})
+        .call("gemm", "gemm_block")
+        .entry({{"T", "bf16"}, {"E", "bf16"}});
+    b.instance("gemm_block", "gemm_block", "BLOCK")
+        .mem(ggg)
+        .tune("W", 64)
+        .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
+        .warpspecialize()
+        .pipeline(P)
+        .smem("227KB");
+    b.instance("gemm_tile", "gemm_tile_t", "BLOCK")
+        .mem(nss)
+        .tune("G", G)
+        .call("gemm", "gemm_wg")
+        .layout("A", {"row_major", "swizzle128"})
+        .layout("B", {"row_major", "swizzle128"});
+    b.instance("gemm_wg", "gemm_mma_t", "WARPGROUP").mem(nss).tune("N_MMA", U).call("gemm", "gemm_warp");
+    b.instance("gemm_warp", "gemm_mma_t", "WARP").mem(nss).tune("N_MMA", U).call("gemm", "gemm_thread");
+    b.instance("gemm_thread", "gemm_thread", "THREAD").mem({"REGISTER", "SHARED", "SHARED"});
+    b.instance("clear_tile", "clear_tile_t", "BLOCK").mem({"NONE"}).tune("G", G).call("clear", "clear_wg");
+    b.instance("clear_wg", "clear_mma_t", "WARPGROUP").mem({"NONE"}).tune("N_MMA", U).call("clear", "clear_warp");
+    b.instance("clear_warp", "clear_mma_t", "WARP").mem({"NONE"}).tune("N_MMA", U).call("clear", "clear_thread");
+    b.instance("clear_thread", "clear_thread", "THREAD").mem({"REGISTER"});
+    b.instance("copy_tile", "copy_tile_t", "BLOCK").mem({"GLOBAL", "NONE"}).tune("G", G).call("copy", "copy_wg");
+    b.instance("copy_wg", "copy_mma_t", "WARPGROUP").mem({"GLOBAL", "NONE"}).tune("N_MMA", U).call("copy", "copy_warp");
+    b.instance("copy_warp", "copy_mma_t", "WARP").mem({"GLOBAL", "NONE"}).tune("N_MMA", U).call("copy", "copy_thread");
+    b.instance("copy_thread", "copy_thread", "THREAD").mem({"GLOBAL", "REGISTER"});
+  }
   return b.build();
 }
 

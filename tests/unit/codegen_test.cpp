@@ -83,6 +83,27 @@ TEST(Codegen, ReluPrologueEdgeTileMasksTheLoadedPairs) {
   EXPECT_EQ(cu.find("_w[p] = loom::rt::pack_pair("), std::string::npos) << "no edge tile repacks its elements";
 }
 
+// examples/gemm's transposed mappings (mma(..., transposed)): the wgmma runs on C^T = B^T A^T, its A
+// operand B's tile read MN-major (transpose bit 1), its B operand A's tile read K-major, n = the
+// tile's 80 rows; the epilogue stages C^T's 8 x 8 blocks with stmatrix.trans and stores C by TMA,
+// and the direct store writes register i at row acc_col, column acc_row. The untransposed default
+// mapping has none of it.
+TEST(Codegen, TransposedMmaSwapsTheOperandsAndStoresTheTranspose) {
+  const std::string cu = artifact_of("gemm").cu;
+  const std::string m0 = between(cu, "namespace mapping0 {", "}  // namespace mapping0");
+  const std::string t = between(cu, "namespace mapping16 {", "}  // namespace mapping16");
+  ASSERT_FALSE(t.empty());
+  const std::string tma = tma_kernels(t);
+  EXPECT_NE(tma.find("const uint64_t da = loom::rt::desc_mn_major(v_B_stages"), std::string::npos) << tma;
+  EXPECT_NE(tma.find("const uint64_t db = loom::rt::desc_k_major(v_A_stages"), std::string::npos);
+  EXPECT_NE(tma.find("loom::rt::wgmma_m64nNk16<80, __nv_bfloat16, 1, 0>(v_C_1, da, db, 1);"), std::string::npos);
+  EXPECT_EQ(count(tma, "loom::rt::stmatrix_x4_trans("), 1);
+  EXPECT_EQ(count(tma, "loom::rt::tma_store_2d("), 1);
+  EXPECT_NE(tma.find("const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;"), std::string::npos);
+  EXPECT_EQ(m0.find("_trans("), std::string::npos);
+  EXPECT_EQ(m0.find(", 1, 0>("), std::string::npos);
+}
+
 // Every barrier the consumers arrive on to hand something back to the producer ("compute warps
 // done with ...") is waited for somewhere in the same kernel: a release nobody waits for means the
 // producer refills a slot while the consumers may still read it (flash_attention_2 lost the K
@@ -368,10 +389,10 @@ TEST(Codegen, FastestMappingsChosenByTheCostModel) {
   EXPECT_NE(between(a.cu, "namespace mapping2 {", "}  // namespace mapping2").find("1048576 FMA and 49152 TMA bytes per iteration"),
             std::string::npos);
   EXPECT_NE(a.cu.find("  if (v_SMS > 0) {\n    int pick = 0;\n    double best = mapping0::estimate_cycles(C, A, B, stream, v_SMS);\n"
-                      "    if (const double e = mapping1::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [gemm.loom:123]\n"),
+                      "    if (const double e = mapping1::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [gemm.loom:174]\n"),
             std::string::npos)
       << a.cu;
-  EXPECT_NE(a.cu.find("      pick = 14;\n    }\n    return pick;\n  }\n  return 0;\n}"), std::string::npos);
+  EXPECT_NE(a.cu.find("      pick = 22;\n    }\n    return pick;\n  }\n  return 0;\n}"), std::string::npos);
 }
 
 // Every mapping by index: loom_<entry>_mapping runs mapping i whatever the extents (LOOM_ERR_MAPPING
@@ -390,7 +411,7 @@ TEST(Codegen, EveryMappingByIndex) {
   EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {\n"
                       "  return pick_gemm(C, A, B, stream);\n}"),
             std::string::npos);
-  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_mappings(void) { return 15; }"), std::string::npos);
+  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_mappings(void) { return 23; }"), std::string::npos);
   EXPECT_NE(a.header.find("int loom_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"),
             std::string::npos);
   EXPECT_NE(a.header.find("int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"), std::string::npos);

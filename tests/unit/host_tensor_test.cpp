@@ -312,6 +312,47 @@ void check_distributed_mma(int64_t m, int64_t n, int64_t k) {
   EXPECT_EQ(C.buffer()->data, want) << m << "x" << n << "x" << k;
 }
 
+// The same with the transposed distributions (layout/partition.h): C^T's accumulator, A as the
+// instruction's B operand, B as its A; C's columns a multiple of 64 per warpgroup, any rows.
+void check_distributed_mma_transposed(int64_t m, int64_t n, int64_t k) {
+  std::mt19937_64 rng(13);
+  auto rnd = [&] { return static_cast<double>(static_cast<int64_t>(rng() % 5) - 2); };
+  View C = make(DType::F32, {m, n}), A = make(DType::BF16, {m, k}), B = make(DType::BF16, {k, n});
+  for (double& x : A.buffer()->data) x = rnd();
+  for (double& x : B.buffer()->data) x = rnd();
+  for (double& x : C.buffer()->data) x = rnd();
+  std::vector<double> want = C.buffer()->data;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t q = 0; q < k; ++q) want[static_cast<size_t>(i * n + j)] += A.load({i, q}) * B.load({q, j});
+  int64_t covered = 0;
+  for (int64_t w = 0; w < 4; ++w) {
+    View cw = mma_of(C, MmaRole::Acc, ProcKind::Warpgroup, w, true), aw = mma_of(A, MmaRole::Lhs, ProcKind::Warpgroup, w, true),
+         bw = mma_of(B, MmaRole::Rhs, ProcKind::Warpgroup, w, true);
+    for (int64_t l = 0; l < 32; ++l) {
+      View cl = mma_of(cw, MmaRole::Acc, ProcKind::Warp, l, true);
+      covered += cl.size();
+      run("mma", {T(cl), T(mma_of(aw, MmaRole::Lhs, ProcKind::Warp, l, true)), T(mma_of(bw, MmaRole::Rhs, ProcKind::Warp, l, true))});
+    }
+  }
+  EXPECT_EQ(covered, m * n) << m << "x" << n << "x" << k;  // every element in exactly one lane's piece
+  EXPECT_EQ(C.buffer()->data, want) << m << "x" << n << "x" << k;
+}
+
+TEST(HostTensorLeaf, TransposedMmaPiecesReproduceTheProduct) {
+  check_distributed_mma_transposed(16, 64, 16);
+  check_distributed_mma_transposed(80, 64, 32);
+  check_distributed_mma_transposed(48, 128, 16);
+  check_distributed_mma_transposed(1, 1, 1);  // clipped edge tiles
+  check_distributed_mma_transposed(37, 50, 20);
+  check_distributed_mma_transposed(9, 65, 3);
+  // A warp's lane 5 of the transposed accumulator: C's columns 1 and 9 of every 16, rows 2 and 3 of every 8.
+  View C = make(DType::F32, {16, 64});
+  View l5 = mma_of(mma_of(C, MmaRole::Acc, ProcKind::Warpgroup, 0, true), MmaRole::Acc, ProcKind::Warp, 5, true);
+  EXPECT_EQ(l5.extents(), (std::vector<int64_t>{4, 2}));
+  EXPECT_THROW(mma_of(make(DType::F32, {64}), MmaRole::Acc, ProcKind::Warpgroup, 0, true), std::invalid_argument);
+}
+
 TEST(HostTensorLeaf, MmaPiecesReproduceTheProduct) {
   check_distributed_mma(64, 16, 16);
   check_distributed_mma(64, 16, 48);
