@@ -524,6 +524,11 @@ class CudaGen {
 
   // ---- epilogue.cpp: stores of accumulator fragments to global memory -------------------------------
   void emit_store(Stream& s, const Op& op, const Frag& xf, const std::function<std::string(const std::string&)>& value);
+  struct StagePlan {
+    int64_t slice_bytes = 0, per = 1, chunks = 1, stage_tile = 0;
+    std::string tm;  // the TMA store's tensor map (one slice a box)
+  };
+  StagePlan stage_plan(const View& d, const View& tile, int64_t slices, int64_t rows, int64_t slice_cols);
   std::string staged_condition(const View& tile, const std::string& P, const std::vector<int64_t>& xt, int64_t eb) const;
   void emit_transposed_store(Stream& s, const Op& op, const Frag& xf, const std::function<std::string(const std::string&)>& value);
   bool store_only(ValueId root);

@@ -96,8 +96,11 @@ void CudaGen::emit_elementwise(Stream& s, const Op& op) {
       cannot(&op, "`" + op.name + "` on fragments of different tiles");
     frag = xf;
   }
-  if (frag && (!rows.empty() || !globals.empty()))
-    untransposed(*frag, &op, "a row vector or a global input of `" + op.name + "`");
+  if (frag && !rows.empty()) untransposed(*frag, &op, "a row vector of `" + op.name + "`");
+  for (auto& [i, g] : globals)  // a column vector cut for the other orientation reads other entries
+    if (frag && view(op.operands[i]).cols && view(op.operands[i]).frag->transposed != frag->transposed)
+      cannot(&op, "`" + op.name + "` of a column vector and an accumulator fragment of different mma orientations",
+             "give the column vector the accumulator's partition: mma(b, rhs, ..., transposed) with a transposed accumulator");
   if (global_frag) {
     if (frag && tile_static(*frag, &op) != tile_static(*global_frag, &op))
       cannot(&op, "`" + op.name + "` on fragments of different tiles");

@@ -50,18 +50,11 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
          ", clipped to " + E0 + " x " + E1);
   s.line("  const int tid = loom::rt::thread_in_warpgroup();");
   if (stageable) {
-    // The staging tile holds `per` of the tile's slices at a time (all of them, unless the kernel's
-    // shared memory cannot hold that: set_stage_slices), stored chunk after chunk.
-    const int64_t slices = xt[1] / slice_cols, slice_bytes = xt[0] * 128;
-    int64_t per = std::min(slices, stage_slices_);
-    while (slices % per) --per;
-    const int64_t chunks = slices / per, stage_tile = per * slice_bytes;
-    stage_bytes_ = std::max(stage_bytes_, stage_tile);
-    const int dr = tile.dims[0], dc = tile.dims[1];
-    std::vector<int64_t> box(static_cast<size_t>(rank), 1);
-    box[static_cast<size_t>(dr)] = xt[0];
-    box[static_cast<size_t>(dc)] = slice_cols;
-    const std::string tm = tensor_map(d.root, box, 128, d.dtype);
+    const int64_t slices = xt[1] / slice_cols;
+    const StagePlan plan = stage_plan(d, tile, slices, xt[0], slice_cols);
+    const int64_t slice_bytes = plan.slice_bytes, per = plan.per, chunks = plan.chunks, stage_tile = plan.stage_tile;
+    const int dc = tile.dims[1];
+    const std::string& tm = plan.tm;
     s.line("  // staged when the box is clipped only by " + P + "'s edges (TMA skips what lies past them)");
     s.line("  const bool staged = " + staged_condition(tile, P, xt, eb) + ";");
     s.line("  if (staged) {  // through this warpgroup's staging tile: " + std::to_string(slices) + " slices of " +
@@ -131,6 +124,24 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
   s.line("}");
 }
 
+// How a warpgroup's tile of D (view `tile`) of `slices` 128-byte swizzle slices of `rows` rows x
+// `slice_cols` columns is staged: `per` slices at a time (all of them, unless the kernel's shared
+// memory cannot hold that: set_stage_slices), stored chunk after chunk by TMA boxes of one slice.
+CudaGen::StagePlan CudaGen::stage_plan(const View& d, const View& tile, int64_t slices, int64_t rows, int64_t slice_cols) {
+  StagePlan p;
+  p.slice_bytes = rows * 128;
+  p.per = std::min(slices, stage_slices_);
+  while (slices % p.per) --p.per;
+  p.chunks = slices / p.per;
+  p.stage_tile = p.per * p.slice_bytes;
+  stage_bytes_ = std::max(stage_bytes_, p.stage_tile);
+  std::vector<int64_t> box(static_cast<size_t>(f_.info(d.root).rank), 1);
+  box[static_cast<size_t>(tile.dims[0])] = rows;
+  box[static_cast<size_t>(tile.dims[1])] = slice_cols;
+  p.tm = tensor_map(d.root, box, 128, d.dtype);
+  return p;
+}
+
 // When a warpgroup's tile of D (view `tile`, static extents xt) can be stored by TMA boxes: it lies
 // inside D or is clipped only by D's own edges, and where it is clipped along the contiguous
 // dimension D's rows are whole 16-byte units (TMA would otherwise write the row padding).
@@ -169,16 +180,10 @@ void CudaGen::emit_transposed_store(Stream& s, const Op& op, const Frag& xf,
   s.line("  const int tid = loom::rt::thread_in_warpgroup();");
   std::string in = "  ";
   if (stageable) {
-    const int64_t slice_bytes = xt[0] * 128;
-    int64_t per = std::min(blocks, stage_slices_);
-    while (blocks % per) --per;
-    const int64_t chunks = blocks / per, stage_tile = per * slice_bytes;
-    stage_bytes_ = std::max(stage_bytes_, stage_tile);
-    const int dr = tile.dims[0], dc = tile.dims[1];
-    std::vector<int64_t> box(static_cast<size_t>(rank), 1);
-    box[static_cast<size_t>(dr)] = xt[0];
-    box[static_cast<size_t>(dc)] = 64;
-    const std::string tm = tensor_map(d.root, box, 128, d.dtype);
+    const StagePlan plan = stage_plan(d, tile, blocks, xt[0], 64);  // one slice per 64-column block
+    const int64_t slice_bytes = plan.slice_bytes, per = plan.per, chunks = plan.chunks, stage_tile = plan.stage_tile;
+    const int dc = tile.dims[1];
+    const std::string& tm = plan.tm;
     s.line("  // staged when the box is clipped only by " + P + "'s edges (TMA skips what lies past them)");
     s.line("  const bool staged = " + staged_condition(tile, P, xt, eb) + ";");
     s.line("  if (staged) {  // through this warpgroup's staging tile: " + std::to_string(blocks) + " slices of " +

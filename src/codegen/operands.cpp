@@ -22,6 +22,8 @@
 // (and a quad's neighbours, for a fragment) hit the same sectors.
 #include "codegen/cuda_gen.h"
 
+#include <memory>
+
 namespace loom::codegen::detail {
 
 // Whether operand i of element-wise leaf `op` is such a global input; if so, the declarations to
@@ -32,7 +34,7 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
   if (f_.info(v).type != ir::Type::Tensor || f_.info(v).mem != MemKind::Global) return std::nullopt;
   const View& w = view(v);
   if (!w.frag || w.frag->level != 2 || !w.param) return std::nullopt;
-  untransposed(*w.frag, &op, "a global input");
+  if (!w.cols) untransposed(*w.frag, &op, "a global input");
   const std::string P = pname(w.root), T = cpp_type(w.dtype), n = var(v);
   const View& tile = view(w.frag->tile);
   const int rank = f_.info(w.root).rank;
@@ -50,6 +52,32 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
       cannot(&op, "a column vector (an mma rhs piece of a rank-1 tensor) other than the broadcast operand of a binary leaf");
     const std::string E = tile.ext[0], S = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
     g.decls.push_back("const int64_t " + n + "_e = " + E + ";  // the tile's entries of " + P);
+    if (w.frag->transposed) {
+      // The transposed accumulator's columns are the wgmma's rows (layout/partition.h): the lane
+      // holds entries acc_row(t, 0) and acc_row(t, 2) of every 64, and register idx of its
+      // fragment (rows of 64 b .. in registers b * R ..) reads entry 2 b + ((idx >> 1) & 1).
+      const int64_t entries = static_extents(v, &op).at(0), blocks = entries / 2;
+      // The accumulator's registers per 64-row block: known when the leaf asks for the preload
+      // (given the fragment's register count), before any value.
+      auto per_block = std::make_shared<int64_t>(0);
+      g.preload = [=](int64_t regs) {
+        *per_block = regs / std::max<int64_t>(1, blocks);
+        std::vector<std::string> l{"float " + n + "_v[" + std::to_string(entries) + "];  // entries acc_row(t, 2 h) + 64 b, in " + n +
+                                   "_v[2 b + h]"};
+        l.push_back("#pragma unroll");
+        l.push_back("for (int q = 0; q < " + std::to_string(entries) + "; ++q) {");
+        l.push_back("  const int64_t e = loom::rt::acc_row(" + n + "_t, 2 * (q & 1)) + 64 * (q >> 1);");
+        l.push_back("  " + n + "_v[q] = e < " + n + "_e ? static_cast<float>(" + n + "_p[e * " + S + "]) : 0.0f;");
+        l.push_back("}");
+        return l;
+      };
+      g.value = [=](const std::string& idx) {
+        LOOM_ASSERT(blocks == 1 || *per_block > 0, "a transposed column vector's value before its preload");
+        return n + "_v[" + (blocks > 1 ? "2 * ((" + idx + ") / " + std::to_string(*per_block) + ") + " : std::string()) + "(((" + idx +
+               ") >> 1) & 1)]";
+      };
+      return g;
+    }
     // One row block's registers (N / 2 for N columns): every row block of a taller fragment has
     // the same columns, so its register idx reads register idx % (N / 2)'s entry (g.period).
     const int64_t half = static_extents(w.frag->tile, &op).at(0) / 2;

@@ -317,8 +317,13 @@ View mma_of(const View& v, MmaRole role, ProcKind holder, int64_t p, bool transp
   if (v.rank() != 2 && !(v.rank() == 1 && role != MmaRole::Lhs))
     throw std::invalid_argument(std::string("mma partition (") + mma_role_name(role) + ") of " + desc(v) +
                                 ": needs a rank-2 tile, a rank-1 row vector with role acc or a column vector with role rhs");
-  if (transposed && v.rank() != 2)
-    throw std::invalid_argument(std::string("transposed mma partition of ") + desc(v) + ": needs a rank-2 tile");
+  if (transposed && v.rank() != 2 && !(v.rank() == 1 && role == MmaRole::Rhs))
+    throw std::invalid_argument(std::string("transposed mma partition of ") + desc(v) + ": needs a rank-2 tile or a column vector");
+  if (transposed && v.rank() == 1) {  // a column vector cut like the instruction's rows (layout/partition.h)
+    const int64_t g = wg ? 64 : 16;
+    static const MmaInstr kAnyT{};
+    return v.piece(mma_piece(kAnyT, role, holder, {(v.extents()[0] + g - 1) / g * g}, p, true));
+  }
   auto up = [](int64_t x, int64_t g) { return (x + g - 1) / g * g; };
   // Transposed (layout/partition.h): the untransposed distribution of the transposed tile, padded
   // as that one is, with the pieces' two dimensions swapped back.

@@ -377,10 +377,10 @@ class BodyChecker {
                    "mma(v, rhs, ...) those of its accumulator columns";
           return;
         }
-        if (v.args.size() == 4 && src.rank != 2) {
-          auto& d = r_.error(v.args[0].loc, "a transposed mma partition needs a rank-2 tensor, this one has rank " +
-                                                std::to_string(src.rank));
-          d.hint = "row and column vectors take the untransposed partition";
+        if (v.args.size() == 4 && src.rank != 2 && !(src.rank == 1 && role == MmaRole::Rhs)) {
+          auto& d = r_.error(v.args[0].loc, "a transposed mma partition needs a rank-2 tensor or a column vector (role rhs), this one has rank " +
+                                                std::to_string(src.rank) + (src.rank == 1 ? " and role " + v.args[1].name : ""));
+          d.hint = "row vectors take the untransposed partition; a transposed accumulator's columns are cut by mma(b, rhs, ..., transposed)";
         }
         p.rank = src.rank;
         p.colors = 1;

@@ -170,6 +170,11 @@ MmaPartitionShape mma_partition_shape(const MmaInstr& instr, int64_t m, int64_t 
 
 std::vector<DimMap> mma_piece(const MmaInstr& instr, MmaRole role, ProcKind holder, const std::vector<int64_t>& tile,
                               int64_t p, bool transposed) {
+  if (transposed && tile.size() == 1 && role == MmaRole::Rhs) {
+    // A column vector of the transposed product: C's columns are the instruction's rows, so it is
+    // cut like the rows of its lhs operand B^T (a warp's 16 of every 64, a lane's 2 of every 16).
+    return {mma_piece(instr, MmaRole::Lhs, holder, {tile[0], 16}, p)[0]};
+  }
   if (transposed && tile.size() == 2) {
     std::vector<DimMap> t = mma_piece(instr, transposed_role(role), holder, {tile[1], tile[0]}, p);
     std::swap(t[0], t[1]);

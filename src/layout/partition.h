@@ -59,7 +59,8 @@ struct MmaPartitionShape {
 // tile's rows (C's M): the accumulator is distributed as the instruction's accumulator of C^T, A
 // (role lhs, M x K) as its B operand A^T, B (role rhs, K x N) as its A operand B^T. A piece is the
 // untransposed distribution of the transposed tile with its two dimensions swapped back; the leaf
-// `mma` on pieces stays an ordinary matrix product. Rank-2 tiles only.
+// `mma` on pieces stays an ordinary matrix product. Rank-2 tiles, and column vectors (role rhs,
+// rank 1: a bias along C's columns), which are then cut like the instruction's rows.
 MmaPartitionShape mma_partition_shape(const MmaInstr& instr, int64_t m, int64_t n, int64_t k, MmaRole role,
                                       ProcKind holder, const std::vector<int64_t>& tile, bool transposed = false);
 

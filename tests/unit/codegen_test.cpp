@@ -104,6 +104,99 @@ TEST(Codegen, TransposedMmaSwapsTheOperandsAndStoresTheTranspose) {
   EXPECT_EQ(m0.find(", 1, 0>("), std::string::npos);
 }
 
+// gemm_bias_act on transposed tiles: the bias follows C's columns, which are the wgmma's rows, so
+// each lane loads the entries at acc_row(t, 0) and acc_row(t, 2) of every 64 (mma(b, rhs, ...,
+// transposed); operands.cpp). The variants and the mapping are bench/results/2026-12-02-h200-transposed's
+// gba_variants.loom.part and one of gba_candidates.sh's tiles (80 x 128).
+TEST(Codegen, TransposedBiasFollowsTheWgmmaRows) {
+  const std::string text = read_file(example_path("gemm_bias_act")) + "\n" + R"LOOM(// The transposed form (as examples/gemm's gemm_tile_t / gemm_mma_t): each warpgroup takes 64 of the
+// tile's columns and the wgmma runs on C^T = B^T A^T; the bias follows the columns, cut like the
+// wgmma's rows: mma(b, rhs, ..., transposed).
+variant gemm_tile_t of gemm(C, A, B): inner tunables(G) {
+  Cp = blocks(C, [*, 64 * cdiv(N, 64 * G)]);
+  Bp = blocks(B, [*, 64 * cdiv(N, 64 * G)]);
+  prange g in G {
+    gemm(Cp[0, g], A, Bp[0, g]);
+  }
+}
+
+variant gemm_mma_t of gemm(C, A, B): inner tunables(N_MMA) {
+  Cp = mma(C, acc, wgmma(64, N_MMA, 16), transposed);
+  Ap = mma(A, lhs, wgmma(64, N_MMA, 16), transposed);
+  Bp = mma(B, rhs, wgmma(64, N_MMA, 16), transposed);
+  prange t in pieces(Cp) {
+    gemm(Cp[t], Ap[t], Bp[t]);
+  }
+}
+
+variant clear_tile_t of clear(C): inner tunables(G) {
+  Cp = blocks(C, [*, 64 * cdiv(N, 64 * G)]);
+  prange g in G {
+    clear(Cp[0, g]);
+  }
+}
+
+variant clear_mma_t of clear(C): inner tunables(N_MMA) {
+  Cp = mma(C, acc, wgmma(64, N_MMA, 16), transposed);
+  prange t in pieces(Cp) {
+    clear(Cp[t]);
+  }
+}
+
+variant bias_act_tile_t of bias_act(D, X, b): inner tunables(G) {
+  Dp = blocks(D, [*, 64 * cdiv(N, 64 * G)]);
+  Xp = blocks(X, [*, 64 * cdiv(N, 64 * G)]);
+  bq = blocks(b, [64 * cdiv(N, 64 * G)]);
+  prange g in G {
+    bias_act(Dp[0, g], Xp[0, g], bq[g]);
+  }
+}
+
+variant bias_act_mma_t of bias_act(D, X, b): inner tunables(N_MMA) {
+  Dp = mma(D, acc, wgmma(64, N_MMA, 16), transposed);
+  Xp = mma(X, acc, wgmma(64, N_MMA, 16), transposed);
+  bp = mma(b, rhs, wgmma(64, N_MMA, 16), transposed);
+  prange t in pieces(Dp) {
+    bias_act(Dp[t], Xp[t], bp[t]);
+  }
+}
+
+mapping sm_90a when(fastest) {
+  instance host = gemm_bias_act_host on HOST mem(GLOBAL, GLOBAL, GLOBAL, GLOBAL) tune(U=80, V=128)
+      call(gemm_bias_act: block) entry(T=bf16, E=bf16);
+  instance block = gemm_bias_act_block on BLOCK mem(GLOBAL, GLOBAL, GLOBAL, GLOBAL) tune(W=64)
+      call(gemm: gemm_tile, clear: clear_tile, bias_act: act_tile) warpspecialize pipeline(6)
+      smem(227KB);
+  instance gemm_tile = gemm_tile_t on BLOCK mem(NONE, SHARED, SHARED) tune(G=2) call(gemm: gemm_wg)
+      layout(A: row_major swizzle128, B: row_major swizzle128);
+  instance gemm_wg = gemm_mma_t on WARPGROUP mem(NONE, SHARED, SHARED) tune(N_MMA=80)
+      call(gemm: gemm_warp);
+  instance gemm_warp = gemm_mma_t on WARP mem(NONE, SHARED, SHARED) tune(N_MMA=80)
+      call(gemm: gemm_thread);
+  instance gemm_thread = gemm_thread on THREAD mem(REGISTER, SHARED, SHARED);
+  instance clear_tile = clear_tile_t on BLOCK mem(NONE) tune(G=2) call(clear: clear_wg);
+  instance clear_wg = clear_mma_t on WARPGROUP mem(NONE) tune(N_MMA=80) call(clear: clear_warp);
+  instance clear_warp = clear_mma_t on WARP mem(NONE) tune(N_MMA=80) call(clear: clear_thread);
+  instance clear_thread = clear_thread on THREAD mem(REGISTER);
+  instance act_tile = bias_act_tile_t on BLOCK mem(GLOBAL, NONE, GLOBAL) tune(G=2)
+      call(bias_act: act_wg);
+  instance act_wg = bias_act_mma_t on WARPGROUP mem(GLOBAL, NONE, GLOBAL) tune(N_MMA=80)
+      call(bias_act: act_warp);
+  instance act_warp = bias_act_mma_t on WARP mem(GLOBAL, NONE, GLOBAL) tune(N_MMA=80)
+      call(bias_act: act_thread);
+  instance act_thread = bias_gelu_thread on THREAD mem(GLOBAL, REGISTER, GLOBAL);
+}
+)LOOM";
+  Generated g = generate("gemm_bias_act", text);
+  ASSERT_TRUE(g.artifact) << g.diagnostics << (g.error ? g.error->message : g.internal);
+  const std::string last = tma_kernels(between(g.artifact->cu, "namespace mapping13 {", "}  // namespace mapping13"));
+  ASSERT_FALSE(last.empty());
+  EXPECT_NE(last.find("loom::rt::wgmma_m64nNk16<80, __nv_bfloat16, 1, 0>("), std::string::npos);
+  EXPECT_NE(last.find("const int64_t e = loom::rt::acc_row(v_bp_1_t, 2 * (q & 1)) + 64 * (q >> 1);"), std::string::npos) << last;
+  EXPECT_EQ(count(last, "loom::rt::stmatrix_x4_trans("), 1);
+  EXPECT_NE(last.find("loom::rt::gelu_tanh("), std::string::npos);
+}
+
 // Every barrier the consumers arrive on to hand something back to the producer ("compute warps
 // done with ...") is waited for somewhere in the same kernel: a release nobody waits for means the
 // producer refills a slot while the consumers may still read it (flash_attention_2 lost the K

@@ -290,8 +290,10 @@ TEST(HostTensorView, MmaPiecesOfClippedTiles) {
   EXPECT_EQ(mma_of(c0, MmaRole::Acc, ProcKind::Warp, 4).extents(), (std::vector<int64_t>{0, 2}));  // row 1: absent
 }
 
-// Every lane's leaf mma on its pieces of a 64 x 16 tile computes the full product.
-void check_distributed_mma(int64_t m, int64_t n, int64_t k) {
+// Every lane's leaf mma on its pieces of a 64 x 16 tile computes the full product, and every element
+// of C lies in exactly one lane's piece. `transposed`: the distributions of the transposed product
+// (layout/partition.h: C^T's accumulator, A as the instruction's B operand, B as its A).
+void check_distributed_mma(int64_t m, int64_t n, int64_t k, bool transposed = false) {
   std::mt19937_64 rng(11);
   auto rnd = [&] { return static_cast<double>(static_cast<int64_t>(rng() % 5) - 2); };
   View C = make(DType::F32, {m, n}), A = make(DType::BF16, {m, k}), B = make(DType::BF16, {k, n});
@@ -302,55 +304,55 @@ void check_distributed_mma(int64_t m, int64_t n, int64_t k) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
       for (int64_t q = 0; q < k; ++q) want[static_cast<size_t>(i * n + j)] += A.load({i, q}) * B.load({q, j});
-  for (int64_t w = 0; w < 4; ++w) {
-    View cw = mma_of(C, MmaRole::Acc, ProcKind::Warpgroup, w), aw = mma_of(A, MmaRole::Lhs, ProcKind::Warpgroup, w),
-         bw = mma_of(B, MmaRole::Rhs, ProcKind::Warpgroup, w);
-    for (int64_t l = 0; l < 32; ++l)
-      run("mma", {T(mma_of(cw, MmaRole::Acc, ProcKind::Warp, l)), T(mma_of(aw, MmaRole::Lhs, ProcKind::Warp, l)),
-                  T(mma_of(bw, MmaRole::Rhs, ProcKind::Warp, l))});
-  }
-  EXPECT_EQ(C.buffer()->data, want) << m << "x" << n << "x" << k;
-}
-
-// The same with the transposed distributions (layout/partition.h): C^T's accumulator, A as the
-// instruction's B operand, B as its A; C's columns a multiple of 64 per warpgroup, any rows.
-void check_distributed_mma_transposed(int64_t m, int64_t n, int64_t k) {
-  std::mt19937_64 rng(13);
-  auto rnd = [&] { return static_cast<double>(static_cast<int64_t>(rng() % 5) - 2); };
-  View C = make(DType::F32, {m, n}), A = make(DType::BF16, {m, k}), B = make(DType::BF16, {k, n});
-  for (double& x : A.buffer()->data) x = rnd();
-  for (double& x : B.buffer()->data) x = rnd();
-  for (double& x : C.buffer()->data) x = rnd();
-  std::vector<double> want = C.buffer()->data;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      for (int64_t q = 0; q < k; ++q) want[static_cast<size_t>(i * n + j)] += A.load({i, q}) * B.load({q, j});
+  const bool t = transposed;
   int64_t covered = 0;
   for (int64_t w = 0; w < 4; ++w) {
-    View cw = mma_of(C, MmaRole::Acc, ProcKind::Warpgroup, w, true), aw = mma_of(A, MmaRole::Lhs, ProcKind::Warpgroup, w, true),
-         bw = mma_of(B, MmaRole::Rhs, ProcKind::Warpgroup, w, true);
+    View cw = mma_of(C, MmaRole::Acc, ProcKind::Warpgroup, w, t), aw = mma_of(A, MmaRole::Lhs, ProcKind::Warpgroup, w, t),
+         bw = mma_of(B, MmaRole::Rhs, ProcKind::Warpgroup, w, t);
     for (int64_t l = 0; l < 32; ++l) {
-      View cl = mma_of(cw, MmaRole::Acc, ProcKind::Warp, l, true);
+      View cl = mma_of(cw, MmaRole::Acc, ProcKind::Warp, l, t);
       covered += cl.size();
-      run("mma", {T(cl), T(mma_of(aw, MmaRole::Lhs, ProcKind::Warp, l, true)), T(mma_of(bw, MmaRole::Rhs, ProcKind::Warp, l, true))});
+      run("mma", {T(cl), T(mma_of(aw, MmaRole::Lhs, ProcKind::Warp, l, t)), T(mma_of(bw, MmaRole::Rhs, ProcKind::Warp, l, t))});
     }
   }
-  EXPECT_EQ(covered, m * n) << m << "x" << n << "x" << k;  // every element in exactly one lane's piece
+  EXPECT_EQ(covered, m * n) << m << "x" << n << "x" << k;
   EXPECT_EQ(C.buffer()->data, want) << m << "x" << n << "x" << k;
 }
 
 TEST(HostTensorLeaf, TransposedMmaPiecesReproduceTheProduct) {
-  check_distributed_mma_transposed(16, 64, 16);
-  check_distributed_mma_transposed(80, 64, 32);
-  check_distributed_mma_transposed(48, 128, 16);
-  check_distributed_mma_transposed(1, 1, 1);  // clipped edge tiles
-  check_distributed_mma_transposed(37, 50, 20);
-  check_distributed_mma_transposed(9, 65, 3);
+  check_distributed_mma(16, 64, 16, true);
+  check_distributed_mma(80, 64, 32, true);
+  check_distributed_mma(48, 128, 16, true);
+  check_distributed_mma(1, 1, 1, true);  // clipped edge tiles
+  check_distributed_mma(37, 50, 20, true);
+  check_distributed_mma(9, 65, 3, true);
   // A warp's lane 5 of the transposed accumulator: C's columns 1 and 9 of every 16, rows 2 and 3 of every 8.
   View C = make(DType::F32, {16, 64});
   View l5 = mma_of(mma_of(C, MmaRole::Acc, ProcKind::Warpgroup, 0, true), MmaRole::Acc, ProcKind::Warp, 5, true);
   EXPECT_EQ(l5.extents(), (std::vector<int64_t>{4, 2}));
-  EXPECT_THROW(mma_of(make(DType::F32, {64}), MmaRole::Acc, ProcKind::Warpgroup, 0, true), std::invalid_argument);
+  EXPECT_THROW(mma_of(make(DType::F32, {64}), MmaRole::Acc, ProcKind::Warpgroup, 0, true), std::invalid_argument);  // a row vector
+}
+
+// A column vector of the transposed product (mma(b, rhs, ..., transposed)): each lane's piece holds
+// the entries of its transposed accumulator piece's columns, so a column broadcast add(C, C, b) on the
+// lanes' pieces adds b[j] to every C[i][j] once.
+TEST(HostTensorLeaf, TransposedColumnVectorFollowsTheAccumulatorColumns) {
+  for (auto [m, n] : std::vector<std::pair<int64_t, int64_t>>{{16, 64}, {48, 128}, {37, 50}, {8, 1}}) {
+    View C = make(DType::F32, {m, n}), b = make(DType::BF16, {n});
+    for (double& x : C.buffer()->data) x = 0;
+    for (int64_t j = 0; j < n; ++j) b.store({j}, static_cast<double>(j + 1));
+    for (int64_t w = 0; w < 4; ++w) {
+      View cw = mma_of(C, MmaRole::Acc, ProcKind::Warpgroup, w, true), bw = mma_of(b, MmaRole::Rhs, ProcKind::Warpgroup, w, true);
+      for (int64_t l = 0; l < 32; ++l) {
+        View cl = mma_of(cw, MmaRole::Acc, ProcKind::Warp, l, true), bl = mma_of(bw, MmaRole::Rhs, ProcKind::Warp, l, true);
+        ASSERT_EQ(cl.extents().at(1), bl.extents().at(0)) << m << "x" << n << " lane " << l;
+        run_leaf_op(*find_leaf_op("add"), {T(cl), T(cl), T(bl)}, 1);
+      }
+    }
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) ASSERT_EQ(C.load({i, j}), static_cast<double>(j + 1)) << m << "x" << n << " at " << i << ", " << j;
+  }
+  EXPECT_THROW(mma_of(make(DType::F32, {64}), MmaRole::Lhs, ProcKind::Warpgroup, 0, true), std::invalid_argument);
 }
 
 TEST(HostTensorLeaf, MmaPiecesReproduceTheProduct) {
