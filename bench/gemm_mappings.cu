@@ -30,8 +30,8 @@
 #else
 #error "compile with -DLOOM_HAVE_GEMM or -DLOOM_HAVE_BATCHED_GEMM and the generated kernel's directory"
 #endif
-#if !defined(LOOM_MAPPINGS) || LOOM_MAPPINGS < 1 || LOOM_MAPPINGS > 24
-#error "-DLOOM_MAPPINGS=N: the generated file's mapping count (its 'Kernels: one per mapping (N)' line), 1..24"
+#if !defined(LOOM_MAPPINGS) || LOOM_MAPPINGS < 1 || LOOM_MAPPINGS > 32
+#error "-DLOOM_MAPPINGS=N: the generated file's mapping count (its 'Kernels: one per mapping (N)' line), 1..32"
 #endif
 
 #include <cublas_v2.h>
@@ -131,6 +131,30 @@ const Mapping kMappings[] = {
 #endif
 #if LOOM_MAPPINGS > 23
     LOOM_M(23)
+#endif
+#if LOOM_MAPPINGS > 24
+    LOOM_M(24)
+#endif
+#if LOOM_MAPPINGS > 25
+    LOOM_M(25)
+#endif
+#if LOOM_MAPPINGS > 26
+    LOOM_M(26)
+#endif
+#if LOOM_MAPPINGS > 27
+    LOOM_M(27)
+#endif
+#if LOOM_MAPPINGS > 28
+    LOOM_M(28)
+#endif
+#if LOOM_MAPPINGS > 29
+    LOOM_M(29)
+#endif
+#if LOOM_MAPPINGS > 30
+    LOOM_M(30)
+#endif
+#if LOOM_MAPPINGS > 31
+    LOOM_M(31)
 #endif
 };
 #undef LOOM_M
