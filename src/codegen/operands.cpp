@@ -22,8 +22,6 @@
 // (and a quad's neighbours, for a fragment) hit the same sectors.
 #include "codegen/cuda_gen.h"
 
-#include <memory>
-
 namespace loom::codegen::detail {
 
 // Whether operand i of element-wise leaf `op` is such a global input; if so, the declarations to
@@ -57,13 +55,12 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
       // holds entries acc_row(t, 0) and acc_row(t, 2) of every 64, and register idx of its
       // fragment (rows of 64 b .. in registers b * R ..) reads entry 2 b + ((idx >> 1) & 1).
       const int64_t entries = static_extents(v, &op).at(0), blocks = entries / 2;
-      // The accumulator's registers per 64-row block: known when the leaf asks for the preload
-      // (given the fragment's register count), before any value.
-      auto per_block = std::make_shared<int64_t>(0);
+      // The accumulator's registers per 64-row block (n_R) follow from the fragment's register
+      // count, which the leaf gives the preload.
       g.preload = [=](int64_t regs) {
-        *per_block = regs / std::max<int64_t>(1, blocks);
         std::vector<std::string> l{"float " + n + "_v[" + std::to_string(entries) + "];  // entries acc_row(t, 2 h) + 64 b, in " + n +
                                    "_v[2 b + h]"};
+        if (blocks > 1) l.push_back("constexpr int " + n + "_R = " + std::to_string(regs / blocks) + ";  // registers per 64 columns");
         l.push_back("#pragma unroll");
         l.push_back("for (int q = 0; q < " + std::to_string(entries) + "; ++q) {");
         l.push_back("  const int64_t e = loom::rt::acc_row(" + n + "_t, 2 * (q & 1)) + 64 * (q >> 1);");
@@ -72,9 +69,7 @@ std::optional<CudaGen::GlobalInput> CudaGen::global_input(const Op& op, size_t i
         return l;
       };
       g.value = [=](const std::string& idx) {
-        LOOM_ASSERT(blocks == 1 || *per_block > 0, "a transposed column vector's value before its preload");
-        return n + "_v[" + (blocks > 1 ? "2 * ((" + idx + ") / " + std::to_string(*per_block) + ") + " : std::string()) + "(((" + idx +
-               ") >> 1) & 1)]";
+        return n + "_v[" + (blocks > 1 ? "2 * ((" + idx + ") / " + n + "_R) + " : std::string()) + "(((" + idx + ") >> 1) & 1)]";
       };
       return g;
     }
