@@ -205,7 +205,11 @@ struct Instance {
   // `multicast(S)`: the blocks run in clusters of S that take S neighbouring tiles of the kernel's
   // next-to-innermost block loop; each pipelined TMA load whose box does not move with that index
   // is loaded once per cluster, a share by each block, and multicast to all S.
+  // `multicast(S, T)`: clusters of S x T blocks on S x T neighbouring tiles of the two innermost
+  // block loops; a load that does not move with the outer index is shared by the S blocks of one
+  // inner index, one that does not move with the inner index by the T blocks of one outer index.
   std::optional<int64_t> multicast;
+  std::optional<int64_t> multicast_n;  // T of multicast(S, T); unset: multicast(S)
   SourceLoc multicast_loc;
   // `alternate(T)`: the block's compute warpgroups form T teams that take its tiles in turn (the
   // ping-pong GEMM kernel): one team's epilogue runs while the next team's main loop has the

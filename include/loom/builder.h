@@ -154,7 +154,9 @@ class InstanceRef {
   InstanceRef& splitk(int64_t blocks);  // splitk(S): a cluster of S blocks shares each tile's K loop
   InstanceRef& streamk();  // streamk: persistent blocks share all tiles' K iterations equally (stream-K)
   InstanceRef& alternate(int64_t teams);  // alternate(T): T teams of compute warpgroups take the block's tiles in turn
-  InstanceRef& multicast(int64_t blocks);  // multicast(S): clusters of S blocks share the loads that do not move between their tiles
+  // multicast(S): clusters of S blocks share the loads that do not move between their tiles;
+  // multicast(S, T) with inner = T: clusters of S x T tiles of the two innermost block loops
+  InstanceRef& multicast(int64_t blocks, int64_t inner = 0);
   InstanceRef& schedule_optimal();  // schedule(optimal): the solver picks warp specialization, depth, turns, registers
   InstanceRef& regs(int64_t dma, int64_t compute);  // regs(P, C): registers per thread of the DMA / each compute warpgroup
   InstanceRef& smem(const std::string& spelling);  // "227KB", "64KiB", "1024B", "232448"

@@ -120,10 +120,15 @@ std::string CudaGen::assemble() {
       << "  uint8_t* const loom_splitk = smem + " << split_offset_ << ";\n"
       << "  const uint32_t splitk_rank = loom::rt::cluster_rank();  // this block's share of each tile's K loop\n";
   if (multicast_ > 1)
-    o << "  // multicast(" << multicast_ << "): this block's rank in its cluster: which tile of the cluster's group it runs and which\n"
+    o << "  // " << mc_what() << ": this block's rank in its cluster: which tile of the cluster's group it runs and which\n"
       << "  // share of the shared loads it issues (multicast.cpp)\n"
       << "  const uint32_t mc_rank = loom::rt::cluster_rank();\n"
       << "  (void)mc_rank;\n";
+  if (mc_cols_ > 1)
+    o << "  // multicast(" << mc_rows_ << ", " << mc_cols_ << "): the block's place in its cluster's " << mc_rows_ << " x " << mc_cols_
+      << " group of tiles (row tile, column tile)\n"
+      << "  const uint32_t mc_rm = mc_rank % " << mc_rows_ << "u, mc_rn = mc_rank / " << mc_rows_ << "u;\n"
+      << "  (void)mc_rm;\n  (void)mc_rn;\n";
   o << "  if (threadIdx.x == 0) {\n";
   for (const TensorMap& t : maps_) o << "    loom::rt::prefetch_tensormap(&" << t.name << ");\n";
   for (const Barrier& b : barriers_)

@@ -327,14 +327,24 @@ class CudaGen {
   bool view_moves(ValueId t, ValueId lv) const;
   struct McSplit {
     bool by_rows = false;  // each block loads outer / S rows of every slice (else: slices r, r + S, ...)
+    // multicast(S, T): false, shared by the S blocks of one inner index (the copy does not move with
+    // mc_index_); true, by the T blocks of one outer index (it does not move with mc_index_n_)
+    bool along_inner = false;
   };
-  std::optional<McSplit> multicast_split(const Op& copy) const;
+  std::optional<McSplit> multicast_split(const Op& copy, int64_t S) const;
+  // The blocks sharing a copy of that split, the generated expressions of this block's share among
+  // them and of their cluster mask (multicast.cpp).
+  int64_t mc_share_count(const McSplit& sp) const { return sp.along_inner ? mc_cols_ : mc_rows_; }
+  std::string mc_share_rank(const McSplit& sp) const;
+  std::string mc_share_mask(const McSplit& sp) const;
   int64_t cluster_blocks() const { return cluster_split() ? split_ : multicast_; }  // 1: no cluster launch
   // multicast(S): the grid loop whose neighbouring tiles a cluster's blocks run (the next-to-innermost
   // one; the only one in a 1-d grid), named grid_n<mc_grid_dim()> in the generated code.
   size_t mc_grid_dim() const { return grid_.size() >= 2 ? grid_.size() - 2 : 0; }
   std::string arrive_call(const Barrier& b, const std::string& slot) const;  // the compute warps' arrival
   void mc_tile_decode(std::ostream& o, const std::string& in) const;
+  std::string mc_what() const;            // "multicast(S)" or "multicast(S, T)"
+  std::string mc_clusters_expr() const;   // the clusters of a launch: its groups of S (x T) tiles
 
   // ---- streamk.cpp: STREAM-K ------------------------------------------------------------------------
   // A loop with stream_k (the mapping's streamk) is the split loop too (split_loop_, stream_ set):
@@ -623,8 +633,10 @@ class CudaGen {
   const Op* split_loop_ = nullptr;          // splitk.cpp: the kernel's split loop, if any
   int64_t split_ = 1;                       // its split_k (the cluster's blocks)
   bool stream_ = false;                     // its stream_k (streamk.cpp)
-  int64_t multicast_ = 1;                   // multicast.cpp: the cluster's blocks (1: none)
+  int64_t multicast_ = 1;                   // multicast.cpp: the cluster's blocks (1: none), mc_rows_ x mc_cols_
+  int64_t mc_rows_ = 1, mc_cols_ = 1;       // multicast(S, T): S along mc_index_, T along mc_index_n_
   ValueId mc_index_ = kNone;                // the block index the cluster's tiles differ in
+  ValueId mc_index_n_ = kNone;              // multicast(S, T), T > 1: the innermost block index
   std::map<const Op*, McSplit> mc_copies_;  // the multicast TMA copies and their shares
   std::set<const Op*> mc_heads_;            // ring heads whose slots some multicast copy fills
   std::vector<std::pair<std::string, int64_t>> split_accs_;  // its accumulators: variable, registers

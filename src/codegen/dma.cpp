@@ -74,17 +74,15 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
   bytes_root_[&op] = src.root;
   if (auto mc = mc_copies_.find(&op); mc != mc_copies_.end()) {
     // multicast.cpp: every block receives the whole tile; this block issues its share for all.
-    const int64_t S = multicast_;
+    const int64_t S = mc_share_count(mc->second);
     bytes_of_[&op] = bytes / S;
     landed_of_[&op] = bytes;
     const int64_t band = mc->second.by_rows ? outer / S : outer;
     box[static_cast<size_t>(outer_dim)] = band;
     const std::string tm = tensor_map(src.root, box, layout.swizzle, src.dtype);
-    char mask_hex[24];  // the cluster's blocks 0 .. S - 1
-    std::snprintf(mask_hex, sizeof mask_hex, "0x%llx", (1ull << S) - 1);
-    const std::string mask = mask_hex;
+    const std::string mask = mc_share_mask(mc->second), rank_of = mc_share_rank(mc->second);
     s.line("loom::rt::mbarrier::arrive_expect_tx(&" + bar + "[" + slot + "], " + std::to_string(bytes) +
-           ");  // the whole tile lands here, a share from each block of the cluster");
+           ");  // the whole tile lands here, a share from each block of the cluster" + std::string(multicast_ == S ? "" : " that shares it"));
     auto coords = [&](const std::string& sl, const std::string& row) {
       std::string c;
       for (int d : physical_order(src.root)) {
@@ -97,20 +95,24 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
     };
     const std::string fn = "loom::rt::tma_load_" + std::to_string(rank) + "d_multicast(";
     const std::string tail = ", &" + tm + ", &" + bar + "[" + slot + "], " + mask;
+    // multicast(S, T): the blocks that share this copy are one row or column of the cluster
+    const std::string who = multicast_ == S ? "every block of its cluster" : "the " + std::to_string(S) + " blocks of its cluster that share it";
+    const std::string what = "multicast(" + std::to_string(mc_rows_) + (mc_cols_ > 1 ? ", " + std::to_string(mc_cols_) : "") + ")";
+    const std::string& r = rank_of;
     if (mc->second.by_rows) {
-      s.line("// multicast(" + std::to_string(S) + "): this block loads rows [" + std::to_string(band) + " mc_rank, " +
-             std::to_string(band) + " (mc_rank + 1)) of the tile for every block of its cluster");
-      const std::string row = "mc_rank * " + std::to_string(band);
+      s.line("// " + what + ": this block loads rows [" + std::to_string(band) + " " + r + ", " +
+             std::to_string(band) + " (" + r + " + 1)) of the tile for " + who);
+      const std::string row = r + " * " + std::to_string(band);
       for (int64_t sl = 0; sl < slices; ++sl)
         s.line(fn + tile_ptr + " + " + std::to_string(sl * outer * box_inner) + " + " + row + " * " + std::to_string(box_inner) + tail +
                coords(sl ? std::to_string(sl) : "", row) + ");");
     } else if (slices == S) {
-      s.line("// multicast(" + std::to_string(S) + "): this block loads slice mc_rank of the tile for every block of its cluster");
-      s.line(fn + tile_ptr + " + mc_rank * " + std::to_string(outer * box_inner) + tail + coords("mc_rank", "") + ");");
+      s.line("// " + what + ": this block loads slice " + r + " of the tile for " + who);
+      s.line(fn + tile_ptr + " + " + r + " * " + std::to_string(outer * box_inner) + tail + coords(r, "") + ");");
     } else {
-      s.line("// multicast(" + std::to_string(S) + "): this block loads slices mc_rank, mc_rank + " + std::to_string(S) +
-             ", ... of the tile for every block of its cluster");
-      s.line("for (uint32_t sl = mc_rank; sl < " + std::to_string(slices) + "; sl += " + std::to_string(S) + ")");
+      s.line("// " + what + ": this block loads slices " + r + ", " + r + " + " + std::to_string(S) +
+             ", ... of the tile for " + who);
+      s.line("for (uint32_t sl = " + r + "; sl < " + std::to_string(slices) + "; sl += " + std::to_string(S) + ")");
       s.line("  " + fn + tile_ptr + " + sl * " + std::to_string(outer * box_inner) + tail + coords("sl", "") + ");");
     }
     return;

@@ -211,11 +211,10 @@ std::string CudaGen::estimate_function() {
   if (multicast_ > 1) {
     const std::string S = std::to_string(multicast_);
     o << "  tile += " << cm.multicast_tile_cycles << ".0;  // multicast: the cluster's blocks wait for each other (CostModel)\n";
-    const std::string np = "grid_n" + std::to_string(mc_grid_dim());
-    o << "  // multicast(" << S << "): the shared loads' bytes above are this block's share; the blocks run in clusters of " << S
+    o << "  // " << mc_what() << ": the shared loads' bytes above are this block's share; the blocks run in clusters of " << S
       << "\n  // on groups of " << S << " tiles (a group past the edge still takes " << S << " blocks), as many clusters at once as\n"
       << "  // the launch runs (cluster_slots), else SMs / " << S << "\n"
-      << "  const int64_t mc_blocks = blocks / " << np << " * loom_cdiv(" << np << ", " << S << ") * " << S << ";\n"
+      << "  const int64_t mc_blocks = " << mc_clusters_expr() << " * " << S << ";\n"
       << cluster_slots_code(multicast_, true) << "  return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;\n"
       << "}\n\n";
     return o.str();

@@ -62,7 +62,7 @@ std::string CudaGen::host_launcher(const std::string& kname) {
     // One query for the launch (the persistent grid's size) and the cost model (its slots): the GPCs'
     // SM counts decide how many clusters fit, which can be fewer than SMs / S.
     const std::string S = std::to_string(cluster_blocks());
-    o << "// " << (cluster_split() ? "splitk(" : "multicast(") << S << "): how many clusters of " << S << " blocks of this kernel run at once on `device`\n"
+    o << "// " << (cluster_split() ? "splitk(" + S + ")" : mc_what()) << ": how many clusters of " << S << " blocks of this kernel run at once on `device`\n"
       << "// (cudaOccupancyMaxActiveClusters); SMs / " << S << " when the runtime cannot say, 0 when nothing is known.\n"
       << "int64_t cluster_slots(int device) {\n"
       << "  static std::atomic<int> clusters[64];\n"
@@ -198,11 +198,11 @@ std::string CudaGen::host_launcher(const std::string& kname) {
         << "  // each runs tile after tile (splitk.cpp)\n"
         << "  const int64_t clusters = blocks;\n";
     else {
-      const std::string np = "grid_n" + std::to_string(mc_grid_dim());
-      o << "  // multicast(" << S << "): a cluster of " << S << " blocks per " << S << " neighbouring tiles of loop "
-        << mc_grid_dim() << "; persistent: as many clusters\n"
+      o << "  // " << mc_what() << ": a cluster of " << S << " blocks per " << S << " neighbouring tiles of loop"
+        << (mc_cols_ > 1 ? "s " + std::to_string(mc_grid_dim()) + " and " + std::to_string(grid_.size() - 1) : " " + std::to_string(mc_grid_dim()))
+        << "; persistent: as many clusters\n"
         << "  // as run at once, each runs group after group (multicast.cpp)\n"
-        << "  const int64_t clusters = blocks / " << np << " * loom_cdiv(" << np << ", " << S << ");\n";
+        << "  const int64_t clusters = " << mc_clusters_expr() << ";\n";
     }
     o << "  if (clusters > 2147483647 / " << S << ") return LOOM_ERR_SHAPE;\n"
       << "  const int64_t fit = cluster_slots(device);\n"

@@ -17,6 +17,11 @@
 //     Since every block contributes to every block's slot in each iteration, no block's consumers
 //     can arrive for iteration k + R before every block's barrier completed iteration k: phases
 //     never alias.
+// multicast(S, T): clusters of S x T blocks on S x T tiles of the two innermost block loops (rank
+// r at (r mod S, r / S)); a copy that does not move with the outer index is shared by the S blocks
+// of one inner index, else one that does not move with the inner index by the T blocks of one outer
+// index. The release stays cluster-wide (every block frees every block's slots), so the phase
+// argument above holds unchanged.
 // The loads that move with the index (gemm's A rows) stay per block. Every block of a cluster runs
 // the same number of tiles and iterations (the trip counts may not depend on the index; the
 // cluster walks whole groups of S tiles); a block whose tile lies past the edge (an odd number of
@@ -59,7 +64,7 @@ bool CudaGen::view_moves(ValueId t, ValueId lv) const {
 
 // How the S blocks share copy's box: by slices when the swizzle slices divide by S, else by bands
 // of rows (whole 8-row swizzle atoms); nullopt when neither does (the copy stays per block).
-std::optional<CudaGen::McSplit> CudaGen::multicast_split(const Op& copy) const {
+std::optional<CudaGen::McSplit> CudaGen::multicast_split(const Op& copy, int64_t S) const {
   const ValueId root = root_of(copy.operands[1]);
   const Op* alloc = def_.at(root);
   const int rank = f_.info(root).rank;
@@ -75,8 +80,8 @@ std::optional<CudaGen::McSplit> CudaGen::multicast_split(const Op& copy) const {
   const int64_t inner = cm ? rows : cols, outer = cm ? cols : rows;
   const int64_t span = alloc->layout.swizzle;
   const int64_t slices = span && inner * eb > span ? inner * eb / span : 1;
-  if (slices % multicast_ == 0) return McSplit{false};
-  if (outer % (8 * multicast_) == 0) return McSplit{true};
+  if (slices % S == 0) return McSplit{false};
+  if (outer % (8 * S) == 0) return McSplit{true};
   return std::nullopt;
 }
 
@@ -84,10 +89,9 @@ void CudaGen::plan_multicast() {
   const Op* first = nullptr;
   std::function<void(const ir::Block&)> find = [&](const ir::Block& b) {
     for (const Op& op : b.ops) {
-      if (op.kind == OpKind::For && op.multicast > 1) {
-        if (first && first->multicast != op.multicast)
-          cannot(&op, "multicast(" + std::to_string(op.multicast) + ") and multicast(" + std::to_string(first->multicast) +
-                          ") in one kernel (one cluster shape per launch)");
+      if (op.kind == OpKind::For && op.multicast * op.multicast_n > 1) {
+        if (first && (first->multicast != op.multicast || first->multicast_n != op.multicast_n))
+          cannot(&op, "two multicast cluster shapes in one kernel (one cluster shape per launch)");
         if (!first) first = &op;
       }
       for (const ir::Block& r : op.regions) find(r);
@@ -95,18 +99,27 @@ void CudaGen::plan_multicast() {
   };
   find(*kernel_);
   if (!first || async_copy_) return;  // the async-copy variant: plain persistent blocks, every load its own
-  const std::string mc = "multicast(" + std::to_string(first->multicast) + ")";
+  mc_rows_ = first->multicast;
+  mc_cols_ = first->multicast_n;
+  const std::string mc = mc_what();
   if (!ws_) cannot(first, mc + " without warp specialization", "map the loop's instance with `warpspecialize pipeline(2)` or deeper");
   if (split_loop_) cannot(first, mc + " together with " + split_what());
-  multicast_ = first->multicast;
+  multicast_ = mc_rows_ * mc_cols_;
+  if (multicast_ <= 1) return;
   mc_index_ = grid_[mc_grid_dim()]->regions[0].args[0];
+  if (mc_cols_ > 1) {
+    if (grid_.size() < 2)
+      cannot(first, mc + " in a kernel with one block loop", "multicast(S, T) takes S x T tiles of the two innermost block loops");
+    mc_index_n_ = grid_.back()->regions[0].args[0];
+  }
   // Every block of a cluster runs the same iterations: the shared loads come from all of them.
   std::function<void(const ir::Block&)> trips = [&](const ir::Block& b) {
     for (const Op& op : b.ops) {
-      if (op.kind == OpKind::For && depends_on(op.operands[0], mc_index_))
-        cannot(&op, mc + " where this loop's trip count depends on " + names_[static_cast<size_t>(mc_index_)] +
-                        ", the block index the cluster's tiles differ in",
-               "the blocks of a cluster must run the same iterations to share their loads");
+      for (ValueId idx : {mc_index_, mc_index_n_})
+        if (idx != kNone && op.kind == OpKind::For && depends_on(op.operands[0], idx))
+          cannot(&op, mc + " where this loop's trip count depends on " + names_[static_cast<size_t>(idx)] +
+                          ", a block index the cluster's tiles differ in",
+                 "the blocks of a cluster must run the same iterations to share their loads");
       for (const ir::Block& r : op.regions) trips(r);
     }
   };
@@ -126,10 +139,15 @@ void CudaGen::plan_multicast() {
     bool every = true;
     for (const Op* L : ls) {
       bool any = false;
-      if (L->multicast > 1)
+      if (L->multicast * L->multicast_n > 1)
         for (const Op& c : L->regions[0].ops) {
-          if (!is_tma_copy(c) || view_moves(c.operands[0], mc_index_)) continue;
-          if (auto sp = multicast_split(c)) {
+          if (!is_tma_copy(c)) continue;
+          // shared by the blocks of one inner index (gemm's B), else by those of one outer index (A)
+          std::optional<McSplit> sp;
+          if (mc_rows_ > 1 && !view_moves(c.operands[0], mc_index_)) sp = multicast_split(c, mc_rows_);
+          if (!sp && mc_cols_ > 1 && !view_moves(c.operands[0], mc_index_n_))
+            if ((sp = multicast_split(c, mc_cols_))) sp->along_inner = true;
+          if (sp) {
             found[&c] = *sp;
             any = true;
           }
@@ -142,7 +160,8 @@ void CudaGen::plan_multicast() {
   }
   if (mc_copies_.empty())
     cannot(first, mc + " on a loop none of whose TMA loads is the same for neighbouring tiles along " +
-                      names_[static_cast<size_t>(mc_index_)],
+                      names_[static_cast<size_t>(mc_index_)] +
+                      (mc_index_n_ != kNone ? " or " + names_[static_cast<size_t>(mc_index_n_)] : std::string()),
            "multicast shares a load between the blocks of a cluster: it needs an operand that does not depend on that block index (gemm's B panel)");
 }
 
@@ -152,27 +171,75 @@ std::string CudaGen::arrive_call(const Barrier& b, const std::string& slot) cons
   return "loom::rt::mbarrier::arrive(&" + b.name + "[" + slot + "])";
 }
 
+// This block's share among the blocks that share a copy, and their cluster mask. Rank r of a
+// multicast(S, T) cluster runs the tile at (r mod S, r / S) of its S x T group: a copy shared by
+// the S blocks of one inner index goes to ranks S (r / S) + 0 .. S - 1, one shared by the T blocks
+// of one outer index to ranks r mod S + S k. multicast(S): every block of the cluster, rank r.
+std::string CudaGen::mc_share_rank(const McSplit& sp) const {
+  if (mc_cols_ == 1) return "mc_rank";
+  return sp.along_inner ? "mc_rn" : "mc_rm";
+}
+
+std::string CudaGen::mc_share_mask(const McSplit& sp) const {
+  char hex[24];
+  if (!sp.along_inner) {
+    std::snprintf(hex, sizeof hex, "0x%llx", (1ull << mc_rows_) - 1);
+    return mc_cols_ == 1 ? std::string(hex) : "static_cast<uint16_t>(" + std::string(hex) + "u << (mc_rn * " + std::to_string(mc_rows_) + "u))";
+  }
+  unsigned long long m = 0;
+  for (int64_t k = 0; k < mc_cols_; ++k) m |= 1ull << (k * mc_rows_);
+  std::snprintf(hex, sizeof hex, "0x%llx", m);
+  return "static_cast<uint16_t>(" + std::string(hex) + "u << mc_rm)";
+}
+
+std::string CudaGen::mc_what() const {
+  return "multicast(" + std::to_string(mc_rows_) + (mc_cols_ > 1 ? ", " + std::to_string(mc_cols_) : "") + ")";
+}
+
+// The launch's clusters, from the grid's trip counts and `blocks` (their product): groups of S tiles
+// of loop mc_grid_dim() (of S x T tiles of it and the innermost loop), a group cut by the edge whole.
+std::string CudaGen::mc_clusters_expr() const {
+  const std::string np = "grid_n" + std::to_string(mc_grid_dim());
+  std::string e = "blocks / " + np;
+  if (mc_cols_ > 1) e += " / grid_n" + std::to_string(grid_.size() - 1);
+  e += " * loom_cdiv(" + np + ", " + std::to_string(mc_rows_) + ")";
+  if (mc_cols_ > 1) e += " * loom_cdiv(grid_n" + std::to_string(grid_.size() - 1) + ", " + std::to_string(mc_cols_) + ")";
+  return e;
+}
+
 // The persistent tile loop's head for a multicast kernel (assemble.cpp): the clusters walk groups
-// of S tiles along mc_index_ in the grouped order, and rank r takes the group's tile S p + r.
+// of S tiles along mc_index_ in the grouped order, and rank r takes the group's tile S p + r;
+// under multicast(S, T) groups of S x T tiles, rank r the tile (S p + r mod S, T q + r / S).
 void CudaGen::mc_tile_decode(std::ostream& o, const std::string& ind) const {
   const size_t G = grid_.size();
   const size_t p = mc_grid_dim();
-  const std::string S = std::to_string(multicast_);
+  const std::string S = std::to_string(mc_rows_), T = std::to_string(mc_cols_);
+  const std::string what = "multicast(" + S + (mc_cols_ > 1 ? ", " + T : "") + ")";
   const std::string np = "grid_n" + std::to_string(p);
   if (uneven_)
-    cannot(uneven_, "multicast(" + S + ") in a kernel whose loop trip counts differ between tiles",
+    cannot(uneven_, what + " in a kernel whose loop trip counts differ between tiles",
            "multicast needs every tile of a cluster's group to run the same iterations");
-  std::string total = "mc_groups";
+  const bool two = mc_cols_ > 1;
+  std::string total = two ? "mc_groups * mc_groups_n" : "mc_groups";
   for (size_t i = 0; i < G; ++i)
-    if (i != p) total += " * grid_n" + std::to_string(i);
-  o << ind << "// " << "multicast(" << S << "): the cluster's " << S << " blocks run tiles " << S << " p, ..., " << S << " p + " << multicast_ - 1
-    << " of loop " << p << " (a tile past the edge runs clipped to nothing)\n"
-    << ind << "const int64_t mc_groups = loom_cdiv(" << np << ", " << S << ");\n"
-    << ind << "for (int64_t tile = loom::rt::cluster_id_x(); tile < " << total << "; tile += loom::rt::cluster_count_x()) {\n";
+    if (i != p && !(two && i == G - 1)) total += " * grid_n" + std::to_string(i);
+  if (two)
+    o << ind << "// " << what << ": the cluster's " << multicast_ << " blocks run a " << S << " x " << T << " group of tiles of loops " << p << " and "
+      << G - 1 << ", rank r the tile (" << S << " p + r % " << S << ", " << T << " q + r / " << S << ") (a tile past the edge runs clipped to nothing)\n";
+  else
+    o << ind << "// " << what << ": the cluster's " << S << " blocks run tiles " << S << " p, ..., " << S << " p + " << mc_rows_ - 1
+      << " of loop " << p << " (a tile past the edge runs clipped to nothing)\n";
+  o << ind << "const int64_t mc_groups = loom_cdiv(" << np << ", " << S << ");\n";
+  if (two) o << ind << "const int64_t mc_groups_n = loom_cdiv(grid_n" << G - 1 << ", " << T << ");\n";
+  o << ind << "for (int64_t tile = loom::rt::cluster_id_x(); tile < " << total << "; tile += loom::rt::cluster_count_x()) {\n";
   const std::string in = ind + "  ";
   o << in << "int64_t lin = tile;\n";
-  const int64_t group = std::max<int64_t>(1, kGroupTiles / multicast_);
-  if (G >= 2) {
+  const int64_t group = std::max<int64_t>(1, kGroupTiles / mc_rows_);
+  if (two) {
+    grouped_decode(o, in, "mc_groups", "mc_groups_n", group);  // groups of S x T tiles as its rows and columns
+    o << in << "const int64_t " << var(mc_index_) << " = (first + within % gsize) * " << S << " + mc_rm;\n"
+      << in << "const int64_t " << var(mc_index_n_) << " = (within / gsize) * " << T << " + mc_rn;\n";
+  } else if (G >= 2) {
     const std::string b = "grid_n" + std::to_string(G - 1);
     grouped_decode(o, in, "mc_groups", b, group);  // groups of S tiles of loop G - 2 as its rows
     o << in << "const int64_t " << var(mc_index_) << " = (first + within % gsize) * " << S << " + loom::rt::cluster_rank();\n"

@@ -194,6 +194,8 @@ struct Op {
                                   // clusters of S neighbouring tiles, and the loop's TMA loads
                                   // that do not move between them are multicast (1 = none; only
                                   // the loads change: src/codegen/multicast.cpp)
+  int64_t multicast_n = 1;        // For: T of multicast(S, T): clusters of S x T tiles, the loads
+                                  // that do not move with the inner block index shared by T blocks
   int64_t alternate = 1;          // For: the mapping's alternate(T): the compute warpgroups form T
                                   // teams that take the block's tiles in turn, each tile one
                                   // team's (1 = every warpgroup works on every tile; only who runs

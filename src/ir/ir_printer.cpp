@@ -197,7 +197,8 @@ class Printer {
             if (op.pingpong) out += " pingpong";
             if (op.split_k != 1) out += " splitk(" + std::to_string(op.split_k) + ")";
             if (op.stream_k) out += " streamk";
-            if (op.multicast != 1) out += " multicast(" + std::to_string(op.multicast) + ")";
+            if (op.multicast != 1 || op.multicast_n != 1)
+              out += " multicast(" + std::to_string(op.multicast) + (op.multicast_n != 1 ? ", " + std::to_string(op.multicast_n) : "") + ")";
             if (op.alternate != 1) out += " alternate(" + std::to_string(op.alternate) + ")";
             if (op.dma_regs || op.compute_regs)
               out += " regs(" + std::to_string(op.dma_regs) + ", " + std::to_string(op.compute_regs) + ")";

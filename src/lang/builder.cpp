@@ -261,9 +261,11 @@ InstanceRef& InstanceRef::alternate(int64_t teams) {
   return *this;
 }
 
-InstanceRef& InstanceRef::multicast(int64_t blocks) {
+InstanceRef& InstanceRef::multicast(int64_t blocks, int64_t inner) {
   if (blocks < 1) misuse("instance(" + decl().name.name + ").multicast", std::to_string(blocks) + " blocks is not positive");
+  if (inner < 0) misuse("instance(" + decl().name.name + ").multicast", std::to_string(inner) + " inner blocks is negative");
   decl().multicast = blocks;
+  if (inner) decl().multicast_n = inner;
   return *this;
 }
 

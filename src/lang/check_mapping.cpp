@@ -294,7 +294,9 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
     if (in.multicast) {
       block_only(in.multicast_loc, "multicast(...)");
       const int64_t most = machine->limits.cluster_blocks;
-      const std::string mc = "multicast(" + std::to_string(*in.multicast) + ")";
+      const int64_t inner = in.multicast_n.value_or(1);
+      const std::string mc =
+          "multicast(" + std::to_string(*in.multicast) + (in.multicast_n ? ", " + std::to_string(*in.multicast_n) : "") + ")";
       if (most <= 1) {
         auto& d = r.error(in.multicast_loc, mc + " needs thread-block clusters, which " + machine->target + " does not have");
         d.hint = "remove multicast, or map for sm_90a";
@@ -302,6 +304,11 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         auto& d = r.error(in.multicast_loc, mc + " must be between 1 and " + std::to_string(most) +
                                                 " (the blocks of a portable cluster on " + machine->target + ")");
         d.hint = "multicast(2): two blocks on neighbouring row tiles load the column panel they share once";
+      } else if (inner < 1 || *in.multicast * inner > most) {
+        auto& d = r.error(in.multicast_loc, mc + ": a cluster of " + std::to_string(*in.multicast) + " x " + std::to_string(inner) +
+                                                " blocks; the second extent must be at least 1 and the product at most " +
+                                                std::to_string(most) + " (the blocks of a portable cluster on " + machine->target + ")");
+        d.hint = "multicast(2, 2): four blocks on 2 x 2 neighbouring tiles, sharing B between rows and A between columns";
       } else if ((in.splitk && *in.splitk > 1) || in.streamk) {
         auto& d = r.error(in.multicast_loc, mc + " together with " +
                                                 (in.streamk ? std::string("streamk") : "splitk(" + std::to_string(*in.splitk) + ")") +

@@ -548,6 +548,10 @@ class Parser {
         in.multicast_loc = c.loc;
         expect(Tok::LParen, "after 'multicast'");
         in.multicast = expect(Tok::Int, "(the blocks of a cluster that share their loads)").ival;
+        if (at(Tok::Comma)) {
+          take();
+          in.multicast_n = expect(Tok::Int, "(the cluster's blocks along the inner block loop)").ival;
+        }
         expect(Tok::RParen, "to close 'multicast'");
       } else if (c.name == "regs") {
         in.regs_loc = c.loc;

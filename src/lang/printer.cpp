@@ -159,7 +159,8 @@ std::vector<std::string> instance_clauses(const Instance& in) {
   if (in.pingpong) cs.push_back("pingpong");
   if (in.splitk) cs.push_back("splitk(" + std::to_string(*in.splitk) + ")");
   if (in.streamk) cs.push_back("streamk");
-  if (in.multicast) cs.push_back("multicast(" + std::to_string(*in.multicast) + ")");
+  if (in.multicast)
+    cs.push_back("multicast(" + std::to_string(*in.multicast) + (in.multicast_n ? ", " + std::to_string(*in.multicast_n) : "") + ")");
   if (in.alternate) cs.push_back("alternate(" + std::to_string(*in.alternate) + ")");
   if (in.schedule_optimal) cs.push_back("schedule(optimal)");
   if (in.regs) cs.push_back("regs(" + std::to_string(in.regs->first) + ", " + std::to_string(in.regs->second) + ")");
@@ -363,7 +364,8 @@ std::string dump_program(const Program& p) {
       if (in.pingpong) out += " pingpong";
       if (in.splitk) out += " (splitk " + std::to_string(*in.splitk) + ")";
       if (in.streamk) out += " streamk";
-      if (in.multicast) out += " (multicast " + std::to_string(*in.multicast) + ")";
+      if (in.multicast)
+        out += " (multicast " + std::to_string(*in.multicast) + (in.multicast_n ? " " + std::to_string(*in.multicast_n) : "") + ")";
       if (in.alternate) out += " (alternate " + std::to_string(*in.alternate) + ")";
       if (in.schedule_optimal) out += " (schedule optimal)";
       if (in.regs) out += " (regs " + std::to_string(in.regs->first) + " " + std::to_string(in.regs->second) + ")";

@@ -6,6 +6,9 @@
 //   warps of both blocks (init count 16, arrive_cluster), a cluster launch, and the estimate's
 //   halved bytes and cluster slots; the async-copy variant keeps plain per-block loads;
 // - a tile whose swizzle slices do not divide by S is shared by bands of rows;
+// - multicast(S, T): clusters of S x T tiles; B is shared by the S blocks of one column tile, A by
+//   the T blocks of one row tile (masks and shares from the rank's place in the group), every block
+//   frees every block's ring slots, and the launch and estimate count groups of S x T tiles;
 // - what the back end refuses is a located CompileError (no load that neighbouring tiles share);
 //   the checker's errors are tests/errors/multicast_*.loom.
 #include <gtest/gtest.h>
@@ -131,6 +134,72 @@ TEST(Multicast, BandsOfRowsWhenSlicesDoNotDivide) {
             std::string::npos);
   EXPECT_EQ(count_of(cu, "loom::rt::tma_load_2d_multicast("), 3);  // one band per slice
   EXPECT_NE(cu.find("+ 4096 + mc_rank * 32 * 64, &tm_B_"), std::string::npos) << cu;
+}
+
+// examples/gemm's 128 x 128 tiles (its second mapping, 4 stages) on 2 x 2 clusters.
+std::string multicast2d_gemm(const std::string& shape) {
+  std::string t = example_text("gemm");
+  const size_t from = t.find("mapping sm_90a when(fastest) {"), to = t.find("mapping sm_90a when(fastest) {", from + 1);
+  std::string m = t.substr(from, to - from);
+  m = replaced(m, "warpspecialize pipeline(4)\n      smem(227KB);", "warpspecialize pipeline(4)\n      multicast(" + shape + ") smem(227KB);");
+  return t.substr(0, t.find("// Other tile shapes")) + m;
+}
+
+TEST(Multicast, TwoDimensionalClusters) {
+  const std::string text = multicast2d_gemm("2, 2");
+  auto r = check_text(text, "gemm.loom");
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_NE(format_program(r.program).find("multicast(2, 2) smem(227KB);"), std::string::npos) << format_program(r.program);
+  test::CompiledMappings c = compile_mappings(text, "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  EXPECT_NE(c.ir.find("warpspecialize multicast(2, 2)"), std::string::npos) << c.ir;
+  const std::string& cu = c.artifact->cu;
+  const std::string m1 = cu.substr(cu.find("namespace mapping1 {"));
+  const std::string tma = m1.substr(m1.find("// The TMA kernel."));
+  // The rank's place in the 2 x 2 group, which the tile decode and the shares read.
+  EXPECT_NE(tma.find("const uint32_t mc_rm = mc_rank % 2u, mc_rn = mc_rank / 2u;"), std::string::npos) << tma;
+  EXPECT_EQ(count_of(tma, "const int64_t mc_groups_n = loom_cdiv(grid_n1, 2);"), 2);  // producer and consumer
+  EXPECT_EQ(count_of(tma, "tile < mc_groups * mc_groups_n; tile += loom::rt::cluster_count_x()) {"), 2);
+  EXPECT_EQ(count_of(tma, "const int64_t v_i = (first + within % gsize) * 2 + mc_rm;"), 2);
+  EXPECT_EQ(count_of(tma, "const int64_t v_j = (within / gsize) * 2 + mc_rn;"), 2);
+  // A (the same for the two column tiles of a row): rows [64 rn, 64 rn + 64) to ranks rm and rm + 2.
+  EXPECT_NE(tma.find("// multicast(2, 2): this block loads rows [64 mc_rn, 64 (mc_rn + 1)) of the tile for the 2 blocks of its cluster that share it"),
+            std::string::npos);
+  EXPECT_NE(tma.find("&tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 4], static_cast<uint16_t>(0x5u << mc_rm), "), std::string::npos) << tma;
+  // B (the same for the two row tiles of a column): slice rm to ranks 2 rn and 2 rn + 1.
+  EXPECT_NE(tma.find("// multicast(2, 2): this block loads slice mc_rm of the tile for the 2 blocks of its cluster that share it"),
+            std::string::npos);
+  EXPECT_NE(tma.find("&tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 4], static_cast<uint16_t>(0x3u << (mc_rn * 2u)), "), std::string::npos) << tma;
+  // Every block's 8 compute warps free every block's slots: 4 x 8 arrivals, to the 4 blocks.
+  EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 32);"), std::string::npos);
+  EXPECT_NE(tma.find("loom::rt::mbarrier::arrive_cluster(&bar_v_w["), std::string::npos);
+  EXPECT_NE(tma.find("], 4);"), std::string::npos);
+  // The launch and the estimate: groups of 2 x 2 tiles, clusters of 4.
+  EXPECT_NE(tma.find("const int64_t clusters = blocks / grid_n0 / grid_n1 * loom_cdiv(grid_n0, 2) * loom_cdiv(grid_n1, 2);"), std::string::npos);
+  EXPECT_NE(tma.find("attr[0].val.clusterDim.x = 4;"), std::string::npos);
+  EXPECT_NE(tma.find("const int64_t mc_blocks = blocks / grid_n0 / grid_n1 * loom_cdiv(grid_n0, 2) * loom_cdiv(grid_n1, 2) * 4;"),
+            std::string::npos);
+  // Each block issues half of A's 16384 and of B's 16384 bytes a K step; the whole 32768 land in it.
+  EXPECT_NE(tma.find("1048576 FMA and 16384 TMA bytes per iteration (32768 landing in the block: multicast)"), std::string::npos) << tma;
+}
+
+TEST(Multicast, OneByTwoSharesOnlyA) {
+  test::CompiledMappings c = compile_mappings(multicast2d_gemm("1, 2"), "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  const std::string m1 = cu.substr(cu.find("namespace mapping1 {"));
+  EXPECT_EQ(count_of(m1, "loom::rt::tma_load_2d_multicast("), 1) << m1;  // A's rows; B per block
+  EXPECT_NE(m1.find("static_cast<uint16_t>(0x3u << mc_rm)"), std::string::npos);
+  EXPECT_NE(m1.find("attr[0].val.clusterDim.x = 2;"), std::string::npos);
+}
+
+TEST(Multicast, TwoDimensionalClustersAtMostEightBlocks) {
+  auto r = check_text(multicast2d_gemm("4, 4"), "gemm.loom");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("error: multicast(4, 4): a cluster of 4 x 4 blocks; the second extent must be at least 1 and the product "
+                               "at most 8 (the blocks of a portable cluster on sm_90a)"),
+            std::string::npos)
+      << r.diagnostics;
 }
 
 TEST(Multicast, NeedsALoadNeighbouringTilesShare) {
