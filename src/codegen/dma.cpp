@@ -97,7 +97,7 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
     const std::string tail = ", &" + tm + ", &" + bar + "[" + slot + "], " + mask;
     // multicast(S, T): the blocks that share this copy are one row or column of the cluster
     const std::string who = multicast_ == S ? "every block of its cluster" : "the " + std::to_string(S) + " blocks of its cluster that share it";
-    const std::string what = "multicast(" + std::to_string(mc_rows_) + (mc_cols_ > 1 ? ", " + std::to_string(mc_cols_) : "") + ")";
+    const std::string what = mc_what();
     const std::string& r = rank_of;
     if (mc->second.by_rows) {
       s.line("// " + what + ": this block loads rows [" + std::to_string(band) + " " + r + ", " +

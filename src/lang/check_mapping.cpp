@@ -304,7 +304,7 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         auto& d = r.error(in.multicast_loc, mc + " must be between 1 and " + std::to_string(most) +
                                                 " (the blocks of a portable cluster on " + machine->target + ")");
         d.hint = "multicast(2): two blocks on neighbouring row tiles load the column panel they share once";
-      } else if (inner < 1 || *in.multicast * inner > most) {
+      } else if (inner < 1 || inner > most || *in.multicast * inner > most) {  // (inner > most first: no overflow)
         auto& d = r.error(in.multicast_loc, mc + ": a cluster of " + std::to_string(*in.multicast) + " x " + std::to_string(inner) +
                                                 " blocks; the second extent must be at least 1 and the product at most " +
                                                 std::to_string(most) + " (the blocks of a portable cluster on " + machine->target + ")");
