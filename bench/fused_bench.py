@@ -43,6 +43,7 @@ import math
 import os
 import random
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -379,6 +380,8 @@ def main():
     ap.add_argument("--kernels", action="store_true")
     ap.add_argument("--by-mapping", action="store_true",
                     help="also time every mapping of loom's kernel (loom_<entry>_mapping), a table per case")
+    ap.add_argument("--tune", action="store_true",
+                    help="also time loom after loom_<entry>_tune ('loom tuned'); 'loom' is then the cost model's pick, forced")
     ap.add_argument("--command", default="")
     args = ap.parse_args()
 
@@ -418,6 +421,36 @@ def main():
             methods = {}
             if st["loom"]:
                 methods["loom"] = st["loom"]
+            tuning = None
+            if args.tune and lib and st["loom"]:
+                # the cost model's pick first (an untuned key), then tune, then what the call runs now
+                try:
+                    lib.mode = "pick"
+                    st["loom"]()
+                    rule = lib.last
+                    lib.mode = "tune"
+                    torch.cuda.synchronize()
+                    t0 = time.perf_counter()
+                    st["loom"]()
+                    torch.cuda.synchronize()
+                    tune_ms = 1e3 * (time.perf_counter() - t0)
+                    lib.mode = "pick"
+                    st["loom"]()
+                    tuning = {"rule": rule, "tuned": lib.last, "tune_ms": tune_ms}
+                finally:
+                    lib.mode = None
+
+                def pinned(m, run=st["loom"]):
+                    def call():
+                        lib.force_mapping = m
+                        try:
+                            run()
+                        finally:
+                            lib.force_mapping = None
+                    return call
+
+                methods["loom"] = pinned(tuning["rule"])
+                methods["loom tuned"] = st["loom"]
             methods.update(st["peers"])
             status = "ok"
             try:
@@ -468,7 +501,7 @@ def main():
                 by_mapping.append((case.name, shape, time_rounds(per, reps), lib.mappings))
             flops = case.flops(shape)
             row = {"case": case.name, "shape": shape, "group": group, "status": status, "errs": errs,
-                   "times": times, "flops": flops, "reps": reps, "peers": case.peers}
+                   "times": times, "flops": flops, "reps": reps, "peers": case.peers, "tuning": tuning}
             rows.append(row)
             line = "%s %s: " % (case.name, "x".join(map(str, shape))) + ", ".join(
                 "%s %.4f ms" % (n, t) for n, (t, _) in times.items())
@@ -499,11 +532,15 @@ def main():
             continue
         md.append("## %s" % case.name)
         md.append("")
+        tuned = any(r.get("tuning") for r in crow)
         head = "| shape (MxNxK) | group | loom ms | loom TFLOP/s | " + " | ".join(
-            "%s ms | %s / loom" % (p, p) for p in case.peers) + " | max rel err | spread loom | status |"
+            "%s ms | %s / loom" % (p, p) for p in case.peers) + (
+            " | loom tuned ms | mapping: pick -> tuned (tune ms) | " + " | ".join("%s / loom tuned" % p for p in case.peers)
+            if tuned else "") + " | max rel err | spread loom | status |"
         md.append(head)
         md.append("|" + "---|" * (head.count("|") - 1))
         ratios = {p: {"listed": [], "sweep": []} for p in case.peers}
+        tratios = {p: {"listed": [], "sweep": []} for p in case.peers}
         for r in crow:
             shape = "x".join(map(str, r["shape"]))
             if "times" not in r:
@@ -519,6 +556,15 @@ def main():
                 if ratio:
                     ratios[p][r["group"]].append(ratio)
                 cells += [fmt(pt, "%.4f"), fmt(ratio, "%.3f")]
+            if tuned:
+                tu = r.get("tuning")
+                tt = t.get("loom tuned", (None, None))[0]
+                cells += [fmt(tt, "%.4f"), "m%d -> m%d (%.0f)" % (tu["rule"], tu["tuned"], tu["tune_ms"]) if tu else ""]
+                for p in case.peers:
+                    ratio = t[p][0] / tt if tt else None
+                    if ratio:
+                        tratios[p][r["group"]].append(ratio)
+                    cells.append(fmt(ratio, "%.3f"))
             cells += ["%.1e" % max(r["errs"].values()), fmt(100 * t["loom"][1] / lt if lt else None, "%.1f%%"),
                       r["status"]]
             md.append("| " + " | ".join(cells) + " |")
@@ -528,6 +574,12 @@ def main():
                 xs = ratios[p][g]
                 if xs:
                     s = "- %s, %s vs %s: geomean %.3f, min %.3f, max %.3f over %d shapes" % (
+                        case.name, g, p, geomean(xs), min(xs), max(xs), len(xs))
+                    md.append(s)
+                    summaries.append(s)
+                xs = tratios[p][g]
+                if xs:
+                    s = "- %s, %s vs %s, loom tuned: geomean %.3f, min %.3f, max %.3f over %d shapes" % (
                         case.name, g, p, geomean(xs), min(xs), max(xs), len(xs))
                     md.append(s)
                     summaries.append(s)

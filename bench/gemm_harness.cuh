@@ -496,6 +496,19 @@ inline int loom_pick(const Problem& p, const Matrix& C, const Matrix& A, const M
   return -1;
 }
 
+// loom_<entry>_tune: times the mappings near the model's pick on these arguments (scratch outputs)
+// and remembers the fastest for calls like it (docs/artifact.md, "Tuning").
+inline int loom_tune(const Problem& p, const Matrix& C, const Matrix& A, const Matrix& B, cudaStream_t s) {
+#if defined(LOOM_HAVE_BATCHED_GEMM)
+  if (p.batched) return loom_batched_gemm_tune(C.tensor(true), A.tensor(true), B.tensor(true), s);
+#endif
+#if defined(LOOM_HAVE_GEMM)
+  if (!p.batched) return loom_gemm_tune(C.tensor(false), A.tensor(false), B.tensor(false), s);
+#endif
+  (void)p, (void)C, (void)A, (void)B, (void)s;
+  return -1;
+}
+
 inline int loom_mapping_count(bool batched) {
 #if defined(LOOM_HAVE_BATCHED_GEMM)
   if (batched) return loom_batched_gemm_mappings();

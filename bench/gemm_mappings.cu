@@ -10,22 +10,28 @@
 //        -DLOOM_HAVE_GEMM -DLOOM_MAPPINGS=6 bench/gemm_mappings.cu -lcuda -lcublas
 // (or -IGEN/batched_gemm -DLOOM_HAVE_BATCHED_GEMM).
 // Usage: gemm_mappings --out FILE.md [--sweep N] [--sweep-seed S] [--seed S] [--only SHAPE]
-//        [--shape MxNxK | BxMxNxK] [--check-only] [--command TEXT]
+//        [--shape MxNxK | BxMxNxK] [--check-only] [--settle-ms MS] [--command TEXT]
+// --settle-ms: before each timed batch, MS ms of the same call untimed (the GPU's power state then is
+// the call's own, not the previous method's).
 // --shape adds a shape of one's own (without --sweep: only the --shape ones run); --check-only checks every
 // mapping's output and skips the timing (for compute-sanitizer).
 // Without --sweep the fixed table of gemm_bench runs. Per shape: each mapping's output is checked
 // against cuBLAS's (relative Frobenius error < 1e-2, poisoned output, nothing written outside C),
-// then cuBLAS, every mapping and the dispatcher are timed in two alternating rounds of per-launch
-// CUDA events behind a spin kernel (median over both rounds), inputs rotated over > 3x L2.
+// then loom_<entry>_tune measures its choice on copy 0 (the tuned pick; its wall time is reported),
+// then cuBLAS, every mapping and the dispatcher (now through the tuned pick) are timed in two
+// rounds (the second in reverse order) of per-launch CUDA events behind a spin kernel (median over both rounds), inputs
+// rotated over > 3x L2.
 #if defined(LOOM_HAVE_GEMM)
 #include "gemm.cu"
 #define LOOM_LAUNCH launch_gemm
 #define LOOM_PICK loom_gemm_pick
+#define LOOM_TUNE_CALL loom_gemm_tune
 #define LOOM_COUNT loom_gemm_mappings
 #elif defined(LOOM_HAVE_BATCHED_GEMM)
 #include "batched_gemm.cu"
 #define LOOM_LAUNCH launch_batched_gemm
 #define LOOM_PICK loom_batched_gemm_pick
+#define LOOM_TUNE_CALL loom_batched_gemm_tune
 #define LOOM_COUNT loom_batched_gemm_mappings
 #else
 #error "compile with -DLOOM_HAVE_GEMM or -DLOOM_HAVE_BATCHED_GEMM and the generated kernel's directory"
@@ -167,11 +173,12 @@ struct Row {
   std::string status = "ok";
   double cublas_us = NAN, dispatch_us = NAN;
   double us[kCount], estimate_us[kCount], rel[kCount];
-  int pick = -1, best = -1;
+  int pick = -1, best = -1, tuned = -1;
+  double tune_ms = NAN;  // the wall time of loom_<entry>_tune on this shape
 };
 
 Row run_shape(cublasHandle_t cublas, cudaStream_t s, const cudaDeviceProp& prop, double clock_ghz,
-              const hx::Problem& p, uint64_t seed, bool check_only) {
+              const hx::Problem& p, uint64_t seed, bool check_only, double settle_ms) {
   Row r;
   r.p = p;
   for (int i = 0; i < kCount; ++i) r.us[i] = r.estimate_us[i] = r.rel[i] = NAN;
@@ -226,6 +233,15 @@ Row run_shape(cublasHandle_t cublas, cudaStream_t s, const cudaDeviceProp& prop,
     ok[i] = c.ok(kTolerance);
     if (!ok[i]) r.status = "mapping " + std::to_string(i) + " disagrees with cuBLAS (rel " + fmt("%.2e", c.rel()) + ")";
   }
+  // The measured choice: loom_<entry>_tune on copy 0 (scratch outputs), then the pick it leaves.
+  if (r.status == "ok" && !check_only) {
+    auto x = tensors(0);
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = LOOM_TUNE_CALL(x.c, x.a, x.b, s);
+    r.tune_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (rc != LOOM_OK) r.status = "loom_*_tune returned " + std::to_string(rc);
+    r.tuned = LOOM_PICK(x.c, x.a, x.b, s);
+  }
   if (r.status != "ok" || check_only) {
     for (int i = 0; i < sets; ++i) hx::free_matrix(A[i]), hx::free_matrix(B[i]), hx::free_matrix(CL[i]), hx::free_matrix(CB[i]);
     return r;
@@ -252,9 +268,16 @@ Row run_shape(cublasHandle_t cublas, cudaStream_t s, const cudaDeviceProp& prop,
     host_us = std::max(host_us, x.host_us);
   }
   const int reps = int(std::clamp(30.0 / per_launch, 10.0, 200.0));
-  const double spin_ms = std::min(500.0, 2.0 * host_us * 1e-3 * reps + 1.0);
+  // --settle-ms: each method's timed launches follow that much of its own untimed work
+  auto settle_of = [&](const Timed& x) { return settle_ms > 0 ? int(std::ceil(settle_ms / std::max(x.dev_ms, 1e-3))) : 0; };
+  int most_settle = 0;
+  for (const Timed& x : timed) most_settle = std::max(most_settle, settle_of(x));
+  const double spin_ms = std::min(500.0, 2.0 * host_us * 1e-3 * (reps + most_settle) + 1.0);
   for (int round = 0; round < 2; ++round)
-    for (Timed& x : timed) hx::time_round(x.launch, sets, reps, spin_ms, s, round, &x.samples);
+    for (size_t k = 0; k < timed.size(); ++k) {
+      Timed& x = timed[round % 2 ? timed.size() - 1 - k : k];  // the second round in reverse order
+      hx::time_round(x.launch, sets, reps, spin_ms, s, round, &x.samples, settle_of(x));
+    }
   for (Timed& x : timed) {
     *x.out = 1e3 * hx::median(x.samples.ms);
     if (x.error || x.samples.error) r.status = "a launch returned an error while timing";
@@ -271,6 +294,7 @@ int main(int argc, char** argv) {
   std::string out_path, only, command;
   int sweep = 0;
   bool check_only = false;
+  double settle_ms = 0;  // --settle-ms: untimed work of the same call before each timed batch
   std::vector<hx::Problem> own;
   uint64_t sweep_seed = 20261125, seed = uint64_t(std::time(nullptr)) % 1000000007ull;
   for (int i = 1; i < argc; ++i) {
@@ -289,6 +313,7 @@ int main(int argc, char** argv) {
     else if (a == "--sweep-seed") sweep_seed = std::strtoull(value().c_str(), nullptr, 10);
     else if (a == "--command") command = value();
     else if (a == "--check-only") check_only = true;
+    else if (a == "--settle-ms") settle_ms = std::atof(value().c_str());
     else if (a == "--shape") {
       long long d[4] = {0, 0, 0, 0};
       const std::string v = value();
@@ -300,7 +325,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else {
-      std::fprintf(stderr, "usage: gemm_mappings --out FILE.md [--sweep N] [--sweep-seed S] [--seed S] [--only SHAPE] [--shape MxNxK] [--check-only] [--command TEXT]\n");
+      std::fprintf(stderr, "usage: gemm_mappings --out FILE.md [--sweep N] [--sweep-seed S] [--seed S] [--only SHAPE] [--shape MxNxK] [--check-only] [--settle-ms MS] [--command TEXT]\n");
       return 2;
     }
   }
@@ -339,11 +364,11 @@ int main(int argc, char** argv) {
   bool failed = false;
   for (size_t i = 0; i < shapes.size(); ++i) {
     if (!only.empty() && shapes[i].name() != only) continue;
-    Row r = run_shape(cublas, s, prop, clock_ghz, shapes[i], seed + 1000003ull * i, check_only);
+    Row r = run_shape(cublas, s, prop, clock_ghz, shapes[i], seed + 1000003ull * i, check_only, settle_ms);
     failed |= r.status != "ok";
-    std::printf("gemm_mappings: %-22s cuBLAS %9.2f us  pick %d %9.2f us  best %d %9.2f us  %s\n", r.p.name().c_str(),
-                r.cublas_us, r.pick, r.pick >= 0 ? r.us[r.pick] : NAN, r.best, r.best >= 0 ? r.us[r.best] : NAN,
-                r.status.c_str());
+    std::printf("gemm_mappings: %-22s cuBLAS %9.2f us  pick %d %9.2f us  tuned %d %9.2f us  best %d %9.2f us  %s\n",
+                r.p.name().c_str(), r.cublas_us, r.pick, r.pick >= 0 ? r.us[r.pick] : NAN, r.tuned,
+                r.tuned >= 0 && r.tuned < kCount ? r.us[r.tuned] : NAN, r.best, r.best >= 0 ? r.us[r.best] : NAN, r.status.c_str());
     if (check_only) {
       std::printf("gemm_mappings: %-22s rel. error vs cuBLAS per mapping:", r.p.name().c_str());
       for (int m = 0; m < kCount; ++m) std::printf(" m%d %s", m, fmt("%.2e", r.rel[m]).c_str());
@@ -360,35 +385,46 @@ int main(int argc, char** argv) {
      << "- command: `" << command << "`\n"
      << "- shapes: " << (sweep > 0 ? std::to_string(sweep) + " seeded random shapes (--sweep-seed " + std::to_string(sweep_seed) + ")" : std::string("the fixed table"))
      << "; input seed " << seed << "\n"
-     << "- columns: µs per call (median of per-launch CUDA events over two alternating rounds), the cost model's "
-        "estimate in brackets; pick = the mapping the launcher runs (loom_<entry>_pick: the smallest estimate), best = the "
-        "fastest measured; every mapping's output agreed with cuBLAS (rel. Frobenius error < 1e-2) or the row says which did not\n\n";
+     << "- columns: µs per call (median of per-launch CUDA events over two rounds, the second in reverse order"
+     << (settle_ms > 0 ? ", each method's timed launches after " + fmt("%.0f", settle_ms) + " ms of its own untimed ones" : std::string())
+     << "), the cost model's "
+        "estimate in brackets; pick = the mapping the cost model picks (loom_<entry>_pick before tuning: the smallest "
+        "estimate), tuned = the one loom_<entry>_tune measured fastest (on the shape's first copy, its wall time in ms), "
+        "best = the fastest measured here; launcher = loom_<entry> after tuning (so through the tuned pick); every "
+        "mapping's output agreed with cuBLAS (rel. Frobenius error < 1e-2) or the row says which did not\n\n";
   md << "| shape | cuBLAS µs |";
   for (int i = 0; i < kCount; ++i) md << " m" << i << " µs (est.) |";
-  md << " launcher µs | pick | best | pick / cuBLAS | best / cuBLAS | pick / best | status |\n|---|---|";
+  md << " launcher µs | pick | tuned (ms) | best | pick / cuBLAS | tuned / cuBLAS | best / cuBLAS | pick / best | status |\n|---|---|";
   for (int i = 0; i < kCount; ++i) md << "---|";
-  md << "---|---|---|---|---|---|---|\n";
-  double lp = 0, lb = 0, lpb = 0, minp = INFINITY, minb = INFINITY;
-  int n = 0, misses = 0;
-  std::string minp_shape, minb_shape;
+  md << "---|---|---|---|---|---|---|---|---|\n";
+  double lp = 0, lb = 0, lpb = 0, lt = 0, minp = INFINITY, minb = INFINITY, mint = INFINITY;
+  int n = 0, misses = 0, lowp = 0, lowt = 0, lowb = 0;
+  std::string minp_shape, minb_shape, mint_shape;
   for (const Row& r : rows) {
     md << "| " << r.p.name() << " | " << fmt("%.2f", r.cublas_us) << " |";
     for (int i = 0; i < kCount; ++i) md << " " << fmt("%.2f", r.us[i]) << " (" << fmt("%.1f", r.estimate_us[i]) << ") |";
     const bool timed = r.status == "ok" && r.pick >= 0 && r.best >= 0 && !std::isnan(r.us[r.pick]);
     const double rp = timed ? r.cublas_us / r.us[r.pick] : NAN, rb = timed ? r.cublas_us / r.us[r.best] : NAN;
-    md << " " << fmt("%.2f", r.dispatch_us) << " | m" << r.pick << " | m" << r.best << " | " << fmt("%.3f", rp) << " | "
-       << fmt("%.3f", rb) << " | " << fmt("%.3f", timed ? r.us[r.best] / r.us[r.pick] : NAN) << " | " << r.status << " |\n";
-    if (!timed) continue;
+    const bool tuned = timed && r.tuned >= 0 && r.tuned < kCount && !std::isnan(r.us[r.tuned]);
+    const double rt = tuned ? r.cublas_us / r.us[r.tuned] : NAN;
+    md << " " << fmt("%.2f", r.dispatch_us) << " | m" << r.pick << " | m" << r.tuned << " (" << fmt("%.1f", r.tune_ms) << ") | m"
+       << r.best << " | " << fmt("%.3f", rp) << " | " << fmt("%.3f", rt) << " | " << fmt("%.3f", rb) << " | "
+       << fmt("%.3f", timed ? r.us[r.best] / r.us[r.pick] : NAN) << " | " << r.status << " |\n";
+    if (!tuned) continue;
     ++n;
-    lp += std::log(rp), lb += std::log(rb), lpb += std::log(r.us[r.best] / r.us[r.pick]);
+    lp += std::log(rp), lb += std::log(rb), lt += std::log(rt), lpb += std::log(r.us[r.best] / r.us[r.pick]);
     misses += r.us[r.best] < 0.95 * r.us[r.pick];
+    lowp += rp < 0.9, lowt += rt < 0.9, lowb += rb < 0.9;
     if (rp < minp) minp = rp, minp_shape = r.p.name();
     if (rb < minb) minb = rb, minb_shape = r.p.name();
+    if (rt < mint) mint = rt, mint_shape = r.p.name();
   }
   if (n)
     md << "\n- pick / cuBLAS: geomean " << fmt("%.3f", std::exp(lp / n)) << ", min " << fmt("%.3f", minp) << " (" << minp_shape
-       << ")\n- best / cuBLAS: geomean " << fmt("%.3f", std::exp(lb / n)) << ", min " << fmt("%.3f", minb) << " (" << minb_shape
-       << ")\n- pick / best: geomean " << fmt("%.3f", std::exp(lpb / n)) << "; the pick is more than 5% slower than the best on "
+       << "), " << lowp << " below 0.90\n- tuned / cuBLAS: geomean " << fmt("%.3f", std::exp(lt / n)) << ", min " << fmt("%.3f", mint)
+       << " (" << mint_shape << "), " << lowt << " below 0.90"
+       << "\n- best / cuBLAS: geomean " << fmt("%.3f", std::exp(lb / n)) << ", min " << fmt("%.3f", minb) << " (" << minb_shape
+       << "), " << lowb << " below 0.90\n- pick / best: geomean " << fmt("%.3f", std::exp(lpb / n)) << "; the pick is more than 5% slower than the best on "
        << misses << " of " << n << " shapes\n";
   std::ofstream f(out_path);
   f << md.str();

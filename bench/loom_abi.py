@@ -86,6 +86,16 @@ class LoomLib:
         count_fn.argtypes = []
         self.mappings = count_fn()
         self.force_mapping = None
+        # mode "pick": the call asks loom_<entry>_pick (result in self.last); "tune": loom_<entry>_tune
+        self.pick_fn = getattr(self.lib, "loom_%s_pick" % entry)
+        self.pick_fn.restype = ctypes.c_int
+        self.pick_fn.argtypes = list(argtypes) + [ctypes.c_void_p]
+        self.tune_fn = getattr(self.lib, "loom_%s_tune" % entry, None)
+        if self.tune_fn is not None:
+            self.tune_fn.restype = ctypes.c_int
+            self.tune_fn.argtypes = list(argtypes) + [ctypes.c_void_p]
+        self.mode = None
+        self.last = None
         self.describe = "%s (%s): %d threads/block, %d B dynamic smem" % (
             os.path.basename(path), info.name.decode() if info.name else "?", info.threads_per_block,
             info.smem_bytes)
@@ -93,7 +103,14 @@ class LoomLib:
     def __call__(self, *args):
         """Calls the entry (or mapping force_mapping) on torch's current stream; raises on a LOOM_ERR_* status."""
         stream = torch.cuda.current_stream().cuda_stream
-        if self.force_mapping is None:
+        if self.mode == "pick":
+            self.last = self.pick_fn(*args, stream)
+            return
+        if self.mode == "tune":
+            if self.tune_fn is None:
+                raise RuntimeError("%s has no loom_<entry>_tune (generated before tuning existed)" % self.path)
+            rc = self.tune_fn(*args, stream)
+        elif self.force_mapping is None:
             rc = self.fn(*args, stream)
         else:
             rc = self.mapping_fn(self.force_mapping, *args, stream)

@@ -36,14 +36,18 @@ inline double median(std::vector<float> v) {
   return n % 2 ? v[n / 2] : 0.5 * (double(v[n / 2 - 1]) + double(v[n / 2]));
 }
 
-// One timed round of `reps` launches, launch(i) using input copy i % sets.
+// One timed round of `reps` launches, launch(i) using input copy i % sets; `settle` untimed launches
+// of the same call run first (after the spin kernel), so that the timed ones find the GPU in the
+// power state this call keeps it in, whatever ran before (bench/results/2026-12-03-h200-tune.md: a
+// call timed right after a lighter one ran up to 15% faster than in steady state).
 template <class Launch>
 void time_round(Launch& launch, int sets, int reps, double spin_ms, cudaStream_t s, int round,
-                Samples* out) {
+                Samples* out, int settle = 0) {
   std::vector<cudaEvent_t> ev(2 * size_t(reps));
   for (auto& e : ev) HX_CUDA(cudaEventCreate(&e));
   spin_kernel<<<1, 1, 0, s>>>(uint64_t(spin_ms * 1e6));
   HX_CUDA(cudaGetLastError());
+  for (int i = 0; i < settle; ++i) (void)launch(i % sets);
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < reps; ++i) {
     HX_CUDA(cudaEventRecord(ev[2 * i], s));

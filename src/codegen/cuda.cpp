@@ -66,6 +66,91 @@ std::string condition_cpp(const ir::SizeExpr& e) {
   throw InternalError("codegen: a mapping condition of unknown kind");
 }
 
+// The measured choice (loom/tune.h; docs/artifact.md, "Tuning"): the table of tuned calls, the
+// dispatcher's pick (a tuned mapping first, else the rules'), tune_<entry> (times the mappings the
+// model ranks within kTuneSpread of its pick, the written tensors replaced by scratch copies) and
+// the dispatching launch_<entry> (LOOM_TUNE=1: it tunes a call's key on its first call). Without
+// when(fastest) mappings the conditions alone decide: nothing to measure.
+std::string tuning_functions(const CudaGen& g, size_t mappings, bool weighed) {
+  const std::string entry = g.entry().task, params = g.launch_params(), args = g.launch_args();
+  const std::string n = std::to_string(mappings);
+  std::ostringstream o;
+  if (!weighed) {
+    o << "int pick_" << entry << "(" << params << ") { return rule_pick_" << entry << "(" << args << ", nullptr); }\n\n"
+      << "// Nothing to measure: the program's conditions alone choose its mapping.\n"
+      << "int tune_" << entry << "(" << params << ") {\n";
+    std::istringstream in(args);
+    for (std::string a; std::getline(in, a, ',');) o << "  (void)" << a.substr(a.find_first_not_of(' ')) << ";\n";
+    o << "  return LOOM_OK;\n}\n\n"
+      << "int launch_" << entry << "(" << params << ") {\n"
+      << "  return launch_" << entry << "_mapping(pick_" << entry << "(" << args << "), " << args << ");\n}\n\n";
+    return o.str();
+  }
+  const std::vector<CudaGen::TensorArg> tensors = g.tensor_args();
+  std::string key_params, key_args;
+  for (const CudaGen::TensorArg& t : tensors) {
+    key_params += (key_params.empty() ? "" : ", ") + std::string("const loom_tensor& ") + t.name;
+    key_args += (key_args.empty() ? "" : ", ") + t.name;
+  }
+  o << "// The mappings loom_" << entry << "_tune() measured fastest, by call (loom/tune.h).\n"
+    << "loom::host::TuneTable tuned_" << entry << ";\n\n"
+    << "// A call's key in that table: the device and every tensor's extents, strides and base alignment.\n"
+    << "loom::host::TuneKey tune_key_" << entry << "(" << key_params << ") {\n"
+    << "  loom::host::TuneKey key;\n";
+  for (const CudaGen::TensorArg& t : tensors) o << "  key.add(" << t.name << ");\n";
+  o << "  return key;\n}\n\n"
+    << "// The mapping for this call: the one tuning measured fastest for calls like it, else the rules'.\n"
+    << "int pick_" << entry << "(" << params << ") {\n"
+    << "  if (!tuned_" << entry << ".empty())\n"
+    << "    if (const int tuned = tuned_" << entry << ".find(tune_key_" << entry << "(" << key_args << ")); tuned >= 0) return tuned;\n"
+    << "  return rule_pick_" << entry << "(" << args << ", nullptr);\n}\n\n";
+  // tune_<entry>: the written tensors' scratch stand-ins, as the launch names them.
+  std::string scratch_args;
+  {
+    std::istringstream in(args);
+    for (std::string a; std::getline(in, a, ',');) {
+      a = a.substr(a.find_first_not_of(' '));
+      bool written = false;
+      for (const CudaGen::TensorArg& t : tensors)
+        if (t.name == a && t.written) written = true;
+      scratch_args += (scratch_args.empty() ? "" : ", ") + (written ? "scratch_" + a + ".tensor()" : a);
+    }
+  }
+  o << "// Times the mappings whose estimate is within loom::host::kTuneSpread of the rules' pick on these\n"
+    << "// arguments, the written tensors replaced by scratch copies, and remembers the fastest for the\n"
+    << "// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes `stream`; measures nothing while it is captured. LOOM_OK, or the first\n"
+    << "// failing status when no mapping could run the call.\n"
+    << "int tune_" << entry << "(" << params << ") {\n"
+    << "  double e[" << n << "] = {};\n"
+    << "  const int rule = rule_pick_" << entry << "(" << args << ", e);\n"
+    << "  const loom::host::TuneKey key = tune_key_" << entry << "(" << key_args << ");\n"
+    << "  std::vector<int> timed;  // a written condition or an unknown SM count leaves every estimate 0\n"
+    << "  for (int i = 0; i < " << n << "; ++i)\n"
+    << "    if (e[rule] > 0 && e[i] > 0 && e[i] <= loom::host::kTuneSpread * e[rule]) timed.push_back(i);\n"
+    << "  if (timed.size() < 2) {\n"
+    << "    tuned_" << entry << ".put(key, rule);\n"
+    << "    return LOOM_OK;\n"
+    << "  }\n"
+    << "  if (loom::host::stream_capturing(stream)) return LOOM_OK;  // the rules' pick stays\n";
+  for (const CudaGen::TensorArg& t : tensors) {
+    if (!t.written) continue;
+    o << "  loom::host::ScratchTensor scratch_" << t.name << ";\n"
+      << "  if (scratch_" << t.name << ".make(" << t.name << ", " << (t.read ? "true" : "false")
+      << ", stream) != LOOM_OK) return LOOM_OK;  // no memory for it: nothing measured, the rules' pick stays\n";
+  }
+  o << "  int failed = LOOM_OK;\n"
+    << "  const int best = loom::host::measured_choice(\n"
+    << "      timed, rule, [&](int i) { return launch_" << entry << "_mapping(i, " << scratch_args << "); }, stream, &failed);\n"
+    << "  if (best < 0) return failed;\n"
+    << "  tuned_" << entry << ".put(key, best);\n"
+    << "  return LOOM_OK;\n}\n\n"
+    << "int launch_" << entry << "(" << params << ") {\n"
+    << "  if (loom::host::tune_from_env() && tuned_" << entry << ".find(tune_key_" << entry << "(" << key_args << ")) < 0)  // LOOM_TUNE=1\n"
+    << "    if (const int st = tune_" << entry << "(" << args << "); st != LOOM_OK) return st;\n"
+    << "  return launch_" << entry << "_mapping(pick_" << entry << "(" << args << "), " << args << ");\n}\n\n";
+  return o.str();
+}
+
 }  // namespace
 
 CudaArtifact generate_cuda(const ir::Function& f, const std::string& source) {
@@ -107,6 +192,8 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
   for (const auto& g : gens)  // a streamk mapping's launcher needs the stream-K host header
     if (g->uses_stream_k() && head.find(CudaGen::kStreamKInclude) == std::string::npos)
       head.insert(head.find("#include \"loom/host.h\"\n") + std::string("#include \"loom/host.h\"\n").size(), CudaGen::kStreamKInclude);
+  if (!candidates.empty())  // the measured choice among them (tuning_functions)
+    head.insert(head.find("#include \"loom/host.h\"\n") + std::string("#include \"loom/host.h\"\n").size(), "#include \"loom/tune.h\"\n");
   // The first two comment lines name the file; the kernel line describes each mapping below instead.
   size_t k = head.find("// Kernel: ");
   size_t ke = head.find('\n', k);
@@ -134,15 +221,20 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
         rec(*e);
       }
     }
-  o << "// The mapping for this call, from the run-time extents: the first specialization whose\n"
-    << (candidates.empty() ? "// when(...) holds, else the default (0).\n"
-                           : "// when(...) holds, else the cheapest by the cost model (estimate_cycles) of the default (0) and\n"
-                             "// the when(fastest) mappings.\n")
-    << "int pick_" << entry << "(" << gens[0]->launch_params() << ") {\n";
+  const std::string params = gens[0]->launch_params(), args = gens[0]->launch_args();
+  const std::string n_maps = std::to_string(kernels.size());
+  o << "// The mapping for this call by the program's rules, from the run-time extents: the first\n"
+    << (candidates.empty() ? "// specialization whose when(...) holds, else the default (0).\n"
+                           : "// specialization whose when(...) holds, else the cheapest by the cost model (estimate_cycles) of\n"
+                             "// the default (0) and the when(fastest) mappings.\n")
+    << "// `estimates`, when not null, gets one entry per mapping: the model's cycles of each mapping it\n"
+    << "// weighed, 0 for the others (all 0 when a condition decides or the SM count is unknown).\n"
+    << "int rule_pick_" << entry << "(" << params << ", double* estimates) {\n";
   {  // every argument, as the launchers name them (stream last): the conditions read a few
-    std::istringstream args(gens[0]->launch_args());
-    for (std::string a; std::getline(args, a, ',');) o << "  (void)" << a.substr(a.find_first_not_of(' ')) << ";\n";
+    std::istringstream in(args);
+    for (std::string a; std::getline(in, a, ',');) o << "  (void)" << a.substr(a.find_first_not_of(' ')) << ";\n";
   }
+  if (candidates.empty()) o << "  (void)estimates;\n";
   std::set<std::string> done;
   for (const ir::EntryParam& prm : sig.params)  // a scalar has no dimensions
     for (size_t d = 0; d < prm.dims.size(); ++d)
@@ -169,27 +261,30 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
   if (!candidates.empty()) {
     // The cost model; without the SM count (the launchers report that) the default runs.
     o << "  if (v_SMS > 0) {\n"
-      << "    int pick = 0;\n"
-      << "    double best = mapping0::estimate_cycles(" << gens[0]->launch_args() << ", v_SMS);\n";
-    for (size_t j = 1; j < candidates.size(); ++j)
-      o << "    if (const double e = mapping" << candidates[j] << "::estimate_cycles(" << gens[0]->launch_args()
-        << ", v_SMS); e < best) {  // " << kernels[candidates[j]].when_text << "\n"
-        << "      best = e;\n      pick = " << candidates[j] << ";\n    }\n";
-    o << "    return pick;\n  }\n";
+      << "    double e[" << n_maps << "] = {};\n";
+    for (size_t c : candidates)
+      o << "    e[" << c << "] = mapping" << c << "::estimate_cycles(" << args << ", v_SMS);"
+        << (c ? "  // " + kernels[c].when_text : std::string("  // the default")) << "\n";
+    std::string list;
+    for (size_t j = 1; j < candidates.size(); ++j) list += (j > 1 ? ", " : "") + std::to_string(candidates[j]);
+    o << "    int pick = 0;\n"
+      << "    for (const int i : {" << list << "})\n"
+      << "      if (e[i] < e[pick]) pick = i;  // the first of equal estimates\n"
+      << "    if (estimates)\n"
+      << "      for (int i = 0; i < " << n_maps << "; ++i) estimates[i] = e[i];\n"
+      << "    return pick;\n  }\n";
   }
   o << "  return 0;\n}\n\n";
   // Mapping i by index: what the dispatcher runs, and what loom_<entry>_mapping() offers the caller.
   o << "// Runs mapping `mapping` (0: the default, then the specializations in file order) whatever the\n"
     << "// extents; each mapping's launcher checks the arguments itself.\n"
-    << "int launch_" << entry << "_mapping(int mapping, " << gens[0]->launch_params() << ") {\n"
+    << "int launch_" << entry << "_mapping(int mapping, " << params << ") {\n"
     << "  switch (mapping) {\n";
   for (size_t i = 0; i < kernels.size(); ++i)
-    o << "    case " << i << ": return mapping" << i << "::launch_" << entry << "(" << gens[0]->launch_args() << ");"
+    o << "    case " << i << ": return mapping" << i << "::launch_" << entry << "(" << args << ");"
       << (i ? "  // " + kernels[i].when_text : std::string("  // the default")) << "\n";
-  o << "    default: return LOOM_ERR_MAPPING;\n  }\n}\n\n"
-    << "int launch_" << entry << "(" << gens[0]->launch_params() << ") {\n"
-    << "  return launch_" << entry << "_mapping(pick_" << entry << "(" << gens[0]->launch_args() << "), " << gens[0]->launch_args()
-    << ");\n}\n\n";
+  o << "    default: return LOOM_ERR_MAPPING;\n  }\n}\n\n";
+  o << tuning_functions(*gens[0], kernels.size(), !candidates.empty());
   o << "}  // namespace\n\n" << gens[0]->abi(smem, threads, static_cast<int>(kernels.size()));
   first.cu = o.str();
   return first;

@@ -205,6 +205,13 @@ class CudaGen {
   // the dispatcher's arguments to a mapping's launcher.
   std::string launch_params() const;
   std::string launch_args() const;
+  // The tensor parameters as launch_args() names them, each with whether the call writes it (w or
+  // rw) and whether it reads it: what tuning keys a call on and replaces by scratch (loom/tune.h).
+  struct TensorArg {
+    std::string name;
+    bool written = false, read = true;
+  };
+  std::vector<TensorArg> tensor_args() const;
 
   // Whether the epilogue staging tiles pushed the kernel past the block's shared-memory budget
   // (after run(); the caller then generates again without staging).

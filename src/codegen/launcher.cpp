@@ -33,6 +33,16 @@ std::string CudaGen::launch_args() const {
   return out + "stream";
 }
 
+std::vector<CudaGen::TensorArg> CudaGen::tensor_args() const {
+  std::vector<TensorArg> out;
+  for (ValueId p : f_.params) {
+    if (f_.info(p).type != ir::Type::Tensor) continue;
+    const ir::ParamPrivilege priv = entry_param(p).privilege;
+    out.push_back(TensorArg{pname(p), priv != ir::ParamPrivilege::Read, priv != ir::ParamPrivilege::Write});
+  }
+  return out;
+}
+
 // The grid as C++ lines over the entry's parameters (`have` holds them; the values defined join
 // it): each block loop's trip count grid_n<i>, evaluated with the outer block indices at 0, and
 // `blocks`, their product. Shared by the launcher and the cost estimate (estimate.cpp).
@@ -301,6 +311,14 @@ std::string CudaGen::abi_functions(int64_t smem_bytes, int64_t threads, int mapp
   else {
     for (ValueId p : f_.params) o << "  (void)" << pname(p) << ";\n";
     o << "  (void)stream;\n  return 0;\n";
+  }
+  o << "}\n\n"
+    << "extern \"C\" int loom_" << entry << "_tune(" << params << ") {\n";
+  if (mappings > 1)
+    o << "  return tune_" << entry << "(" << args << ");\n";
+  else {
+    for (ValueId p : f_.params) o << "  (void)" << pname(p) << ";\n";
+    o << "  (void)stream;\n  return LOOM_OK;  // one mapping: nothing to choose\n";
   }
   o << "}\n\n"
     << "extern \"C\" int loom_" << entry << "_mappings(void) { return " << mappings << "; }\n\n";

@@ -4,7 +4,8 @@
 // (0xFF bytes, NaN) before every launch, loom's result compared with a reference that accumulates
 // in double on the GPU: relative Frobenius error < 1e-2, no NaN/Inf left, no padding or guard
 // element written. Then every mapping of the program on its own (loom_<entry>_mapping) on a few
-// shapes, the same way, and the launcher's pick (loom_<entry>_pick) in range. Then the ABI's error
+// shapes, the same way, and the launcher's pick (loom_<entry>_pick) in range; then loom_<entry>_tune
+// on those shapes (the caller's output untouched, the tuned pick right). Then the ABI's error
 // paths: each malformed call (a mapping index out of range too) must return its LOOM_ERR_* code and
 // launch nothing. Prints a table; exit 0 when everything passed, 1 otherwise.
 //
@@ -106,6 +107,47 @@ void check_problem(const hx::Problem& p, const Options& opt, int index, cudaStre
   hx::free_matrix(A);
   hx::free_matrix(B);
   hx::free_matrix(C);
+}
+
+// loom_<entry>_tune on a problem: LOOM_OK, every byte of the caller's (poisoned) output as it was,
+// the pick in range; then the problem through the tuned pick, checked as any other call. A tune
+// call with a NULL input must report LOOM_ERR_NULL, as the call itself would.
+void check_tuning(const hx::Problem& p, const Options& opt, int index, cudaStream_t s) {
+  hx::KernelTypes types;
+  std::string why;
+  if (!hx::kernel_types(p.batched, &types, &why)) return;
+  hx::Matrix A = hx::make_matrix(types.a, p.batch, p.M, p.K, types.align);
+  hx::Matrix B = hx::make_matrix(types.b, p.batch, p.K, p.N, types.align);
+  hx::Matrix C = hx::make_matrix(types.c, p.batch, p.M, p.N, types.align);
+  hx::fill_random(A, 11, s);
+  hx::fill_random(B, 12, s);
+  hx::poison(C, s);
+  HX_CUDA(cudaStreamSynchronize(s));
+  const int rc = hx::loom_tune(p, C, A, B, s);
+  HX_CUDA(cudaDeviceSynchronize());
+  std::vector<unsigned char> bytes(C.bytes + hx::Matrix::kGuardBytes);
+  HX_CUDA(cudaMemcpy(bytes.data(), C.data, bytes.size(), cudaMemcpyDeviceToHost));
+  size_t touched = 0;
+  for (unsigned char b : bytes) touched += b != 0xFF;
+  const int n = hx::loom_mapping_count(p.batched);
+  const int pick = hx::loom_pick(p, C, A, B, s);
+  const bool ok = rc == LOOM_OK && touched == 0 && pick >= 0 && pick < n;
+  failures += !ok;
+  row(p.group, p.name() + " tune", 0, 0, ok ? "ok" : "FAIL",
+      "returned " + std::to_string(rc) + ", " + std::to_string(touched) + " bytes of C changed, tuned pick " +
+          std::to_string(pick) + " of " + std::to_string(n));
+  {
+    hx::Matrix A0 = A;
+    A0.data = nullptr;
+    const int null_rc = hx::loom_tune(p, C, A0, B, s);
+    failures += null_rc != LOOM_ERR_NULL;
+    row(p.group, p.name() + " tune null A", 0, 0, null_rc == LOOM_ERR_NULL ? "ok" : "FAIL",
+        "returned " + std::to_string(null_rc) + ", expected " + std::to_string(LOOM_ERR_NULL));
+  }
+  hx::free_matrix(A);
+  hx::free_matrix(B);
+  hx::free_matrix(C);
+  check_problem(p, opt, index, s);  // through the tuned pick
 }
 
 // Each malformed call must be refused with its code before anything is launched.
@@ -330,6 +372,9 @@ int main(int argc, char** argv) {
     hx::free_matrix(B);
     hx::free_matrix(C);
   }
+  // Tuning (loom_<entry>_tune): it must leave the caller's output untouched (it times scratch
+  // copies), return LOOM_OK, and the call through the tuned pick must still be right.
+  for (size_t i = 0; i < every.size() && opt.only.empty(); ++i) check_tuning(every[i], opt, int(problems.size() + every.size() + i), s);
   if (opt.only.empty()) {
 #if defined(LOOM_HAVE_GEMM)
     check_error_paths(false, s);

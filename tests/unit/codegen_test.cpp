@@ -435,7 +435,7 @@ TEST(Codegen, SpecializedMappingDispatch) {
   EXPECT_NE(k1.find("for (int ks = 0; ks < 8; ++ks)"), std::string::npos);
   EXPECT_NE(k1.find("loom::rt::wgmma_m64nNk16<64, __nv_bfloat16, 0, 1>("), std::string::npos);
   // One ABI for both.
-  EXPECT_EQ(count(a.cu, "extern \"C\""), 5);  // loom_<entry>, its _mapping, _pick, _mappings and _info
+  EXPECT_EQ(count(a.cu, "extern \"C\""), 6);  // loom_<entry>, its _mapping, _pick, _tune, _mappings and _info
   EXPECT_EQ(a.header, artifact_of("gemm_bias_act").header);  // the same C ABI as the example's
   size_t s0 = a.cu.find("constexpr int kSmemBytes = "), s1 = a.cu.find("constexpr int kSmemBytes = ", s0 + 1);
   ASSERT_NE(s1, std::string::npos);
@@ -481,11 +481,54 @@ TEST(Codegen, FastestMappingsChosenByTheCostModel) {
             std::string::npos);
   EXPECT_NE(between(a.cu, "namespace mapping2 {", "}  // namespace mapping2").find("1048576 FMA and 49152 TMA bytes per iteration"),
             std::string::npos);
-  EXPECT_NE(a.cu.find("  if (v_SMS > 0) {\n    int pick = 0;\n    double best = mapping0::estimate_cycles(C, A, B, stream, v_SMS);\n"
-                      "    if (const double e = mapping1::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [gemm.loom:174]\n"),
+  EXPECT_NE(a.cu.find("  if (v_SMS > 0) {\n    double e[23] = {};\n    e[0] = mapping0::estimate_cycles(C, A, B, stream, v_SMS);  // the default\n"
+                      "    e[1] = mapping1::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [gemm.loom:174]\n"),
             std::string::npos)
       << a.cu;
-  EXPECT_NE(a.cu.find("      pick = 22;\n    }\n    return pick;\n  }\n  return 0;\n}"), std::string::npos);
+  EXPECT_NE(a.cu.find("    int pick = 0;\n    for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22})\n"
+                      "      if (e[i] < e[pick]) pick = i;  // the first of equal estimates\n"),
+            std::string::npos);
+  EXPECT_NE(a.cu.find("    return pick;\n  }\n  return 0;\n}"), std::string::npos);
+}
+
+// loom_<entry>_tune (loom/tune.h; docs/artifact.md, "Tuning"): the candidates within kTuneSpread of
+// the rules' estimate are timed on scratch copies of the written tensors (C: rw, its contents
+// copied; the read tensors are the caller's), the fastest remembered by the call's key and used by
+// the pick; LOOM_TUNE=1 tunes a key on its first call. Without when(fastest) candidates, and with
+// one mapping, there is nothing to measure.
+TEST(Codegen, TuningTimesTheCandidatesOnScratchOutputs) {
+  codegen::CudaArtifact a = artifact_of("gemm");
+  EXPECT_NE(a.cu.find("#include \"loom/host.h\"\n#include \"loom/tune.h\"\n"), std::string::npos);
+  EXPECT_NE(a.cu.find("loom::host::TuneTable tuned_gemm;\n"), std::string::npos);
+  EXPECT_NE(a.cu.find("loom::host::TuneKey tune_key_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B) {\n"
+                      "  loom::host::TuneKey key;\n  key.add(C);\n  key.add(A);\n  key.add(B);\n  return key;\n}"),
+            std::string::npos);
+  EXPECT_NE(a.cu.find("    if (const int tuned = tuned_gemm.find(tune_key_gemm(C, A, B)); tuned >= 0) return tuned;\n"
+                      "  return rule_pick_gemm(C, A, B, stream, nullptr);\n"),
+            std::string::npos);
+  const std::string tune = between(a.cu, "int tune_gemm(", "int launch_gemm(");
+  EXPECT_NE(tune.find("  const int rule = rule_pick_gemm(C, A, B, stream, e);\n"), std::string::npos) << tune;
+  EXPECT_NE(tune.find("e[i] <= loom::host::kTuneSpread * e[rule]"), std::string::npos);
+  EXPECT_NE(tune.find("  loom::host::ScratchTensor scratch_C;\n  if (scratch_C.make(C, true, stream) != LOOM_OK) return LOOM_OK;"),
+            std::string::npos);
+  EXPECT_EQ(tune.find("scratch_A"), std::string::npos);  // read tensors are the caller's
+  EXPECT_NE(tune.find("  const int best = loom::host::measured_choice(\n"
+                      "      timed, rule, [&](int i) { return launch_gemm_mapping(i, scratch_C.tensor(), A, B, stream); }, stream, &failed);\n"
+                      "  if (best < 0) return failed;\n  tuned_gemm.put(key, best);\n"),
+            std::string::npos)
+      << tune;
+  EXPECT_NE(tune.find("if (loom::host::stream_capturing(stream)) return LOOM_OK;"), std::string::npos);
+  EXPECT_NE(a.cu.find("  if (loom::host::tune_from_env() && tuned_gemm.find(tune_key_gemm(C, A, B)) < 0)  // LOOM_TUNE=1\n"
+                      "    if (const int st = tune_gemm(C, A, B, stream); st != LOOM_OK) return st;\n"
+                      "  return launch_gemm_mapping(pick_gemm(C, A, B, stream), C, A, B, stream);\n"),
+            std::string::npos);
+  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_tune(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {\n"
+                      "  return tune_gemm(C, A, B, stream);\n}"),
+            std::string::npos);
+  EXPECT_NE(a.header.find("int loom_gemm_tune(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"), std::string::npos);
+  codegen::CudaArtifact d = artifact_of("dual_gemm");  // one mapping
+  EXPECT_NE(d.cu.find("  (void)stream;\n  return LOOM_OK;  // one mapping: nothing to choose\n}"), std::string::npos);
+  EXPECT_EQ(d.cu.find("loom/tune.h"), std::string::npos);
 }
 
 // Every mapping by index: loom_<entry>_mapping runs mapping i whatever the extents (LOOM_ERR_MAPPING
@@ -615,19 +658,20 @@ TEST_F(CodegenGemm, HeaderDeclaresTheCAbi) {
             std::string::npos);
   EXPECT_NE(h.find("int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"), std::string::npos);
   EXPECT_NE(h.find("int loom_gemm_mappings(void);"), std::string::npos);
-  // Exactly five declarations, and nothing C cannot parse.
+  EXPECT_NE(h.find("int loom_gemm_tune(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"), std::string::npos);
+  // Exactly six declarations, and nothing C cannot parse.
   int decls = 0;
   for (const std::string& l : lines_of(h))
     if (!l.empty() && l.back() == ';' && l.find("/*") == std::string::npos) ++decls;
-  EXPECT_EQ(decls, 5) << h;
+  EXPECT_EQ(decls, 6) << h;
   EXPECT_EQ(h.find("::"), std::string::npos) << h;
   EXPECT_EQ(h.find("&"), std::string::npos) << h;
 }
 
 TEST_F(CodegenGemm, ExternCOnlyOnTheAbiFunctions) {
-  EXPECT_EQ(count(cu(), "extern \"C\""), 5);
+  EXPECT_EQ(count(cu(), "extern \"C\""), 6);
   // Top-level lines (column 0, not a comment, preprocessor line, brace or blank): before the
-  // anonymous namespace none, after it only the five ABI functions.
+  // anonymous namespace none, after it only the six ABI functions.
   const std::vector<std::string> ls = lines_of(cu());
   enum { Before, Inside, After } where = Before;
   std::vector<std::string> outside;
@@ -645,12 +689,13 @@ TEST_F(CodegenGemm, ExternCOnlyOnTheAbiFunctions) {
     outside.push_back(l);
   }
   EXPECT_EQ(where, After);
-  ASSERT_EQ(outside.size(), 5u) << testing::PrintToString(outside);
+  ASSERT_EQ(outside.size(), 6u) << testing::PrintToString(outside);
   EXPECT_EQ(outside[0], "extern \"C\" int loom_gemm(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {");
   EXPECT_EQ(outside[1], "extern \"C\" int loom_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {");
   EXPECT_EQ(outside[2], "extern \"C\" int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {");
-  EXPECT_EQ(outside[3], "extern \"C\" int loom_gemm_mappings(void) { return 1; }");
-  EXPECT_EQ(outside[4], "extern \"C\" const loom_kernel_info* loom_gemm_info(void) {");
+  EXPECT_EQ(outside[3], "extern \"C\" int loom_gemm_tune(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {");
+  EXPECT_EQ(outside[4], "extern \"C\" int loom_gemm_mappings(void) { return 1; }");
+  EXPECT_EQ(outside[5], "extern \"C\" const loom_kernel_info* loom_gemm_info(void) {");
   // The kernel, the launcher and the helpers are inside the namespace.
   const std::string inside = between(cu(), "namespace {", "}  // namespace");
   for (const char* sym : {"gemm_kernel(", "int launch_gemm(", "loom_cdiv(", "constexpr int kSmemBytes"})

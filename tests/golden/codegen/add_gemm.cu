@@ -13,6 +13,7 @@
 
 #include "loom/runtime.cuh"
 #include "loom/host.h"
+#include "loom/tune.h"
 #include "add_gemm.h"
 
 // Index locals the kernel does not need are left to the compiler to drop.
@@ -10841,10 +10842,12 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
 
 }  // namespace mapping9
 
-// The mapping for this call, from the run-time extents: the first specialization whose
-// when(...) holds, else the cheapest by the cost model (estimate_cycles) of the default (0) and
-// the when(fastest) mappings.
-int pick_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+// The mapping for this call by the program's rules, from the run-time extents: the first
+// specialization whose when(...) holds, else the cheapest by the cost model (estimate_cycles) of
+// the default (0) and the when(fastest) mappings.
+// `estimates`, when not null, gets one entry per mapping: the model's cycles of each mapping it
+// weighed, 0 for the others (all 0 when a condition decides or the SM count is unknown).
+int rule_pick_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream, double* estimates) {
   (void)E;
   (void)A;
   (void)B;
@@ -10865,44 +10868,22 @@ int pick_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
     }
   }
   if (v_SMS > 0) {
+    double e[10] = {};
+    e[0] = mapping0::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // the default
+    e[1] = mapping1::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:134]
+    e[2] = mapping2::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:150]
+    e[3] = mapping3::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:169]
+    e[4] = mapping4::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:185]
+    e[5] = mapping5::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:205]
+    e[6] = mapping6::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:227]
+    e[7] = mapping7::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:252]
+    e[8] = mapping8::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:260]
+    e[9] = mapping9::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:276]
     int pick = 0;
-    double best = mapping0::estimate_cycles(E, A, B, C, D, stream, v_SMS);
-    if (const double e = mapping1::estimate_cycles(E, A, B, C, D, stream, v_SMS); e < best) {  // when(fastest) [add_gemm.loom:134]
-      best = e;
-      pick = 1;
-    }
-    if (const double e = mapping2::estimate_cycles(E, A, B, C, D, stream, v_SMS); e < best) {  // when(fastest) [add_gemm.loom:150]
-      best = e;
-      pick = 2;
-    }
-    if (const double e = mapping3::estimate_cycles(E, A, B, C, D, stream, v_SMS); e < best) {  // when(fastest) [add_gemm.loom:169]
-      best = e;
-      pick = 3;
-    }
-    if (const double e = mapping4::estimate_cycles(E, A, B, C, D, stream, v_SMS); e < best) {  // when(fastest) [add_gemm.loom:185]
-      best = e;
-      pick = 4;
-    }
-    if (const double e = mapping5::estimate_cycles(E, A, B, C, D, stream, v_SMS); e < best) {  // when(fastest) [add_gemm.loom:205]
-      best = e;
-      pick = 5;
-    }
-    if (const double e = mapping6::estimate_cycles(E, A, B, C, D, stream, v_SMS); e < best) {  // when(fastest) [add_gemm.loom:227]
-      best = e;
-      pick = 6;
-    }
-    if (const double e = mapping7::estimate_cycles(E, A, B, C, D, stream, v_SMS); e < best) {  // when(fastest) [add_gemm.loom:252]
-      best = e;
-      pick = 7;
-    }
-    if (const double e = mapping8::estimate_cycles(E, A, B, C, D, stream, v_SMS); e < best) {  // when(fastest) [add_gemm.loom:260]
-      best = e;
-      pick = 8;
-    }
-    if (const double e = mapping9::estimate_cycles(E, A, B, C, D, stream, v_SMS); e < best) {  // when(fastest) [add_gemm.loom:276]
-      best = e;
-      pick = 9;
-    }
+    for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9})
+      if (e[i] < e[pick]) pick = i;  // the first of equal estimates
+    if (estimates)
+      for (int i = 0; i < 10; ++i) estimates[i] = e[i];
     return pick;
   }
   return 0;
@@ -10926,7 +10907,56 @@ int launch_add_gemm_mapping(int mapping, const loom_tensor& E, const loom_tensor
   }
 }
 
+// The mappings loom_add_gemm_tune() measured fastest, by call (loom/tune.h).
+loom::host::TuneTable tuned_add_gemm;
+
+// A call's key in that table: the device and every tensor's extents, strides and base alignment.
+loom::host::TuneKey tune_key_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D) {
+  loom::host::TuneKey key;
+  key.add(E);
+  key.add(A);
+  key.add(B);
+  key.add(C);
+  key.add(D);
+  return key;
+}
+
+// The mapping for this call: the one tuning measured fastest for calls like it, else the rules'.
+int pick_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  if (!tuned_add_gemm.empty())
+    if (const int tuned = tuned_add_gemm.find(tune_key_add_gemm(E, A, B, C, D)); tuned >= 0) return tuned;
+  return rule_pick_add_gemm(E, A, B, C, D, stream, nullptr);
+}
+
+// Times the mappings whose estimate is within loom::host::kTuneSpread of the rules' pick on these
+// arguments, the written tensors replaced by scratch copies, and remembers the fastest for the
+// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes `stream`; measures nothing while it is captured. LOOM_OK, or the first
+// failing status when no mapping could run the call.
+int tune_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  double e[10] = {};
+  const int rule = rule_pick_add_gemm(E, A, B, C, D, stream, e);
+  const loom::host::TuneKey key = tune_key_add_gemm(E, A, B, C, D);
+  std::vector<int> timed;  // a written condition or an unknown SM count leaves every estimate 0
+  for (int i = 0; i < 10; ++i)
+    if (e[rule] > 0 && e[i] > 0 && e[i] <= loom::host::kTuneSpread * e[rule]) timed.push_back(i);
+  if (timed.size() < 2) {
+    tuned_add_gemm.put(key, rule);
+    return LOOM_OK;
+  }
+  if (loom::host::stream_capturing(stream)) return LOOM_OK;  // the rules' pick stays
+  loom::host::ScratchTensor scratch_E;
+  if (scratch_E.make(E, false, stream) != LOOM_OK) return LOOM_OK;  // no memory for it: nothing measured, the rules' pick stays
+  int failed = LOOM_OK;
+  const int best = loom::host::measured_choice(
+      timed, rule, [&](int i) { return launch_add_gemm_mapping(i, scratch_E.tensor(), A, B, C, D, stream); }, stream, &failed);
+  if (best < 0) return failed;
+  tuned_add_gemm.put(key, best);
+  return LOOM_OK;
+}
+
 int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  if (loom::host::tune_from_env() && tuned_add_gemm.find(tune_key_add_gemm(E, A, B, C, D)) < 0)  // LOOM_TUNE=1
+    if (const int st = tune_add_gemm(E, A, B, C, D, stream); st != LOOM_OK) return st;
   return launch_add_gemm_mapping(pick_add_gemm(E, A, B, C, D, stream), E, A, B, C, D, stream);
 }
 
@@ -10942,6 +10972,10 @@ extern "C" int loom_add_gemm_mapping(int mapping, loom_tensor E, loom_tensor A, 
 
 extern "C" int loom_add_gemm_pick(loom_tensor E, loom_tensor A, loom_tensor B, loom_tensor C, loom_tensor D, cudaStream_t stream) {
   return pick_add_gemm(E, A, B, C, D, stream);
+}
+
+extern "C" int loom_add_gemm_tune(loom_tensor E, loom_tensor A, loom_tensor B, loom_tensor C, loom_tensor D, cudaStream_t stream) {
+  return tune_add_gemm(E, A, B, C, D, stream);
 }
 
 extern "C" int loom_add_gemm_mappings(void) { return 10; }

@@ -13,6 +13,7 @@
 
 #include "loom/runtime.cuh"
 #include "loom/host.h"
+#include "loom/tune.h"
 #include "batched_gemm.h"
 
 // Index locals the kernel does not need are left to the compiler to drop.
@@ -12619,10 +12620,12 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping13
 
-// The mapping for this call, from the run-time extents: the first specialization whose
-// when(...) holds, else the cheapest by the cost model (estimate_cycles) of the default (0) and
-// the when(fastest) mappings.
-int pick_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+// The mapping for this call by the program's rules, from the run-time extents: the first
+// specialization whose when(...) holds, else the cheapest by the cost model (estimate_cycles) of
+// the default (0) and the when(fastest) mappings.
+// `estimates`, when not null, gets one entry per mapping: the model's cycles of each mapping it
+// weighed, 0 for the others (all 0 when a condition decides or the SM count is unknown).
+int rule_pick_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream, double* estimates) {
   (void)C;
   (void)A;
   (void)B;
@@ -12641,60 +12644,26 @@ int pick_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_ten
     }
   }
   if (v_SMS > 0) {
+    double e[14] = {};
+    e[0] = mapping0::estimate_cycles(C, A, B, stream, v_SMS);  // the default
+    e[1] = mapping1::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:136]
+    e[2] = mapping2::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:152]
+    e[3] = mapping3::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:174]
+    e[4] = mapping4::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:190]
+    e[5] = mapping5::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:206]
+    e[6] = mapping6::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:228]
+    e[7] = mapping7::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:244]
+    e[8] = mapping8::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:264]
+    e[9] = mapping9::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:288]
+    e[10] = mapping10::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:312]
+    e[11] = mapping11::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:320]
+    e[12] = mapping12::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:336]
+    e[13] = mapping13::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:360]
     int pick = 0;
-    double best = mapping0::estimate_cycles(C, A, B, stream, v_SMS);
-    if (const double e = mapping1::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:136]
-      best = e;
-      pick = 1;
-    }
-    if (const double e = mapping2::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:152]
-      best = e;
-      pick = 2;
-    }
-    if (const double e = mapping3::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:174]
-      best = e;
-      pick = 3;
-    }
-    if (const double e = mapping4::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:190]
-      best = e;
-      pick = 4;
-    }
-    if (const double e = mapping5::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:206]
-      best = e;
-      pick = 5;
-    }
-    if (const double e = mapping6::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:228]
-      best = e;
-      pick = 6;
-    }
-    if (const double e = mapping7::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:244]
-      best = e;
-      pick = 7;
-    }
-    if (const double e = mapping8::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:264]
-      best = e;
-      pick = 8;
-    }
-    if (const double e = mapping9::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:288]
-      best = e;
-      pick = 9;
-    }
-    if (const double e = mapping10::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:312]
-      best = e;
-      pick = 10;
-    }
-    if (const double e = mapping11::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:320]
-      best = e;
-      pick = 11;
-    }
-    if (const double e = mapping12::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:336]
-      best = e;
-      pick = 12;
-    }
-    if (const double e = mapping13::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [batched_gemm.loom:360]
-      best = e;
-      pick = 13;
-    }
+    for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13})
+      if (e[i] < e[pick]) pick = i;  // the first of equal estimates
+    if (estimates)
+      for (int i = 0; i < 14; ++i) estimates[i] = e[i];
     return pick;
   }
   return 0;
@@ -12722,7 +12691,54 @@ int launch_batched_gemm_mapping(int mapping, const loom_tensor& C, const loom_te
   }
 }
 
+// The mappings loom_batched_gemm_tune() measured fastest, by call (loom/tune.h).
+loom::host::TuneTable tuned_batched_gemm;
+
+// A call's key in that table: the device and every tensor's extents, strides and base alignment.
+loom::host::TuneKey tune_key_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B) {
+  loom::host::TuneKey key;
+  key.add(C);
+  key.add(A);
+  key.add(B);
+  return key;
+}
+
+// The mapping for this call: the one tuning measured fastest for calls like it, else the rules'.
+int pick_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  if (!tuned_batched_gemm.empty())
+    if (const int tuned = tuned_batched_gemm.find(tune_key_batched_gemm(C, A, B)); tuned >= 0) return tuned;
+  return rule_pick_batched_gemm(C, A, B, stream, nullptr);
+}
+
+// Times the mappings whose estimate is within loom::host::kTuneSpread of the rules' pick on these
+// arguments, the written tensors replaced by scratch copies, and remembers the fastest for the
+// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes `stream`; measures nothing while it is captured. LOOM_OK, or the first
+// failing status when no mapping could run the call.
+int tune_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  double e[14] = {};
+  const int rule = rule_pick_batched_gemm(C, A, B, stream, e);
+  const loom::host::TuneKey key = tune_key_batched_gemm(C, A, B);
+  std::vector<int> timed;  // a written condition or an unknown SM count leaves every estimate 0
+  for (int i = 0; i < 14; ++i)
+    if (e[rule] > 0 && e[i] > 0 && e[i] <= loom::host::kTuneSpread * e[rule]) timed.push_back(i);
+  if (timed.size() < 2) {
+    tuned_batched_gemm.put(key, rule);
+    return LOOM_OK;
+  }
+  if (loom::host::stream_capturing(stream)) return LOOM_OK;  // the rules' pick stays
+  loom::host::ScratchTensor scratch_C;
+  if (scratch_C.make(C, true, stream) != LOOM_OK) return LOOM_OK;  // no memory for it: nothing measured, the rules' pick stays
+  int failed = LOOM_OK;
+  const int best = loom::host::measured_choice(
+      timed, rule, [&](int i) { return launch_batched_gemm_mapping(i, scratch_C.tensor(), A, B, stream); }, stream, &failed);
+  if (best < 0) return failed;
+  tuned_batched_gemm.put(key, best);
+  return LOOM_OK;
+}
+
 int launch_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  if (loom::host::tune_from_env() && tuned_batched_gemm.find(tune_key_batched_gemm(C, A, B)) < 0)  // LOOM_TUNE=1
+    if (const int st = tune_batched_gemm(C, A, B, stream); st != LOOM_OK) return st;
   return launch_batched_gemm_mapping(pick_batched_gemm(C, A, B, stream), C, A, B, stream);
 }
 
@@ -12738,6 +12754,10 @@ extern "C" int loom_batched_gemm_mapping(int mapping, loom_tensor C, loom_tensor
 
 extern "C" int loom_batched_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {
   return pick_batched_gemm(C, A, B, stream);
+}
+
+extern "C" int loom_batched_gemm_tune(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {
+  return tune_batched_gemm(C, A, B, stream);
 }
 
 extern "C" int loom_batched_gemm_mappings(void) { return 14; }

@@ -22,6 +22,13 @@ int loom_batched_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_te
 /* The mapping loom_batched_gemm() runs for these arguments on the current device (nothing is launched). */
 int loom_batched_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);
 
+/* Times the mappings the cost model ranks near its pick on these arguments (the written tensors
+   replaced by scratch copies: the caller's are not touched) and remembers the fastest for calls
+   with the same extents, strides and alignment on this device: loom_batched_gemm() and
+   loom_batched_gemm_pick() then use it (LOOM_TUNE=1 in the environment does this on each such
+   call's first run). Synchronizes `stream`; measures nothing on a stream being captured. */
+int loom_batched_gemm_tune(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);
+
 /* How many mappings the program has (at least 1). */
 int loom_batched_gemm_mappings(void);
 

@@ -22,6 +22,13 @@ int loom_mha_mapping(int mapping, loom_tensor O, loom_tensor Q, loom_tensor Kt, 
 /* The mapping loom_mha() runs for these arguments on the current device (nothing is launched). */
 int loom_mha_pick(loom_tensor O, loom_tensor Q, loom_tensor Kt, loom_tensor V, float scale, cudaStream_t stream);
 
+/* Times the mappings the cost model ranks near its pick on these arguments (the written tensors
+   replaced by scratch copies: the caller's are not touched) and remembers the fastest for calls
+   with the same extents, strides and alignment on this device: loom_mha() and
+   loom_mha_pick() then use it (LOOM_TUNE=1 in the environment does this on each such
+   call's first run). Synchronizes `stream`; measures nothing on a stream being captured. */
+int loom_mha_tune(loom_tensor O, loom_tensor Q, loom_tensor Kt, loom_tensor V, float scale, cudaStream_t stream);
+
 /* How many mappings the program has (at least 1). */
 int loom_mha_mappings(void);
 

@@ -3880,15 +3880,18 @@ int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt
 
 }  // namespace mapping1
 
-// The mapping for this call, from the run-time extents: the first specialization whose
-// when(...) holds, else the default (0).
-int pick_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
+// The mapping for this call by the program's rules, from the run-time extents: the first
+// specialization whose when(...) holds, else the default (0).
+// `estimates`, when not null, gets one entry per mapping: the model's cycles of each mapping it
+// weighed, 0 for the others (all 0 when a condition decides or the SM count is unknown).
+int rule_pick_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream, double* estimates) {
   (void)O;
   (void)Q;
   (void)Kt;
   (void)V;
   (void)v_scale;
   (void)stream;
+  (void)estimates;
   const int64_t v_D = O.shape[2];
   if (v_D <= 64) return 1;  // when(D <= 64) [flash_attention_3.loom:434]
   return 0;
@@ -3902,6 +3905,19 @@ int launch_mha_mapping(int mapping, const loom_tensor& O, const loom_tensor& Q, 
     case 1: return mapping1::launch_mha(O, Q, Kt, V, v_scale, stream);  // when(D <= 64) [flash_attention_3.loom:434]
     default: return LOOM_ERR_MAPPING;
   }
+}
+
+int pick_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) { return rule_pick_mha(O, Q, Kt, V, v_scale, stream, nullptr); }
+
+// Nothing to measure: the program's conditions alone choose its mapping.
+int tune_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
+  (void)O;
+  (void)Q;
+  (void)Kt;
+  (void)V;
+  (void)v_scale;
+  (void)stream;
+  return LOOM_OK;
 }
 
 int launch_mha(const loom_tensor& O, const loom_tensor& Q, const loom_tensor& Kt, const loom_tensor& V, float v_scale, cudaStream_t stream) {
@@ -3920,6 +3936,10 @@ extern "C" int loom_mha_mapping(int mapping, loom_tensor O, loom_tensor Q, loom_
 
 extern "C" int loom_mha_pick(loom_tensor O, loom_tensor Q, loom_tensor Kt, loom_tensor V, float scale, cudaStream_t stream) {
   return pick_mha(O, Q, Kt, V, scale, stream);
+}
+
+extern "C" int loom_mha_tune(loom_tensor O, loom_tensor Q, loom_tensor Kt, loom_tensor V, float scale, cudaStream_t stream) {
+  return tune_mha(O, Q, Kt, V, scale, stream);
 }
 
 extern "C" int loom_mha_mappings(void) { return 2; }

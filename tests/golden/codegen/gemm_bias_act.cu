@@ -13,6 +13,7 @@
 
 #include "loom/runtime.cuh"
 #include "loom/host.h"
+#include "loom/tune.h"
 #include "gemm_bias_act.h"
 
 // Index locals the kernel does not need are left to the compiler to drop.
@@ -11759,10 +11760,12 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping12
 
-// The mapping for this call, from the run-time extents: the first specialization whose
-// when(...) holds, else the cheapest by the cost model (estimate_cycles) of the default (0) and
-// the when(fastest) mappings.
-int pick_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+// The mapping for this call by the program's rules, from the run-time extents: the first
+// specialization whose when(...) holds, else the cheapest by the cost model (estimate_cycles) of
+// the default (0) and the when(fastest) mappings.
+// `estimates`, when not null, gets one entry per mapping: the model's cycles of each mapping it
+// weighed, 0 for the others (all 0 when a condition decides or the SM count is unknown).
+int rule_pick_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream, double* estimates) {
   (void)C;
   (void)A;
   (void)B;
@@ -11782,56 +11785,25 @@ int pick_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_te
     }
   }
   if (v_SMS > 0) {
+    double e[13] = {};
+    e[0] = mapping0::estimate_cycles(C, A, B, bias, stream, v_SMS);  // the default
+    e[1] = mapping1::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:157]
+    e[2] = mapping2::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:175]
+    e[3] = mapping3::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:196]
+    e[4] = mapping4::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:214]
+    e[5] = mapping5::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:232]
+    e[6] = mapping6::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:252]
+    e[7] = mapping7::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:270]
+    e[8] = mapping8::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:293]
+    e[9] = mapping9::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:321]
+    e[10] = mapping10::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:329]
+    e[11] = mapping11::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:347]
+    e[12] = mapping12::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:377]
     int pick = 0;
-    double best = mapping0::estimate_cycles(C, A, B, bias, stream, v_SMS);
-    if (const double e = mapping1::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:157]
-      best = e;
-      pick = 1;
-    }
-    if (const double e = mapping2::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:175]
-      best = e;
-      pick = 2;
-    }
-    if (const double e = mapping3::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:196]
-      best = e;
-      pick = 3;
-    }
-    if (const double e = mapping4::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:214]
-      best = e;
-      pick = 4;
-    }
-    if (const double e = mapping5::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:232]
-      best = e;
-      pick = 5;
-    }
-    if (const double e = mapping6::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:252]
-      best = e;
-      pick = 6;
-    }
-    if (const double e = mapping7::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:270]
-      best = e;
-      pick = 7;
-    }
-    if (const double e = mapping8::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:293]
-      best = e;
-      pick = 8;
-    }
-    if (const double e = mapping9::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:321]
-      best = e;
-      pick = 9;
-    }
-    if (const double e = mapping10::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:329]
-      best = e;
-      pick = 10;
-    }
-    if (const double e = mapping11::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:347]
-      best = e;
-      pick = 11;
-    }
-    if (const double e = mapping12::estimate_cycles(C, A, B, bias, stream, v_SMS); e < best) {  // when(fastest) [gemm_bias_act.loom:377]
-      best = e;
-      pick = 12;
-    }
+    for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+      if (e[i] < e[pick]) pick = i;  // the first of equal estimates
+    if (estimates)
+      for (int i = 0; i < 13; ++i) estimates[i] = e[i];
     return pick;
   }
   return 0;
@@ -11858,7 +11830,55 @@ int launch_gemm_bias_act_mapping(int mapping, const loom_tensor& C, const loom_t
   }
 }
 
+// The mappings loom_gemm_bias_act_tune() measured fastest, by call (loom/tune.h).
+loom::host::TuneTable tuned_gemm_bias_act;
+
+// A call's key in that table: the device and every tensor's extents, strides and base alignment.
+loom::host::TuneKey tune_key_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias) {
+  loom::host::TuneKey key;
+  key.add(C);
+  key.add(A);
+  key.add(B);
+  key.add(bias);
+  return key;
+}
+
+// The mapping for this call: the one tuning measured fastest for calls like it, else the rules'.
+int pick_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  if (!tuned_gemm_bias_act.empty())
+    if (const int tuned = tuned_gemm_bias_act.find(tune_key_gemm_bias_act(C, A, B, bias)); tuned >= 0) return tuned;
+  return rule_pick_gemm_bias_act(C, A, B, bias, stream, nullptr);
+}
+
+// Times the mappings whose estimate is within loom::host::kTuneSpread of the rules' pick on these
+// arguments, the written tensors replaced by scratch copies, and remembers the fastest for the
+// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes `stream`; measures nothing while it is captured. LOOM_OK, or the first
+// failing status when no mapping could run the call.
+int tune_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  double e[13] = {};
+  const int rule = rule_pick_gemm_bias_act(C, A, B, bias, stream, e);
+  const loom::host::TuneKey key = tune_key_gemm_bias_act(C, A, B, bias);
+  std::vector<int> timed;  // a written condition or an unknown SM count leaves every estimate 0
+  for (int i = 0; i < 13; ++i)
+    if (e[rule] > 0 && e[i] > 0 && e[i] <= loom::host::kTuneSpread * e[rule]) timed.push_back(i);
+  if (timed.size() < 2) {
+    tuned_gemm_bias_act.put(key, rule);
+    return LOOM_OK;
+  }
+  if (loom::host::stream_capturing(stream)) return LOOM_OK;  // the rules' pick stays
+  loom::host::ScratchTensor scratch_C;
+  if (scratch_C.make(C, false, stream) != LOOM_OK) return LOOM_OK;  // no memory for it: nothing measured, the rules' pick stays
+  int failed = LOOM_OK;
+  const int best = loom::host::measured_choice(
+      timed, rule, [&](int i) { return launch_gemm_bias_act_mapping(i, scratch_C.tensor(), A, B, bias, stream); }, stream, &failed);
+  if (best < 0) return failed;
+  tuned_gemm_bias_act.put(key, best);
+  return LOOM_OK;
+}
+
 int launch_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  if (loom::host::tune_from_env() && tuned_gemm_bias_act.find(tune_key_gemm_bias_act(C, A, B, bias)) < 0)  // LOOM_TUNE=1
+    if (const int st = tune_gemm_bias_act(C, A, B, bias, stream); st != LOOM_OK) return st;
   return launch_gemm_bias_act_mapping(pick_gemm_bias_act(C, A, B, bias, stream), C, A, B, bias, stream);
 }
 
@@ -11874,6 +11894,10 @@ extern "C" int loom_gemm_bias_act_mapping(int mapping, loom_tensor C, loom_tenso
 
 extern "C" int loom_gemm_bias_act_pick(loom_tensor C, loom_tensor A, loom_tensor B, loom_tensor bias, cudaStream_t stream) {
   return pick_gemm_bias_act(C, A, B, bias, stream);
+}
+
+extern "C" int loom_gemm_bias_act_tune(loom_tensor C, loom_tensor A, loom_tensor B, loom_tensor bias, cudaStream_t stream) {
+  return tune_gemm_bias_act(C, A, B, bias, stream);
 }
 
 extern "C" int loom_gemm_bias_act_mappings(void) { return 13; }

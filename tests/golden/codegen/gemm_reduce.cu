@@ -13,6 +13,7 @@
 
 #include "loom/runtime.cuh"
 #include "loom/host.h"
+#include "loom/tune.h"
 #include "gemm_reduce.h"
 
 // Index locals the kernel does not need are left to the compiler to drop.
@@ -2792,10 +2793,12 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& R, const loom_te
 
 }  // namespace mapping2
 
-// The mapping for this call, from the run-time extents: the first specialization whose
-// when(...) holds, else the cheapest by the cost model (estimate_cycles) of the default (0) and
-// the when(fastest) mappings.
-int pick_gemm_reduce(const loom_tensor& C, const loom_tensor& R, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+// The mapping for this call by the program's rules, from the run-time extents: the first
+// specialization whose when(...) holds, else the cheapest by the cost model (estimate_cycles) of
+// the default (0) and the when(fastest) mappings.
+// `estimates`, when not null, gets one entry per mapping: the model's cycles of each mapping it
+// weighed, 0 for the others (all 0 when a condition decides or the SM count is unknown).
+int rule_pick_gemm_reduce(const loom_tensor& C, const loom_tensor& R, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream, double* estimates) {
   (void)C;
   (void)R;
   (void)A;
@@ -2815,16 +2818,15 @@ int pick_gemm_reduce(const loom_tensor& C, const loom_tensor& R, const loom_tens
     }
   }
   if (v_SMS > 0) {
+    double e[3] = {};
+    e[0] = mapping0::estimate_cycles(C, R, A, B, stream, v_SMS);  // the default
+    e[1] = mapping1::estimate_cycles(C, R, A, B, stream, v_SMS);  // when(fastest) [gemm_reduce.loom:169]
+    e[2] = mapping2::estimate_cycles(C, R, A, B, stream, v_SMS);  // when(fastest) [gemm_reduce.loom:194]
     int pick = 0;
-    double best = mapping0::estimate_cycles(C, R, A, B, stream, v_SMS);
-    if (const double e = mapping1::estimate_cycles(C, R, A, B, stream, v_SMS); e < best) {  // when(fastest) [gemm_reduce.loom:169]
-      best = e;
-      pick = 1;
-    }
-    if (const double e = mapping2::estimate_cycles(C, R, A, B, stream, v_SMS); e < best) {  // when(fastest) [gemm_reduce.loom:194]
-      best = e;
-      pick = 2;
-    }
+    for (const int i : {1, 2})
+      if (e[i] < e[pick]) pick = i;  // the first of equal estimates
+    if (estimates)
+      for (int i = 0; i < 3; ++i) estimates[i] = e[i];
     return pick;
   }
   return 0;
@@ -2841,7 +2843,57 @@ int launch_gemm_reduce_mapping(int mapping, const loom_tensor& C, const loom_ten
   }
 }
 
+// The mappings loom_gemm_reduce_tune() measured fastest, by call (loom/tune.h).
+loom::host::TuneTable tuned_gemm_reduce;
+
+// A call's key in that table: the device and every tensor's extents, strides and base alignment.
+loom::host::TuneKey tune_key_gemm_reduce(const loom_tensor& C, const loom_tensor& R, const loom_tensor& A, const loom_tensor& B) {
+  loom::host::TuneKey key;
+  key.add(C);
+  key.add(R);
+  key.add(A);
+  key.add(B);
+  return key;
+}
+
+// The mapping for this call: the one tuning measured fastest for calls like it, else the rules'.
+int pick_gemm_reduce(const loom_tensor& C, const loom_tensor& R, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  if (!tuned_gemm_reduce.empty())
+    if (const int tuned = tuned_gemm_reduce.find(tune_key_gemm_reduce(C, R, A, B)); tuned >= 0) return tuned;
+  return rule_pick_gemm_reduce(C, R, A, B, stream, nullptr);
+}
+
+// Times the mappings whose estimate is within loom::host::kTuneSpread of the rules' pick on these
+// arguments, the written tensors replaced by scratch copies, and remembers the fastest for the
+// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes `stream`; measures nothing while it is captured. LOOM_OK, or the first
+// failing status when no mapping could run the call.
+int tune_gemm_reduce(const loom_tensor& C, const loom_tensor& R, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  double e[3] = {};
+  const int rule = rule_pick_gemm_reduce(C, R, A, B, stream, e);
+  const loom::host::TuneKey key = tune_key_gemm_reduce(C, R, A, B);
+  std::vector<int> timed;  // a written condition or an unknown SM count leaves every estimate 0
+  for (int i = 0; i < 3; ++i)
+    if (e[rule] > 0 && e[i] > 0 && e[i] <= loom::host::kTuneSpread * e[rule]) timed.push_back(i);
+  if (timed.size() < 2) {
+    tuned_gemm_reduce.put(key, rule);
+    return LOOM_OK;
+  }
+  if (loom::host::stream_capturing(stream)) return LOOM_OK;  // the rules' pick stays
+  loom::host::ScratchTensor scratch_C;
+  if (scratch_C.make(C, false, stream) != LOOM_OK) return LOOM_OK;  // no memory for it: nothing measured, the rules' pick stays
+  loom::host::ScratchTensor scratch_R;
+  if (scratch_R.make(R, false, stream) != LOOM_OK) return LOOM_OK;  // no memory for it: nothing measured, the rules' pick stays
+  int failed = LOOM_OK;
+  const int best = loom::host::measured_choice(
+      timed, rule, [&](int i) { return launch_gemm_reduce_mapping(i, scratch_C.tensor(), scratch_R.tensor(), A, B, stream); }, stream, &failed);
+  if (best < 0) return failed;
+  tuned_gemm_reduce.put(key, best);
+  return LOOM_OK;
+}
+
 int launch_gemm_reduce(const loom_tensor& C, const loom_tensor& R, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  if (loom::host::tune_from_env() && tuned_gemm_reduce.find(tune_key_gemm_reduce(C, R, A, B)) < 0)  // LOOM_TUNE=1
+    if (const int st = tune_gemm_reduce(C, R, A, B, stream); st != LOOM_OK) return st;
   return launch_gemm_reduce_mapping(pick_gemm_reduce(C, R, A, B, stream), C, R, A, B, stream);
 }
 
@@ -2857,6 +2909,10 @@ extern "C" int loom_gemm_reduce_mapping(int mapping, loom_tensor C, loom_tensor 
 
 extern "C" int loom_gemm_reduce_pick(loom_tensor C, loom_tensor R, loom_tensor A, loom_tensor B, cudaStream_t stream) {
   return pick_gemm_reduce(C, R, A, B, stream);
+}
+
+extern "C" int loom_gemm_reduce_tune(loom_tensor C, loom_tensor R, loom_tensor A, loom_tensor B, cudaStream_t stream) {
+  return tune_gemm_reduce(C, R, A, B, stream);
 }
 
 extern "C" int loom_gemm_reduce_mappings(void) { return 3; }

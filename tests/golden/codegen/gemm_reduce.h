@@ -24,6 +24,13 @@ int loom_gemm_reduce_mapping(int mapping, loom_tensor C, loom_tensor R, loom_ten
 /* The mapping loom_gemm_reduce() runs for these arguments on the current device (nothing is launched). */
 int loom_gemm_reduce_pick(loom_tensor C, loom_tensor R, loom_tensor A, loom_tensor B, cudaStream_t stream);
 
+/* Times the mappings the cost model ranks near its pick on these arguments (the written tensors
+   replaced by scratch copies: the caller's are not touched) and remembers the fastest for calls
+   with the same extents, strides and alignment on this device: loom_gemm_reduce() and
+   loom_gemm_reduce_pick() then use it (LOOM_TUNE=1 in the environment does this on each such
+   call's first run). Synchronizes `stream`; measures nothing on a stream being captured. */
+int loom_gemm_reduce_tune(loom_tensor C, loom_tensor R, loom_tensor A, loom_tensor B, cudaStream_t stream);
+
 /* How many mappings the program has (at least 1). */
 int loom_gemm_reduce_mappings(void);
 

@@ -13,6 +13,7 @@
 
 #include "loom/runtime.cuh"
 #include "loom/host.h"
+#include "loom/tune.h"
 #include "relu_gemm.h"
 
 // Index locals the kernel does not need are left to the compiler to drop.
@@ -11621,10 +11622,12 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping11
 
-// The mapping for this call, from the run-time extents: the first specialization whose
-// when(...) holds, else the cheapest by the cost model (estimate_cycles) of the default (0) and
-// the when(fastest) mappings.
-int pick_relu_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+// The mapping for this call by the program's rules, from the run-time extents: the first
+// specialization whose when(...) holds, else the cheapest by the cost model (estimate_cycles) of
+// the default (0) and the when(fastest) mappings.
+// `estimates`, when not null, gets one entry per mapping: the model's cycles of each mapping it
+// weighed, 0 for the others (all 0 when a condition decides or the SM count is unknown).
+int rule_pick_relu_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream, double* estimates) {
   (void)C;
   (void)A;
   (void)B;
@@ -11643,52 +11646,24 @@ int pick_relu_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor
     }
   }
   if (v_SMS > 0) {
+    double e[12] = {};
+    e[0] = mapping0::estimate_cycles(C, A, B, stream, v_SMS);  // the default
+    e[1] = mapping1::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:164]
+    e[2] = mapping2::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:180]
+    e[3] = mapping3::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:201]
+    e[4] = mapping4::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:225]
+    e[5] = mapping5::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:241]
+    e[6] = mapping6::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:267]
+    e[7] = mapping7::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:279]
+    e[8] = mapping8::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:295]
+    e[9] = mapping9::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:311]
+    e[10] = mapping10::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:333]
+    e[11] = mapping11::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:349]
     int pick = 0;
-    double best = mapping0::estimate_cycles(C, A, B, stream, v_SMS);
-    if (const double e = mapping1::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [relu_gemm.loom:164]
-      best = e;
-      pick = 1;
-    }
-    if (const double e = mapping2::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [relu_gemm.loom:180]
-      best = e;
-      pick = 2;
-    }
-    if (const double e = mapping3::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [relu_gemm.loom:201]
-      best = e;
-      pick = 3;
-    }
-    if (const double e = mapping4::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [relu_gemm.loom:225]
-      best = e;
-      pick = 4;
-    }
-    if (const double e = mapping5::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [relu_gemm.loom:241]
-      best = e;
-      pick = 5;
-    }
-    if (const double e = mapping6::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [relu_gemm.loom:267]
-      best = e;
-      pick = 6;
-    }
-    if (const double e = mapping7::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [relu_gemm.loom:279]
-      best = e;
-      pick = 7;
-    }
-    if (const double e = mapping8::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [relu_gemm.loom:295]
-      best = e;
-      pick = 8;
-    }
-    if (const double e = mapping9::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [relu_gemm.loom:311]
-      best = e;
-      pick = 9;
-    }
-    if (const double e = mapping10::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [relu_gemm.loom:333]
-      best = e;
-      pick = 10;
-    }
-    if (const double e = mapping11::estimate_cycles(C, A, B, stream, v_SMS); e < best) {  // when(fastest) [relu_gemm.loom:349]
-      best = e;
-      pick = 11;
-    }
+    for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})
+      if (e[i] < e[pick]) pick = i;  // the first of equal estimates
+    if (estimates)
+      for (int i = 0; i < 12; ++i) estimates[i] = e[i];
     return pick;
   }
   return 0;
@@ -11714,7 +11689,54 @@ int launch_relu_gemm_mapping(int mapping, const loom_tensor& C, const loom_tenso
   }
 }
 
+// The mappings loom_relu_gemm_tune() measured fastest, by call (loom/tune.h).
+loom::host::TuneTable tuned_relu_gemm;
+
+// A call's key in that table: the device and every tensor's extents, strides and base alignment.
+loom::host::TuneKey tune_key_relu_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B) {
+  loom::host::TuneKey key;
+  key.add(C);
+  key.add(A);
+  key.add(B);
+  return key;
+}
+
+// The mapping for this call: the one tuning measured fastest for calls like it, else the rules'.
+int pick_relu_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  if (!tuned_relu_gemm.empty())
+    if (const int tuned = tuned_relu_gemm.find(tune_key_relu_gemm(C, A, B)); tuned >= 0) return tuned;
+  return rule_pick_relu_gemm(C, A, B, stream, nullptr);
+}
+
+// Times the mappings whose estimate is within loom::host::kTuneSpread of the rules' pick on these
+// arguments, the written tensors replaced by scratch copies, and remembers the fastest for the
+// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes `stream`; measures nothing while it is captured. LOOM_OK, or the first
+// failing status when no mapping could run the call.
+int tune_relu_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  double e[12] = {};
+  const int rule = rule_pick_relu_gemm(C, A, B, stream, e);
+  const loom::host::TuneKey key = tune_key_relu_gemm(C, A, B);
+  std::vector<int> timed;  // a written condition or an unknown SM count leaves every estimate 0
+  for (int i = 0; i < 12; ++i)
+    if (e[rule] > 0 && e[i] > 0 && e[i] <= loom::host::kTuneSpread * e[rule]) timed.push_back(i);
+  if (timed.size() < 2) {
+    tuned_relu_gemm.put(key, rule);
+    return LOOM_OK;
+  }
+  if (loom::host::stream_capturing(stream)) return LOOM_OK;  // the rules' pick stays
+  loom::host::ScratchTensor scratch_C;
+  if (scratch_C.make(C, false, stream) != LOOM_OK) return LOOM_OK;  // no memory for it: nothing measured, the rules' pick stays
+  int failed = LOOM_OK;
+  const int best = loom::host::measured_choice(
+      timed, rule, [&](int i) { return launch_relu_gemm_mapping(i, scratch_C.tensor(), A, B, stream); }, stream, &failed);
+  if (best < 0) return failed;
+  tuned_relu_gemm.put(key, best);
+  return LOOM_OK;
+}
+
 int launch_relu_gemm(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  if (loom::host::tune_from_env() && tuned_relu_gemm.find(tune_key_relu_gemm(C, A, B)) < 0)  // LOOM_TUNE=1
+    if (const int st = tune_relu_gemm(C, A, B, stream); st != LOOM_OK) return st;
   return launch_relu_gemm_mapping(pick_relu_gemm(C, A, B, stream), C, A, B, stream);
 }
 
@@ -11730,6 +11752,10 @@ extern "C" int loom_relu_gemm_mapping(int mapping, loom_tensor C, loom_tensor A,
 
 extern "C" int loom_relu_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {
   return pick_relu_gemm(C, A, B, stream);
+}
+
+extern "C" int loom_relu_gemm_tune(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {
+  return tune_relu_gemm(C, A, B, stream);
 }
 
 extern "C" int loom_relu_gemm_mappings(void) { return 12; }
