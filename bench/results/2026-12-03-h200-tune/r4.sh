@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Session 33, device call 4 (prepare2.sh's binaries in build-gpu/s33b): r3's GEMM sweeps, which ran out of their 100 s with
+# 20 ms of settling per timed batch, again without settling (the second round still reversed): seeds 20261125 and 20261203.
+set -u
+S=build-gpu/s33b
+H=bench/results/2026-12-03-h200-tune
+C="bash $H/r4.sh"
+T=$(mktemp -d)
+for seed in 20261125 20261203; do
+  timeout 150 $S/gm --out $T/r4-gemm-sweep-$seed.md --sweep 40 --sweep-seed $seed --command "$C" > $T/r4-gemm-$seed.log 2>&1
+  echo "sweep $seed rc=$? $(grep -E '^- (pick|tuned|best) / cuBLAS' $T/r4-gemm-sweep-$seed.md | tr '\n' ' ')"
+  tar czf $OUT/r4-$seed.tgz -C $T r4-gemm-sweep-$seed.md r4-gemm-$seed.log
+done
