@@ -2,8 +2,8 @@
 # Compile-only check of the GPU side, for CI (which has no GPU; tests/gpu/run.sh runs the tests on
 # one). Run by CTest as `gpu_tests_compile`. It checks that
 #   1. runtime/loom/wgmma_gen.cuh matches runtime/gen_wgmma.py (needs python3; skipped without),
-#   2. runtime/loom/runtime.cuh compiles alone with nvcc for sm_90a, and runtime/loom/host.h
-#      alone with the host C++ compiler (C++17 and C++20), warnings as errors,
+#   2. runtime/loom/runtime.cuh compiles alone with nvcc for sm_90a, and runtime/loom/host.h and
+#      runtime/loom/tune.h alone with the host C++ compiler (C++17 and C++20), warnings as errors,
 #   3. every self-contained GPU test, tests/gpu/*_test.cu, compiles and links with nvcc for sm_90a,
 #      warnings as errors, and without ptxas advisories (setmaxnreg ignored, wgmma serialized:
 #      either means the test no longer exercises what it claims).
@@ -46,15 +46,17 @@ else
   STATUS=1
 fi
 CXX_BIN=${CXX:-c++}
-for std in c++17 c++20; do
-  if echo '#include "loom/host.h"' | "$CXX_BIN" -std=$std -Wall -Wextra -Werror -pedantic \
-      -I runtime -I "$CUDA_INCLUDE" -fsyntax-only -x c++ - >"$WORK/host_$std.log" 2>&1; then
-    echo "ok   runtime/loom/host.h alone ($CXX_BIN -std=$std)"
-  else
-    echo "FAIL runtime/loom/host.h alone ($CXX_BIN -std=$std):"
-    cat "$WORK/host_$std.log"
-    STATUS=1
-  fi
+for header in host.h tune.h; do
+  for std in c++17 c++20; do
+    if echo "#include \"loom/$header\"" | "$CXX_BIN" -std=$std -Wall -Wextra -Werror -pedantic \
+        -I runtime -I "$CUDA_INCLUDE" -fsyntax-only -x c++ - >"$WORK/${header}_$std.log" 2>&1; then
+      echo "ok   runtime/loom/$header alone ($CXX_BIN -std=$std)"
+    else
+      echo "FAIL runtime/loom/$header alone ($CXX_BIN -std=$std):"
+      cat "$WORK/${header}_$std.log"
+      STATUS=1
+    fi
+  done
 done
 
 # 3. Every GPU test, JOBS at a time.
