@@ -66,6 +66,21 @@ std::string condition_cpp(const ir::SizeExpr& e) {
   throw InternalError("codegen: a mapping condition of unknown kind");
 }
 
+// The names in a launch_args() list ("C, A, B, stream").
+std::vector<std::string> arg_names(const std::string& args) {
+  std::vector<std::string> out;
+  std::istringstream in(args);
+  for (std::string a; std::getline(in, a, ',');) out.push_back(a.substr(a.find_first_not_of(' ')));
+  return out;
+}
+
+// `(void)name;` for each of them: a function that reads only some of its arguments.
+std::string unused_args(const std::string& args) {
+  std::string out;
+  for (const std::string& a : arg_names(args)) out += "  (void)" + a + ";\n";
+  return out;
+}
+
 // The measured choice (loom/tune.h; docs/artifact.md, "Tuning"): the table of tuned calls, the
 // dispatcher's pick (a tuned mapping first, else the rules'), tune_<entry> (times the mappings the
 // model ranks within kTuneSpread of its pick, the written tensors replaced by scratch copies) and
@@ -78,10 +93,8 @@ std::string tuning_functions(const CudaGen& g, size_t mappings, bool weighed) {
   if (!weighed) {
     o << "int pick_" << entry << "(" << params << ") { return rule_pick_" << entry << "(" << args << ", nullptr); }\n\n"
       << "// Nothing to measure: the program's conditions alone choose its mapping.\n"
-      << "int tune_" << entry << "(" << params << ") {\n";
-    std::istringstream in(args);
-    for (std::string a; std::getline(in, a, ',');) o << "  (void)" << a.substr(a.find_first_not_of(' ')) << ";\n";
-    o << "  return LOOM_OK;\n}\n\n"
+      << "int tune_" << entry << "(" << params << ") {\n"
+      << unused_args(args) << "  return LOOM_OK;\n}\n\n"
       << "int launch_" << entry << "(" << params << ") {\n"
       << "  return launch_" << entry << "_mapping(pick_" << entry << "(" << args << "), " << args << ");\n}\n\n";
     return o.str();
@@ -106,20 +119,17 @@ std::string tuning_functions(const CudaGen& g, size_t mappings, bool weighed) {
     << "  return rule_pick_" << entry << "(" << args << ", nullptr);\n}\n\n";
   // tune_<entry>: the written tensors' scratch stand-ins, as the launch names them.
   std::string scratch_args;
-  {
-    std::istringstream in(args);
-    for (std::string a; std::getline(in, a, ',');) {
-      a = a.substr(a.find_first_not_of(' '));
-      bool written = false;
-      for (const CudaGen::TensorArg& t : tensors)
-        if (t.name == a && t.written) written = true;
-      scratch_args += (scratch_args.empty() ? "" : ", ") + (written ? "scratch_" + a + ".tensor()" : a);
-    }
+  for (const std::string& a : arg_names(args)) {
+    bool written = false;
+    for (const CudaGen::TensorArg& t : tensors)
+      if (t.name == a && t.written) written = true;
+    scratch_args += (scratch_args.empty() ? "" : ", ") + (written ? "scratch_" + a + ".tensor()" : a);
   }
   o << "// Times the mappings whose estimate is within loom::host::kTuneSpread of the rules' pick on these\n"
     << "// arguments, the written tensors replaced by scratch copies, and remembers the fastest for the\n"
-    << "// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes `stream`; measures nothing while it is captured. LOOM_OK, or the first\n"
-    << "// failing status when no mapping could run the call.\n"
+    << "// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes\n"
+    << "// `stream`; measures nothing while it is captured. LOOM_OK, or the first failing status when no\n"
+    << "// mapping could run the call.\n"
     << "int tune_" << entry << "(" << params << ") {\n"
     << "  double e[" << n << "] = {};\n"
     << "  const int rule = rule_pick_" << entry << "(" << args << ", e);\n"
@@ -189,11 +199,13 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
   const std::string entry = sig.task;
   std::ostringstream o;
   std::string head = gens[0]->head();
+  auto include_after_host = [&](const std::string& line) {
+    const std::string host = "#include \"loom/host.h\"\n";
+    head.insert(head.find(host) + host.size(), line);
+  };
   for (const auto& g : gens)  // a streamk mapping's launcher needs the stream-K host header
-    if (g->uses_stream_k() && head.find(CudaGen::kStreamKInclude) == std::string::npos)
-      head.insert(head.find("#include \"loom/host.h\"\n") + std::string("#include \"loom/host.h\"\n").size(), CudaGen::kStreamKInclude);
-  if (!candidates.empty())  // the measured choice among them (tuning_functions)
-    head.insert(head.find("#include \"loom/host.h\"\n") + std::string("#include \"loom/host.h\"\n").size(), "#include \"loom/tune.h\"\n");
+    if (g->uses_stream_k() && head.find(CudaGen::kStreamKInclude) == std::string::npos) include_after_host(CudaGen::kStreamKInclude);
+  if (!candidates.empty()) include_after_host("#include \"loom/tune.h\"\n");  // the measured choice among them (tuning_functions)
   // The first two comment lines name the file; the kernel line describes each mapping below instead.
   size_t k = head.find("// Kernel: ");
   size_t ke = head.find('\n', k);
@@ -230,10 +242,7 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
     << "// `estimates`, when not null, gets one entry per mapping: the model's cycles of each mapping it\n"
     << "// weighed, 0 for the others (all 0 when a condition decides or the SM count is unknown).\n"
     << "int rule_pick_" << entry << "(" << params << ", double* estimates) {\n";
-  {  // every argument, as the launchers name them (stream last): the conditions read a few
-    std::istringstream in(args);
-    for (std::string a; std::getline(in, a, ',');) o << "  (void)" << a.substr(a.find_first_not_of(' ')) << ";\n";
-  }
+  o << unused_args(args);  // every argument, as the launchers name them (stream last): the conditions read a few
   if (candidates.empty()) o << "  (void)estimates;\n";
   std::set<std::string> done;
   for (const ir::EntryParam& prm : sig.params)  // a scalar has no dimensions

@@ -10930,8 +10930,9 @@ int pick_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 
 // Times the mappings whose estimate is within loom::host::kTuneSpread of the rules' pick on these
 // arguments, the written tensors replaced by scratch copies, and remembers the fastest for the
-// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes `stream`; measures nothing while it is captured. LOOM_OK, or the first
-// failing status when no mapping could run the call.
+// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes
+// `stream`; measures nothing while it is captured. LOOM_OK, or the first failing status when no
+// mapping could run the call.
 int tune_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
   double e[10] = {};
   const int rule = rule_pick_add_gemm(E, A, B, C, D, stream, e);

@@ -11852,8 +11852,9 @@ int pick_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 // Times the mappings whose estimate is within loom::host::kTuneSpread of the rules' pick on these
 // arguments, the written tensors replaced by scratch copies, and remembers the fastest for the
-// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes `stream`; measures nothing while it is captured. LOOM_OK, or the first
-// failing status when no mapping could run the call.
+// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes
+// `stream`; measures nothing while it is captured. LOOM_OK, or the first failing status when no
+// mapping could run the call.
 int tune_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
   double e[13] = {};
   const int rule = rule_pick_gemm_bias_act(C, A, B, bias, stream, e);

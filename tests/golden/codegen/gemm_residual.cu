@@ -3889,8 +3889,9 @@ int pick_gemm_residual(const loom_tensor& D, const loom_tensor& A, const loom_te
 
 // Times the mappings whose estimate is within loom::host::kTuneSpread of the rules' pick on these
 // arguments, the written tensors replaced by scratch copies, and remembers the fastest for the
-// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes `stream`; measures nothing while it is captured. LOOM_OK, or the first
-// failing status when no mapping could run the call.
+// call's key (the rules' pick when it is within loom::host::kTuneMargin of it). Synchronizes
+// `stream`; measures nothing while it is captured. LOOM_OK, or the first failing status when no
+// mapping could run the call.
 int tune_gemm_residual(const loom_tensor& D, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, float v_alpha, cudaStream_t stream) {
   double e[4] = {};
   const int rule = rule_pick_gemm_residual(D, A, B, C, v_alpha, stream, e);
