@@ -48,7 +48,8 @@ constexpr const char* kUsage =
     "                           | cuda (the kernel and launcher) | header (its C ABI) | torch (the PyTorch\n"
     "                           operator) | ptx | cubin (nvcc) | schedule (what schedule(optimal) solved\n"
     "                           and realized; --svg FILE draws it) | schedule-graph (the pipelined loop's\n"
-    "                           dependence graph as `loom schedule` reads it; --loop=K picks the K-th loop)\n"
+    "                           dependence graph as `loom schedule` reads it; --loop=K picks the K-th loop,\n"
+    "                           --mapping=K the K-th mapping: 0 the default, then the specializations)\n"
     "  compile FILE -o DIR      write the artifact DIR/<entry>.cu and DIR/<entry>.h (docs/artifact.md)\n"
     "  compile FILE --emit=torch -o DIR\n"
     "                           the artifact and DIR/<entry>_torch.cpp, the PyTorch operator\n"
@@ -96,6 +97,7 @@ struct Options {
   bool race_check = true;  // run --cpu: fail on a data race (ExecOptions::detect_races)
   bool interpret_only = false;  // run --cpu x.tx: the interpreter alone
   int loop = 0;  // --emit=schedule-graph: which pipelined loop (--loop=K)
+  int mapping = 0;  // --emit=schedule-graph: which mapping (--mapping=K; 0 the default, then the specializations)
   std::string svg;  // --emit=schedule --svg FILE: the solved schedules drawn
 };
 
@@ -588,18 +590,24 @@ int emit_cuda(const Options& o, const loom::Program& program, const loom::TaskTr
   return 0;
 }
 
-// --emit=schedule-graph: the dependence graph of the default mapping's pipelined loop --loop=K (0:
-// the first) in the JSON format of `loom schedule` (docs/schedule.md, src/passes/schedule_graph.h).
+// --emit=schedule-graph: the dependence graph of mapping --mapping=K's (0: the default) pipelined
+// loop --loop=K (0: the first) in the JSON format of `loom schedule` (docs/schedule.md,
+// src/passes/schedule_graph.h).
 int emit_schedule_graph(const Options& o, const loom::Program& program, const loom::TaskTree& tree) {
   std::string source = o.input == "-" ? "<stdin>" : std::filesystem::path(o.input).filename().string();
   std::vector<Unit> units = mapping_units(program, tree, source);
-  loom::ir::Function f = loom::lower_to_event_ir(units.at(0).program, units.at(0).tree);
+  if (o.mapping >= static_cast<int>(units.size()))
+    return usage_error("--mapping=" + std::to_string(o.mapping) + ": the program has " + std::to_string(units.size()) +
+                       " mapping(s), numbered from 0 (the default)");
+  const Unit& unit = units.at(static_cast<size_t>(o.mapping));
+  const std::string which = o.mapping == 0 ? "the default mapping" : "mapping " + std::to_string(o.mapping);
+  loom::ir::Function f = loom::lower_to_event_ir(unit.program, unit.tree);
   std::vector<const loom::ir::Op*> loops = loom::pipelined_loops(f);
   if (loops.empty())
     return fail(o.input, "the program has no sequential loop, so there is no schedule graph",
                 "a loop is an `srange` in a variant mapped to a BLOCK (docs/schedule.md)");
   if (o.loop >= static_cast<int>(loops.size()))
-    return usage_error("--loop=" + std::to_string(o.loop) + ": the default mapping has " + std::to_string(loops.size()) +
+    return usage_error("--loop=" + std::to_string(o.loop) + ": " + which + " has " + std::to_string(loops.size()) +
                        " pipelined loop(s), numbered from 0");
   return write_output(o, loom::schedule_graph(f, *loops[static_cast<size_t>(o.loop)], *tree.machine).dump(1) + "\n");
 }
@@ -697,6 +705,13 @@ int main(int argc, char** argv) {
         long n = std::strtol(v.c_str(), &end, 10);
         if (v.empty() || *end != '\0' || n < 0 || n > 1000) return usage_error("--loop needs a loop number (0, 1, ...), found '" + v + "'");
         o.loop = static_cast<int>(n);
+      }
+      else if (a.rfind("--mapping=", 0) == 0) {
+        const std::string v = a.substr(10);
+        char* end = nullptr;
+        long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 0 || n > 1000) return usage_error("--mapping needs a mapping number (0, 1, ...), found '" + v + "'");
+        o.mapping = static_cast<int>(n);
       }
       else if (a == "--time-passes") o.time_passes = true;
       else if (a == "--svg") {
