@@ -10,7 +10,9 @@
 // aliases an input, or a reduction into an output, sees exactly one launch: the caller's own.
 // Tuning synchronizes the stream; on a stream that is being captured into a CUDA graph it
 // measures nothing (the model's pick stays; LOOM_TUNE retries on the next call).
-// Tested by tests/gpu/gemm_correctness.cu (--tune) and the nvcc compile of every example in CI.
+// Tested by tests/gpu/tune_test.cu (the choice, scratch copies, keys), tests/gpu/gemm_correctness.cu
+// (tuning leaves the caller's output untouched; the tuned call is right) and the nvcc compile of
+// every example in CI.
 #pragma once
 
 #include <algorithm>
