@@ -366,6 +366,17 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
+def pinned(lib, run, m):
+    """`run` (a call of lib's entry) on mapping m of lib, whatever the launcher would pick."""
+    def call():
+        lib.force_mapping = m
+        try:
+            run()
+        finally:
+            lib.force_mapping = None
+    return call
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib", action="append", default=[], help="NAME=PATH.so (NAME: a case, e.g. dual_gemm)")
@@ -440,16 +451,7 @@ def main():
                 finally:
                     lib.mode = None
 
-                def pinned(m, run=st["loom"]):
-                    def call():
-                        lib.force_mapping = m
-                        try:
-                            run()
-                        finally:
-                            lib.force_mapping = None
-                    return call
-
-                methods["loom"] = pinned(tuning["rule"])
+                methods["loom"] = pinned(lib, st["loom"], tuning["rule"])
                 methods["loom tuned"] = st["loom"]
             methods.update(st["peers"])
             status = "ok"
@@ -482,20 +484,11 @@ def main():
                 # every mapping by index, against the pick, in rounds of their own
                 per = {"pick": st["loom"]}
 
-                def forced(m):
-                    def run():
-                        lib.force_mapping = m
-                        try:
-                            st["loom"]()
-                        finally:
-                            lib.force_mapping = None
-                    return run
-
                 for m in range(lib.mappings):
                     try:
-                        forced(m)()
+                        pinned(lib, st["loom"], m)()
                         torch.cuda.synchronize()
-                        per["m%d" % m] = forced(m)
+                        per["m%d" % m] = pinned(lib, st["loom"], m)
                     except RuntimeError:
                         pass
                 by_mapping.append((case.name, shape, time_rounds(per, reps), lib.mappings))

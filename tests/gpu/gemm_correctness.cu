@@ -109,6 +109,17 @@ void check_problem(const hx::Problem& p, const Options& opt, int index, cudaStre
   hx::free_matrix(C);
 }
 
+// After everything on the device has run: how many bytes of C (padding and guard included) are no
+// longer the poison (0xFF) it was filled with.
+size_t bytes_off_poison(const hx::Matrix& C) {
+  HX_CUDA(cudaDeviceSynchronize());
+  std::vector<unsigned char> bytes(C.bytes + hx::Matrix::kGuardBytes);
+  HX_CUDA(cudaMemcpy(bytes.data(), C.data, bytes.size(), cudaMemcpyDeviceToHost));
+  size_t touched = 0;
+  for (unsigned char b : bytes) touched += b != 0xFF;
+  return touched;
+}
+
 // loom_<entry>_tune on a problem: LOOM_OK, every byte of the caller's (poisoned) output as it was,
 // the pick in range; then the problem through the tuned pick, checked as any other call. A tune
 // call with a NULL input must report LOOM_ERR_NULL, as the call itself would.
@@ -124,11 +135,7 @@ void check_tuning(const hx::Problem& p, const Options& opt, int index, cudaStrea
   hx::poison(C, s);
   HX_CUDA(cudaStreamSynchronize(s));
   const int rc = hx::loom_tune(p, C, A, B, s);
-  HX_CUDA(cudaDeviceSynchronize());
-  std::vector<unsigned char> bytes(C.bytes + hx::Matrix::kGuardBytes);
-  HX_CUDA(cudaMemcpy(bytes.data(), C.data, bytes.size(), cudaMemcpyDeviceToHost));
-  size_t touched = 0;
-  for (unsigned char b : bytes) touched += b != 0xFF;
+  const size_t touched = bytes_off_poison(C);
   const int n = hx::loom_mapping_count(p.batched);
   const int pick = hx::loom_pick(p, C, A, B, s);
   const bool ok = rc == LOOM_OK && touched == 0 && pick >= 0 && pick < n;
@@ -237,11 +244,7 @@ void check_tuning(const hx::Problem& p, const Options& opt, int index, cudaStrea
             std::to_string(LOOM_ERR_MAPPING) + " (" + loom_error_string(LOOM_ERR_MAPPING) + ")");
   }
   // Nothing may have been launched: C is still all poison (padding and guard included).
-  HX_CUDA(cudaDeviceSynchronize());
-  std::vector<unsigned char> bytes(C.bytes + hx::Matrix::kGuardBytes);
-  HX_CUDA(cudaMemcpy(bytes.data(), C.data, bytes.size(), cudaMemcpyDeviceToHost));
-  size_t touched = 0;
-  for (unsigned char b : bytes) touched += b != 0xFF;
+  const size_t touched = bytes_off_poison(C);
   failures += touched != 0;
   row(group, "refused calls", 0, 0, touched ? "FAIL" : "ok",
       std::to_string(touched) + " bytes of C changed by refused calls");
