@@ -544,8 +544,10 @@ class CudaGen {
   struct StagePlan {
     int64_t slice_bytes = 0, per = 1, chunks = 1, stage_tile = 0;
     std::string tm;  // the TMA store's tensor map (one slice a box)
+    int64_t tail_cols = 0;  // columns of a last, 64-byte slice after the whole ones (64-byte swizzle)
+    std::string tail_tm;    // its tensor map
   };
-  StagePlan stage_plan(const View& d, const View& tile, int64_t slices, int64_t rows, int64_t slice_cols);
+  StagePlan stage_plan(const View& d, const View& tile, int64_t slices, int64_t rows, int64_t slice_cols, int64_t tail_cols = 0);
   std::string staged_condition(const View& tile, const std::string& P, const std::vector<int64_t>& xt, int64_t eb) const;
   void emit_transposed_store(Stream& s, const Op& op, const Frag& xf, const std::function<std::string(const std::string&)>& value);
   bool store_only(ValueId root);

@@ -47,7 +47,7 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
   const int64_t span = layout.swizzle ? layout.swizzle : 0;
   int64_t box_inner = inner, slices = 1;
   if (span && inner * eb > span) {
-    if ((inner * eb) % span) cannot(&op, "a tile whose row is not a multiple of the swizzle width");
+    if ((inner * eb) % span) LOOM_INTERNAL("TMA copy: a padded row of " << inner << " elements is not whole swizzle slices");
     box_inner = span / eb;
     slices = inner * eb / span;
   }
@@ -156,6 +156,11 @@ std::tuple<std::string, int64_t, int64_t, ir::TileLayout> CudaGen::smem_tile(con
     cannot(at, "a shared view that is not a tile of its alloc's last two dimensions");
   auto ext = static_extents(v.root, at);
   int64_t rows = ext[static_cast<size_t>(rank - 2)], cols = ext[static_cast<size_t>(rank - 1)];
+  // Rows of whole swizzle spans (ir::padded_row, as resource allocation sized the slot): a
+  // 224-column tile is laid out, loaded and addressed as 256 columns.
+  const int64_t eb = dtype_bytes(f_.info(v.root).dtype);
+  if (alloc->layout.col_major) rows = ir::padded_row(alloc->layout, rows, eb);
+  else cols = ir::padded_row(alloc->layout, cols, eb);
   std::string lin = "0";
   for (int d = 0; d < rank - 2; ++d) lin = "(" + lin + ") * " + std::to_string(ext[static_cast<size_t>(d)]) + " + " + v.off[static_cast<size_t>(d)];
   std::string ptr = var(v.root) + " + (" + lin + ") * " + std::to_string(rows * cols);

@@ -40,18 +40,21 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
   const std::string T = cpp_type(d.dtype);
   const std::string E0 = tile.ext[0], E1 = tile.ext[1];
   const int64_t eb = dtype_bytes(d.dtype);
-  // Staging: whole 128-byte swizzle slices of the tile's rows, a box of at most 256 rows.
-  const int64_t slice_cols = 128 / eb;
+  // Staging: whole 128-byte swizzle slices of the tile's rows, a box of at most 256 rows, and a
+  // last slice of 64 bytes (64-byte swizzle) where the rows end half-way into one (a 224-column
+  // tile: three slices and a tail of 32 columns). A tile with a tail is staged whole or not at all.
+  const int64_t slice_cols = 128 / eb, slices = xt[1] / slice_cols;
+  const int64_t tail_cols = xt[1] % slice_cols;
+  const bool tail_ok = tail_cols == 0 || (tail_cols * eb == 64 && stage_slices_ > slices);
   // A fragment of 64 R rows: R row blocks, row block b in registers b half .. (b + 1) half - 1.
   const int64_t blocks = frag_row_blocks(xf, &op), half = xt[1] / 2;
-  const bool stageable = staging_allowed_ && &s == &compute_ && xt[0] % 8 == 0 && xt[0] <= 256 &&
-                         xt[1] % slice_cols == 0 && store_only(d.root);
+  const bool stageable = staging_allowed_ && &s == &compute_ && xt[0] % 8 == 0 && xt[0] <= 256 && tail_ok &&
+                         store_only(d.root);
   s.line("{  // the warpgroup's " + std::to_string(xt[0]) + " x " + std::to_string(xt[1]) + " accumulator tile -> " + P +
          ", clipped to " + E0 + " x " + E1);
   s.line("  const int tid = loom::rt::thread_in_warpgroup();");
   if (stageable) {
-    const int64_t slices = xt[1] / slice_cols;
-    const StagePlan plan = stage_plan(d, tile, slices, xt[0], slice_cols);
+    const StagePlan plan = stage_plan(d, tile, slices, xt[0], slice_cols, tail_cols);
     const int64_t slice_bytes = plan.slice_bytes, per = plan.per, chunks = plan.chunks, stage_tile = plan.stage_tile;
     const int dc = tile.dims[1];
     const std::string& tm = plan.tm;
@@ -59,6 +62,7 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
     s.line("  const bool staged = " + staged_condition(tile, P, xt, eb) + ";");
     s.line("  if (staged) {  // through this warpgroup's staging tile: " + std::to_string(slices) + " slices of " +
            std::to_string(xt[0]) + " rows x 128 bytes, 128-byte swizzle" +
+           (tail_cols ? " and one of " + std::to_string(xt[0]) + " rows x 64 bytes, 64-byte swizzle" : "") +
            (chunks > 1 ? ", " + std::to_string(per) + " at a time (the ring leaves room for " + std::to_string(stage_tile) + " bytes a warpgroup)" : ""));
     s.line("    uint8_t* const stage = loom_stage + consumer_wg * " + std::to_string(stage_tile) + ";");
     const std::string lanes = "const int lane = loom::rt::lane_id(), mrow = 16 * (tid / 32) + (lane & 7) + 8 * ((lane >> 3) & 1);";
@@ -86,8 +90,13 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
     s.line(in + "for (int c = " + c0 + "; c < " + (chunks > 1 ? c0 + " + " + std::to_string(per * 8) : std::to_string(xt[1] / 8)) +
            "; c += 2) {  // 8x8 matrices: rows 0-7 / 8-15 of column groups c, c + 1");
     s.line(in + "  const int cg = c + (lane >> 4);");
-    s.line(in + "  uint8_t* const row = stage + (cg / 8" + (chunks > 1 ? " - " + std::to_string(per) + " * ch" : std::string()) + ") * " +
-           std::to_string(slice_bytes) + " + " + rowx + " * 128 + (((cg % 8) ^ (mrow % 8)) * 16);");
+    const std::string whole_row = "stage + (cg / 8" + (chunks > 1 ? " - " + std::to_string(per) + " * ch" : std::string()) + ") * " +
+                                  std::to_string(slice_bytes) + " + " + rowx + " * 128 + (((cg % 8) ^ (mrow % 8)) * 16)";
+    if (tail_cols)  // c is a constant once unrolled: the tail's column groups use the 64-byte rows of its slice
+      s.line(in + "  uint8_t* const row = c < " + std::to_string(8 * slices) + " ? " + whole_row + "\n" + in + "                           : stage + " +
+             std::to_string(slices * slice_bytes) + " + " + rowx + " * 64 + (((cg % 8) ^ ((mrow >> 1) % 4)) * 16);");
+    else
+      s.line(in + "  uint8_t* const row = " + whole_row + ";");
     s.line(in + "  loom::rt::stmatrix_x4(row, loom::rt::pack2<" + T + ">(" + reg("4 * c") + ", " + reg("4 * c + 1") + "), loom::rt::pack2<" +
            T + ">(" + reg("4 * c + 2") + ", " + reg("4 * c + 3") + "),");
     s.line(in + "                        loom::rt::pack2<" + T + ">(" + reg("4 * c + 4") + ", " + reg("4 * c + 5") +
@@ -110,6 +119,16 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
       }
       s.line(call + ");");
     }
+    if (tail_cols) {
+      std::string call = outer + "  loom::rt::tma_store_" + std::to_string(rank) + "d(&" + plan.tail_tm + ", stage + " +
+                         std::to_string(slices * slice_bytes);
+      for (int dd = rank - 1; dd >= 0; --dd) {
+        std::string o = tile.off[static_cast<size_t>(dd)];
+        if (dd == dc && slices) o = "(" + o + " + " + std::to_string(slices * slice_cols) + ")";
+        call += ", static_cast<int32_t>(" + o + ")";
+      }
+      s.line(call + ");  // the last " + std::to_string(tail_cols) + " columns");
+    }
     s.line(outer + "  loom::rt::tma_store_commit();");
     s.line(outer + "}");
     if (chunks > 1) s.line("    }");
@@ -127,14 +146,24 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
 // How a warpgroup's tile of D (view `tile`) of `slices` 128-byte swizzle slices of `rows` rows x
 // `slice_cols` columns is staged: `per` slices at a time (all of them, unless the kernel's shared
 // memory cannot hold that: set_stage_slices), stored chunk after chunk by TMA boxes of one slice.
-CudaGen::StagePlan CudaGen::stage_plan(const View& d, const View& tile, int64_t slices, int64_t rows, int64_t slice_cols) {
+CudaGen::StagePlan CudaGen::stage_plan(const View& d, const View& tile, int64_t slices, int64_t rows, int64_t slice_cols,
+                                       int64_t tail_cols) {
   StagePlan p;
   p.slice_bytes = rows * 128;
-  p.per = std::min(slices, stage_slices_);
-  while (slices % p.per) --p.per;
-  p.chunks = slices / p.per;
+  p.per = slices ? std::min(slices, stage_slices_) : 0;
+  while (p.per && slices % p.per) --p.per;
+  p.chunks = p.per ? slices / p.per : 1;
   p.stage_tile = p.per * p.slice_bytes;
+  if (tail_cols) {  // whole tiles only (emit_store): the tail's 64-byte rows after the slices
+    std::vector<int64_t> box(static_cast<size_t>(f_.info(d.root).rank), 1);
+    box[static_cast<size_t>(tile.dims[0])] = rows;
+    box[static_cast<size_t>(tile.dims[1])] = tail_cols;
+    p.tail_cols = tail_cols;
+    p.tail_tm = tensor_map(d.root, box, 64, d.dtype);
+    p.stage_tile += rows * 64;
+  }
   stage_bytes_ = std::max(stage_bytes_, p.stage_tile);
+  if (!slices) return p;  // the tail alone
   std::vector<int64_t> box(static_cast<size_t>(f_.info(d.root).rank), 1);
   box[static_cast<size_t>(tile.dims[0])] = rows;
   box[static_cast<size_t>(tile.dims[1])] = slice_cols;

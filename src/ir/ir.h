@@ -70,6 +70,7 @@
 // in test builds. Tests: tests/unit/ir_test.cpp.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -156,6 +157,16 @@ struct TileLayout {
   bool operator==(const TileLayout&) const = default;
 };
 std::string layout_text(const TileLayout& l);  // "row_major swizzle128"
+
+// The elements one physical row (along the contiguous dimension) of a shared tile occupies: `row`
+// rounded up to whole swizzle spans. The TMA boxes and the wgmma descriptors address a swizzled
+// tile in slices of one span, so a 224-column bf16 tile in the 128-byte swizzle takes four 64-column
+// slices, the last one half used (its columns are loaded and never read). Unswizzled: `row`.
+inline int64_t padded_row(const TileLayout& l, int64_t row, int64_t elem_bytes) {
+  if (l.swizzle <= 0 || elem_bytes <= 0 || row <= 0) return row;
+  const int64_t per_span = std::max<int64_t>(1, l.swizzle / elem_bytes);
+  return (row + per_span - 1) / per_span * per_span;
+}
 
 struct Block;
 struct Op;

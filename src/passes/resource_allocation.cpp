@@ -330,6 +330,14 @@ class Allocator {
     t.kernel = loops[k - 1];
     std::optional<int64_t> one = bounds_.tensor_bytes_bound(op.result);
     if (!one) unbounded(op, bounds_.why_unbounded(op.result));
+    // A swizzled tile's rows take whole swizzle spans (ir::padded_row): its bytes with the
+    // contiguous dimension rounded up.
+    if (const int rank = f_.info(op.result).rank; op.layout.swizzle && rank >= 2) {
+      const auto ext = bounds_.extent_bounds(op.result);
+      const std::optional<int64_t> row = ext[static_cast<size_t>(op.layout.col_major ? rank - 2 : rank - 1)];
+      const int64_t eb = dtype_bytes(f_.info(op.result).dtype);
+      if (row && *row > 0) *one = *one / *row * ir::padded_row(op.layout, *row, eb);
+    }
     std::vector<std::string> why;
     for (ProcKind p : proc_deps(op.result)) {
       auto e = f_.proc_extents.find(p);

@@ -25,8 +25,12 @@ bool terms_alike(const TxTerm& a, const TxTerm& b) {
          a.b.transposed == b.b.transposed;
 }
 
+// A B tile stored N-contiguous takes whole 128-byte swizzle slices per row (ir::padded_row: a
+// 224-column tile takes 256); stored K-contiguous (transposed) its rows are the K step's.
 int64_t term_stage_bytes(const TxTerm& t, const TileConfig& c) {
-  return int64_t(c.u) * c.w * dtype_bytes(t.a.dtype) + int64_t(c.w) * c.v * dtype_bytes(t.b.dtype);
+  const int64_t eb = dtype_bytes(t.b.dtype), slice = 128 / std::max<int64_t>(1, eb);
+  const int64_t b_row = t.b.transposed ? c.v : (c.v + slice - 1) / slice * slice;
+  return int64_t(c.u) * c.w * dtype_bytes(t.a.dtype) + int64_t(c.w) * b_row * eb;
 }
 
 int64_t stage_bytes(const ContractionKernel& k, const TileConfig& c) {
@@ -244,9 +248,9 @@ TileChoice choose_tiles(const ContractionKernel& k, const Machine& m) {
       detail::lowering_error(k, "a block tile of " + std::to_string(c.u) + " rows is not one the back end runs",
                              "use 64, 128, 192 or 256 rows: 64 per consumer warpgroup");
     const MmaInstr* mma = m.find_mma("wgmma");
-    if (c.v % 64 || (mma && !mma->legal_n(c.v)))
+    if (c.v % 32 || c.v < 32 || (mma && !mma->legal_n(c.v)))
       detail::lowering_error(k, "a block tile of " + std::to_string(c.v) + " columns is not one the back end runs",
-                             "use a multiple of 64 up to 256 (a wgmma N; 128-byte swizzled rows of B)");
+                             "use a multiple of 32 up to 256 (a wgmma N; B's rows take whole 64-column swizzle slices)");
     if (c.w % 64 || c.w < 64)
       detail::lowering_error(k, "a K step of " + std::to_string(c.w) + " is not one the back end runs",
                              "use a multiple of 64 (128-byte swizzled rows of 16-bit operand tiles)");

@@ -308,6 +308,52 @@ TEST_F(CodegenGemm, ProducerIssuesOneBoxForAAndFourForB) {
   EXPECT_EQ(count(host, "s.box_dims[1] = 64;"), 2);   // B: 64 rows of K; C: a warpgroup's 64 rows
 }
 
+// A block width that is not whole swizzle slices (ir::padded_row): a 64 x 224 B tile is laid out,
+// loaded and addressed as four 64-column slices, the last one half used. The TMA issues four full
+// boxes (the expect-tx counts their bytes), each stage takes 64 x 256 elements, the wgmma is N = 224
+// over the same slice stride, and resource allocation sized the slot for the padded rows.
+TEST(Codegen, BlockWidthOfPartSlicesPadsTheRows) {
+  std::string text = read_file(example_path("gemm"));
+  text = text.substr(0, text.find("// Other tile shapes"));
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{{"V=256", "V=224"}, {"N_MMA=256", "N_MMA=224"}}) {
+    ASSERT_NE(text.find(from), std::string::npos) << from;
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) text.replace(at, from.size(), to);
+  }
+  Generated g = generate("gemm", text);
+  ASSERT_TRUE(g.checked) << g.diagnostics;
+  ASSERT_TRUE(g.artifact) << (g.error ? g.error->message : g.internal);
+  const std::string& cu = g.artifact->cu;
+  const std::string tma = cu.substr(cu.find("}  // namespace async_copy"));
+  const std::string producer = between(tma, "// ---- producer", "// ---- consumer");
+  const std::string loop = k_loop(producer);
+  ASSERT_FALSE(loop.empty()) << producer;
+  EXPECT_EQ(count(loop, ", &tm_B_"), 4) << loop;
+  for (const char* slice : {" + 64)", " + 128)", " + 192)"}) EXPECT_EQ(count(loop, slice), 1) << slice << "\n" << loop;
+  EXPECT_NE(loop.find(", 32768);"), std::string::npos) << "B: four full 64 x 64 x 2-byte boxes\n" << loop;
+  EXPECT_NE(loop.find("v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + 12288, &tm_B_1"), std::string::npos) << loop;
+  EXPECT_NE(tma.find("loom::rt::wgmma_m64nNk16<224, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + "
+                     "((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096"),
+            std::string::npos);
+  // The async-copy variant fills the same padded rows.
+  EXPECT_NE(cu.find("loom::rt::async_copy_tile<__nv_bfloat16, loom::Swizzle::B128, 64, 256, 128>(v_B_stages"), std::string::npos);
+  // Slots: A 3 x 16 KB, then B 3 x 32 KB (not 3 x 28 KB), then the staging tiles.
+  EXPECT_NE(tma.find("uint8_t* const loom_stage = smem + 147456;"), std::string::npos);
+  // The epilogue stages the 224 columns as three 128-byte slices and a 64-byte tail slice in the
+  // 64-byte swizzle (28 KB a warpgroup), stored by four TMA boxes; the direct path (seven groups of
+  // 32 columns from registers) stays for clipped tiles.
+  EXPECT_NE(tma.find("3 slices of 64 rows x 128 bytes, 128-byte swizzle and one of 64 rows x 64 bytes, 64-byte swizzle"),
+            std::string::npos);
+  EXPECT_NE(tma.find("uint8_t* const stage = loom_stage + consumer_wg * 28672;"), std::string::npos);
+  EXPECT_NE(tma.find(": stage + 24576 + mrow * 64 + (((cg % 8) ^ ((mrow >> 1) % 4)) * 16);"), std::string::npos);
+  EXPECT_EQ(count(tma, "loom::rt::tma_store_2d("), 4);
+  EXPECT_NE(tma.find(", stage + 24576, static_cast<int32_t>((v_Cp_o1 + 192)), static_cast<int32_t>(v_Dp_o0));  // the last 32 columns"),
+            std::string::npos);
+  const std::string host = tma.substr(tma.find("int launch_gemm("));
+  EXPECT_EQ(count(host, "s.swizzle = loom::Swizzle::B64;"), 1);  // the tail's box: 32 columns x 64 rows
+  EXPECT_EQ(count(host, "s.box_dims[0] = 32;"), 1);
+  EXPECT_NE(tma.find("for (int jj = 0; jj < 7; ++jj) {"), std::string::npos);
+}
+
 // The epilogue: each consumer warpgroup writes its 64 x 256 tile into its own staging tile
 // (stmatrix), fences the generic proxy, syncs on its named barrier, and one thread issues four TMA
 // store boxes and commits them; before the next write the issuer waits until the stores have read
