@@ -11,7 +11,7 @@
 #                                    build-gpu/gen/<entry>/ (and, for tests/gpu/run.sh, dual_gemm and
 #                                    gemm with a column-major B, with multicast(2) or alternate(2) or as the ping-pong kernel, gemm_residual
 #                                    with C from global, into gen/dual_gemm, gen/gemm_colmajor_b,
-#                                    gen/gemm_multicast, gen/gemm_alternate, gen/gemm_pingpong, gen/gemm_reduce_pingpong, gen/gemm_residual_global),
+#                                    gen/gemm_multicast, gen/gemm_alternate, gen/gemm_pingpong, gen/gemm_width224, gen/gemm_reduce_pingpong, gen/gemm_residual_global),
 #                                    builds examples/consumer_cmake against it and leaves the binary
 #                                    in build-gpu/gen/consumer.
 #   bash bench/run.sh [options]      on the GPU machine, in ONE device call that carries
@@ -172,6 +172,12 @@ generate() {  # loom compile each example into $gen/<entry>, timing it
   sed -f tests/gpu/e2e/alternate.sed examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' \
     >"$gen/gemm_alternate/gemm_alternate.loom"
   step "loom compile gemm (alternate)" 300 "$build/loom" compile "$gen/gemm_alternate/gemm_alternate.loom" -o "$gen/gemm_alternate"
+  # gemm with 128 x 224 tiles on its default mapping, alone (tests/gpu/e2e/widths.sed: padded B rows, a 64-byte tail slice).
+  rm -rf "${gen:?}/gemm_width224"
+  mkdir -p "$gen/gemm_width224"
+  sed -f tests/gpu/e2e/widths.sed examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' \
+    >"$gen/gemm_width224/gemm_width224.loom"
+  step "loom compile gemm (128 x 224 tiles)" 300 "$build/loom" compile "$gen/gemm_width224/gemm_width224.loom" -o "$gen/gemm_width224"
   # gemm as CUTLASS's ping-pong kernel: 128 x 128 tiles a warpgroup, alternate(2), multicast(2) (tests/gpu/e2e/pingpong.sed).
   rm -rf "${gen:?}/gemm_pingpong"
   mkdir -p "$gen/gemm_pingpong"

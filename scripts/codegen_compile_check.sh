@@ -112,6 +112,9 @@ variant gemm_multicast tests/gpu/e2e/multicast.sed "multicast(2)" "tma_load_2d_m
 variant gemm_alternate tests/gpu/e2e/alternate.sed "alternate(2)" "alternate: this team's turn on the ring"
 # The ping-pong kernel: one warpgroup a 128 x 128 tile (two wgmma row blocks), alternate(2) and multicast(2).
 variant gemm_pingpong tests/gpu/e2e/pingpong.sed "128-row warpgroup tiles, alternate(2), multicast(2)" "rows 64 .. 127 of the warpgroup's tile"
+# A block width that is not whole swizzle slices (tests/gpu/e2e/widths.sed): 128 x 224 tiles, B's rows
+# padded to four 64-column slices, the staged epilogue's 64-byte tail slice.
+variant gemm_width224 tests/gpu/e2e/widths.sed "128 x 224 tiles" "the last 32 columns"
 # gemm_reduce on the same structure: row sums over a warpgroup's two row blocks.
 EX=gemm_reduce variant gemm_reduce_pingpong tests/gpu/e2e/reduce_pingpong.sed "128-row warpgroup tiles, alternate(2)" \
   "row half r & 1 of row block r >> 1"
