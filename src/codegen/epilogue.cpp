@@ -106,29 +106,26 @@ void CudaGen::emit_store(Stream& s, const Op& op, const Frag& xf, const std::fun
     s.line(outer + "loom::rt::fence_proxy_async_shared();  // the stmatrix writes before the TMA store reads them");
     s.line(outer + "loom::rt::named_barrier_sync(1 + consumer_wg, 128);  // staging tile written");
     s.line(outer + "if (tid == 0) {");
-    for (int64_t sl = 0; sl < per; ++sl) {
-      std::string call = outer + "  loom::rt::tma_store_" + std::to_string(rank) + "d(&" + tm + ", stage" +
-                         (sl ? " + " + std::to_string(sl * slice_bytes) : "");
+    // One TMA store box of map `map` from staging byte `from`, at the tile's origin plus `cols`
+    // columns (an expression; "" for none).
+    auto store_box = [&](const std::string& map, int64_t from, const std::string& cols) {
+      std::string call = outer + "  loom::rt::tma_store_" + std::to_string(rank) + "d(&" + map + ", stage" +
+                         (from ? " + " + std::to_string(from) : "");
       for (int dd = rank - 1; dd >= 0; --dd) {
         std::string o = tile.off[static_cast<size_t>(dd)];
-        if (dd == dc && chunks > 1)
-          o = "(" + o + " + " + std::to_string(slice_cols) + " * (" + std::to_string(per) + " * ch" + (sl ? " + " + std::to_string(sl) : "") + "))";
-        else if (dd == dc && sl)
-          o = "(" + o + " + " + std::to_string(sl * slice_cols) + ")";
+        if (dd == dc && !cols.empty()) o = "(" + o + " + " + cols + ")";
         call += ", static_cast<int32_t>(" + o + ")";
       }
-      s.line(call + ");");
-    }
-    if (tail_cols) {
-      std::string call = outer + "  loom::rt::tma_store_" + std::to_string(rank) + "d(&" + plan.tail_tm + ", stage + " +
-                         std::to_string(slices * slice_bytes);
-      for (int dd = rank - 1; dd >= 0; --dd) {
-        std::string o = tile.off[static_cast<size_t>(dd)];
-        if (dd == dc && slices) o = "(" + o + " + " + std::to_string(slices * slice_cols) + ")";
-        call += ", static_cast<int32_t>(" + o + ")";
-      }
-      s.line(call + ");  // the last " + std::to_string(tail_cols) + " columns");
-    }
+      return call + ");";
+    };
+    for (int64_t sl = 0; sl < per; ++sl)
+      s.line(store_box(tm, sl * slice_bytes,
+                       chunks > 1 ? std::to_string(slice_cols) + " * (" + std::to_string(per) + " * ch" + (sl ? " + " + std::to_string(sl) : "") + ")"
+                       : sl       ? std::to_string(sl * slice_cols)
+                                  : ""));
+    if (tail_cols)
+      s.line(store_box(plan.tail_tm, slices * slice_bytes, slices ? std::to_string(slices * slice_cols) : "") + "  // the last " +
+             std::to_string(tail_cols) + " columns");
     s.line(outer + "  loom::rt::tma_store_commit();");
     s.line(outer + "}");
     if (chunks > 1) s.line("    }");

@@ -2,6 +2,7 @@
 // programs").
 #include "tx/tile_model.h"
 
+#include "ir/ir.h"
 #include "tx/lower_internal.h"
 
 #include <algorithm>
@@ -28,8 +29,10 @@ bool terms_alike(const TxTerm& a, const TxTerm& b) {
 // A B tile stored N-contiguous takes whole 128-byte swizzle slices per row (ir::padded_row: a
 // 224-column tile takes 256); stored K-contiguous (transposed) its rows are the K step's.
 int64_t term_stage_bytes(const TxTerm& t, const TileConfig& c) {
-  const int64_t eb = dtype_bytes(t.b.dtype), slice = 128 / std::max<int64_t>(1, eb);
-  const int64_t b_row = t.b.transposed ? c.v : (c.v + slice - 1) / slice * slice;
+  ir::TileLayout swizzled;
+  swizzled.swizzle = 128;
+  const int64_t eb = dtype_bytes(t.b.dtype);
+  const int64_t b_row = t.b.transposed ? c.v : ir::padded_row(swizzled, c.v, eb);
   return int64_t(c.u) * c.w * dtype_bytes(t.a.dtype) + int64_t(c.w) * b_row * eb;
 }
 

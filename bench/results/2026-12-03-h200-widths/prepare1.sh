@@ -12,13 +12,14 @@ L=${LOOM:-build/loom}
 H=bench/results/2026-12-03-h200-widths
 NV=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 mkdir -p $S/src $S/gen $S/lib
-python3 $H/candidates.py examples/gemm/gemm.loom $S/src/gemm.loom 128x256:224:3 128x192:160:4 128x128:96:6 192x128:160:3 64x128:160:6
-python3 $H/candidates.py examples/gemm_bias_act/gemm_bias_act.loom $S/src/gemm_bias_act.loom 128x256:224:3 128x192:160:4 192x128:160:3
+# prepare2.sh runs this script with other candidates (GEMM_SPECS, GBA_SPECS, MAPPINGS: examples/gemm's count after them).
+python3 $H/candidates.py examples/gemm/gemm.loom $S/src/gemm.loom ${GEMM_SPECS:-128x256:224:3 128x192:160:4 128x128:96:6 192x128:160:3 64x128:160:6}
+python3 $H/candidates.py examples/gemm_bias_act/gemm_bias_act.loom $S/src/gemm_bias_act.loom ${GBA_SPECS:-128x256:224:3 128x192:160:4 192x128:160:3}
 $L compile examples/batched_gemm/batched_gemm.loom -o $S/gen/batched_gemm
 $L compile $S/src/gemm.loom -o $S/gen/gemm
 $L compile $S/src/gemm_bias_act.loom -o $S/gen/gemm_bias_act
 F="-std=c++17 -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iruntime"
-$NV $F -Ibench -I$S/gen/gemm -DLOOM_HAVE_GEMM -DLOOM_MAPPINGS=28 bench/gemm_mappings.cu -lcuda -lcublas -o $S/gm > $S/gm.log 2>&1 && echo "ok gm" || echo "FAIL gm" &
+$NV $F -Ibench -I$S/gen/gemm -DLOOM_HAVE_GEMM -DLOOM_MAPPINGS=${MAPPINGS:-28} bench/gemm_mappings.cu -lcuda -lcublas -o $S/gm > $S/gm.log 2>&1 && echo "ok gm" || echo "FAIL gm" &
 $NV $F -Ibench -I$S/gen/gemm -I$S/gen/batched_gemm -DLOOM_HAVE_GEMM -DLOOM_HAVE_BATCHED_GEMM tests/gpu/gemm_correctness.cu \
   $S/gen/gemm/gemm.cu $S/gen/batched_gemm/batched_gemm.cu -lcuda -o $S/gemm_e2e > $S/gemm_e2e.log 2>&1 && echo "ok gemm_e2e" || echo "FAIL gemm_e2e" &
 wait
