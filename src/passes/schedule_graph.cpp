@@ -287,10 +287,70 @@ class GraphBuilder {
     return r;
   }
 
+  // Whether some path of kept edges leads from `from` to `to` with total distance exactly `distance`
+  // (Bellman-Ford reachability over (node, distance used) states).
+  bool ordered(int from, int to, int distance) const {
+    if (distance < 0) return false;
+    const size_t n = nodes_.size(), D = static_cast<size_t>(distance) + 1;
+    std::vector<std::vector<char>> seen(n, std::vector<char>(D, 0));
+    std::queue<std::pair<int, int>> work;
+    for (const Edge& e : edges_)
+      if (!e.dropped && e.from == from && e.distance <= distance && !seen[static_cast<size_t>(e.to)][static_cast<size_t>(e.distance)]) {
+        seen[static_cast<size_t>(e.to)][static_cast<size_t>(e.distance)] = 1;
+        work.push({e.to, e.distance});
+      }
+    while (!work.empty()) {
+      auto [x, used] = work.front();
+      work.pop();
+      if (x == to && used == distance) return true;
+      for (const Edge& e : edges_)
+        if (!e.dropped && e.from == x && used + e.distance <= distance &&
+            !seen[static_cast<size_t>(e.to)][static_cast<size_t>(used + e.distance)]) {
+          seen[static_cast<size_t>(e.to)][static_cast<size_t>(used + e.distance)] = 1;
+          work.push({e.to, used + e.distance});
+        }
+    }
+    return false;
+  }
+
+  // Whether data edge `e` carries no value: every tensor `e.to` reads of those `e.from` writes is
+  // written again, as the same tensor, by an op w ordered between them (paths e.from -> w and
+  // w -> e.to whose distances add up to e's). Then e.to reads w's version (a register tile updated
+  // in place, such as attention's rescale mul(O, O, a) between the PV GEMMs of two iterations),
+  // and the producer's value dies at w: e is an ordering edge, and the value's lifetime ends at w.
+  bool overwritten_between(const Edge& e) const {
+    std::vector<ValueId> fw, fr, tw, tr;
+    accesses(*nodes_[static_cast<size_t>(e.from)], fw, fr);
+    accesses(*nodes_[static_cast<size_t>(e.to)], tw, tr);
+    bool any = false;
+    for (ValueId w : fw)
+      for (ValueId r : tr) {
+        if (root(w) != root(r) || (e.distance != 0 && in_body_.count(root(w)))) continue;
+        any = true;
+        if (w != r) return false;  // different views of one buffer: not known to be the same elements
+        bool killed = false;
+        for (size_t x = 0; x < nodes_.size() && !killed; ++x) {
+          if (removed_[x]) continue;
+          std::vector<ValueId> xw, xr;
+          accesses(*nodes_[x], xw, xr);
+          if (std::find(xw.begin(), xw.end(), r) == xw.end()) continue;
+          for (int p = 0; p <= e.distance && !killed; ++p) {
+            if (static_cast<int>(x) == e.from && p == 0) continue;  // the producer itself
+            if (static_cast<int>(x) == e.to && p == e.distance) continue;  // the consumer itself
+            killed = ordered(e.from, static_cast<int>(x), p) && ordered(static_cast<int>(x), e.to, e.distance - p);
+          }
+        }
+        if (!killed) return false;
+      }
+    return any;
+  }
+
   // Transitive reduction (see EDGES): an ordering edge is dropped when a path of other edges with at
   // most its distance has at least its delay. Dropped edges stay out of later searches; a path
   // through a dropped edge is implied by a path of kept ones, so the order of removal does not matter.
   void reduce() {
+    for (Edge& e : edges_)
+      if (!e.dropped && e.data && overwritten_between(e)) e.data = false;
     std::map<std::pair<int, int>, int> least;  // (from, to) -> the smallest distance
     for (const Edge& e : edges_)
       if (!e.dropped) {

@@ -35,7 +35,10 @@
 // results). Between two ops, only the smallest distance is kept (it implies the others). An edge
 // implied by a path through other ops with at most its distance is dropped (it adds no constraint:
 // every delay is >= 0), unless it is a data edge — the consumer reads the buffer the producer writes
-// — which the scheduler also needs for the value's lifetime.
+// — which the scheduler also needs for the value's lifetime. A data edge is only an ordering edge
+// when an op ordered between the two (paths with distances adding up to the edge's) rewrites the
+// same tensor view: the consumer reads that op's version (an accumulator updated in place, such as
+// attention's rescale between the PV GEMMs of two iterations), so the producer's value dies there.
 //
 // Test: tests/sched/from_ir_test.cpp.
 #pragma once

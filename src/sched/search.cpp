@@ -47,6 +47,18 @@ int groups_used(const Schedule& s) {
 
 namespace {
 
+// How a joint query was answered, for its step's text: solver calls, liveness constraints added
+// by CEGAR, and what the hint (`whose` times) did.
+std::string how_solved(const JointResult& j, const std::string& whose) {
+  std::string how = std::to_string(j.checks) + " checks, " + std::to_string(j.lazy_added) + "/" +
+                    std::to_string(j.lazy_total) + " liveness constraints added";
+  if (j.hint_tried)
+    how += j.hint_used ? (j.hints_tried == 1 ? "; warps for " + whose + " schedule"
+                                             : "; " + whose + " times on saturated units kept")
+                       : "; hints refuted";
+  return how;
+}
+
 // The secondary objective (search.h): fewer warp groups at the schedule's (II, L), while the
 // budgets last. res.schedule is replaced by each satisfying answer.
 void fewer_groups(const Problem& p, const SearchOptions& opt, unsigned long long budget,
@@ -73,13 +85,13 @@ void fewer_groups(const Problem& p, const SearchOptions& opt, unsigned long long
     res.rlimit_used += j.rlimit_used;
     const std::string at_most = "at most " + std::to_string(jo.max_warps) + " warp groups: ";
     if (j.status == JointResult::Status::Sat) {
-      res.steps.push_back({ii, L, "smt", at_most + "sat", j.seconds});
+      res.steps.push_back({ii, L, "smt", at_most + "sat (" + how_solved(j, "the last") + ")", j.seconds});
       res.schedule = j.schedule;
       res.groups = groups_used(res.schedule);
       continue;
     }
     if (j.status == JointResult::Status::Unsat) {
-      res.steps.push_back({ii, L, "smt", at_most + "unsat [" + join(j.core) + "]", j.seconds});
+      res.steps.push_back({ii, L, "smt", at_most + "unsat [" + join(j.core) + "] (" + how_solved(j, "the last") + ")", j.seconds});
       res.groups_minimal = true;
     } else {
       res.steps.push_back({ii, L, "smt", at_most + "unknown (" + j.reason + ")", j.seconds});
@@ -179,12 +191,7 @@ SearchResult search_schedule(const Problem& p, const SearchOptions& opt) {
       res.smt_calls++;
       res.smt_seconds += j.seconds;
       res.rlimit_used += j.rlimit_used;
-      std::string how = std::to_string(j.checks) + " checks, " + std::to_string(j.lazy_added) + "/" +
-                        std::to_string(j.lazy_total) + " liveness constraints added";
-      if (j.hint_tried)
-        how += j.hint_used ? std::string(j.hints_tried == 1 ? "; warps for the ILP's schedule"
-                                                            : "; the ILP's times on saturated units kept")
-                           : "; hints refuted";
+      const std::string how = how_solved(j, "the ILP's");
       if (j.status == JointResult::Status::Sat) {
         res.steps.push_back({ii, L, "smt", "sat (" + how + ")", j.seconds});
         res.found = true;

@@ -136,8 +136,13 @@ void expect_attention(const Built& b) {
   // The running statistics and the accumulator are carried: the row maximum of iteration k waits
   // for iteration k - 1 (its m, through the IR's carried event), and so does the rescaling of O.
   EXPECT_TRUE(has_edge(b, "mma", "rowmax", 1) || has_edge(b, "mma", "copy", 1));
-  EXPECT_TRUE(has_edge(b, "mul", "mul", 1) || has_edge(b, "mma", "mul", 1));
-  EXPECT_TRUE(has_edge(b, "mma", "mma", 1));
+  EXPECT_TRUE(has_edge(b, "mma", "mul", 1));
+  // The second GEMM accumulates onto the rescaled O: mul(O, O, a) rewrites the accumulator between
+  // the GEMMs of two iterations, so the GEMM reads the mul's version and the previous GEMM's value
+  // dies at the mul (no mma -> mma data edge keeps it live across the rescale; nor mul -> mul).
+  EXPECT_TRUE(has_edge(b, "mul", "mma", 0));
+  EXPECT_FALSE(has_edge(b, "mma", "mma", 1));
+  EXPECT_FALSE(has_edge(b, "mul", "mul", 1));
   // Scores -> probabilities -> second GEMM within an iteration.
   EXPECT_TRUE(has_edge(b, "exp2", "convert", 0));
   EXPECT_TRUE(has_edge(b, "copy", "mma", 0));
