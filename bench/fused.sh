@@ -19,12 +19,12 @@ cd "$root" || exit 2
 build=${LOOM_BUILD_DIR:-$root/build-gpu}
 gen=${LOOM_GEN_DIR:-$build/gen}
 out=${OUT:-$build/out}
-cases="dual_gemm gemm_bias_act_identity gemm_bias_act_relu gemm_bias_act_gelu gemm_bias_act_silu gemm_residual
+cases="dual_gemm gemm_bias_act_identity gemm_bias_act_relu gemm_bias_act_gelu gemm_bias_act_silu gemm_bias_act_gelu_fast gemm_residual
        gemm_reduce_registers gemm_reduce_shared add_gemm relu_gemm"
 
 if [ "${1:-}" = "--prepare" ]; then  # on the development machine: generate every case that compiles
   loom=${LOOM:-build/loom}
-  for a in identity relu gelu silu; do bash tests/gpu/e2e/gemm_bias_act.sh --gen "$a" "$gen" || echo "gemm_bias_act_$a: not generated"; done
+  for a in identity relu gelu silu gelu_fast; do bash tests/gpu/e2e/gemm_bias_act.sh --gen "$a" "$gen" || echo "gemm_bias_act_$a: not generated"; done
   for ex in dual_gemm gemm_residual add_gemm relu_gemm; do
     [ -f "examples/$ex/$ex.loom" ] && { "$loom" compile "examples/$ex/$ex.loom" -o "$gen/$ex" || echo "$ex: not generated"; }
   done

@@ -9,6 +9,7 @@ Cases (NAME = the generated directory's name; bench/fused.sh builds one shared l
                                                      concatenated ahead of time, + silu·mul), Triton fused
   gemm_bias_act_ACT      C = act(A·B + bias)         peers: torch.addmm / torch._addmm_activation (the
                          ACT: identity relu gelu silu  cuBLASLt bias(+ReLU/GELU) epilogue; SiLU has none:
+                         gelu_fast                   (gelu_fast: GELU with tanh.approx, against the same peers)
                                                      addmm + silu), torch unfused (matmul, add, act)
   gemm_residual          D = A·B + alpha·C           peers: cuBLAS with beta (D.addmm_(A, B, beta=alpha)
                                                      on a D that holds C: one GEMM call), torch unfused
@@ -137,6 +138,7 @@ ACTS = {
     "identity": (lambda x: x, None),
     "relu": (torch.relu, False),
     "gelu": (lambda x: F.gelu(x, approximate="tanh"), True),
+    "gelu_fast": (lambda x: F.gelu(x, approximate="tanh"), True),  # the same function, tanh.approx on the GPU
     "silu": (F.silu, None),
 }
 

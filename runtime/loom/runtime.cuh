@@ -789,12 +789,27 @@ __device__ __forceinline__ float silu_fast(float x) {
 
 // GELU in its tanh form, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), computed as the equal
 // x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (0.5 (1 + tanh u) = sigmoid(2u)): one ex2.approx and
-// one fast division, accurate to a few fp32 ulp (tanh.approx would be one MUFU op too, but its
-// 2^-11 relative error becomes a large relative error of 1 + tanh u for negative x). -0 for large
-// negative x, x for large positive x. The leaf `gelu` lowers to it.
+// one fast division (two MUFU operations), accurate to a few fp32 ulp (tanh.approx would be one MUFU
+// op, but its 2^-11 absolute error becomes a large relative error of 1 + tanh u for negative x:
+// gelu_fast below). -0 for large negative x, x for large positive x. The leaf `gelu` lowers to it.
 __device__ __forceinline__ float gelu_tanh(float x) {
   const float u = 1.5957691216057308f * x * fmaf(0.044715f, x * x, 1.0f);
   return __fdividef(x, 1.0f + ex2_approx(-1.4426950408889634f * u));
+}
+
+// The same GELU with one MUFU operation: h + h tanh.approx(u), h = x / 2, u = sqrt(2/pi) (x + 0.044715
+// x^3). tanh.approx.f32's absolute error (about 2^-11) is a small relative error where x > 0 and a
+// large one where 1 + tanh u is small (x below about -2: the result's magnitude is below 0.05 there).
+// On an H200 it runs 12.6 elements per SM clock against gelu_tanh's 7.4, and its bf16 results are as
+// far from the exact ones as those of cuBLASLt's bias + GELU epilogue (the same share off the exact
+// bf16 value, the same largest error: bench/results/2026-12-03-h200-epilogue.md). The leaf
+// `gelu_fast` lowers to it: a program asks for this accuracy by name; `gelu` never gets it.
+__device__ __forceinline__ float gelu_fast(float x) {
+  const float u = 0.7978845608028654f * x * fmaf(0.044715f, x * x, 1.0f);
+  float t;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(u));
+  const float h = 0.5f * x;
+  return fmaf(h, t, h);
 }
 
 // Two 16-bit values packed in a 32-bit word (lo in the low half), as fp32.

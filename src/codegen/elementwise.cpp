@@ -19,8 +19,10 @@ void CudaGen::emit_fill(Stream& s, const Op& op) {
 
 // The C++ expression of one element of an element-wise leaf (docs/language.md semantics), given
 // the expression of each input element. exp2 runs on the MUFU (ex2.approx), and exp as
-// ex2(x * log2 e); sigmoid, silu and gelu as runtime.cuh's MUFU forms (one ex2 or tanh.approx and a
-// fast reciprocal: a few units in the last place of fp32, far below the 16-bit outputs they feed).
+// ex2(x * log2 e); sigmoid, silu and gelu as runtime.cuh's MUFU forms (one ex2 and a fast
+// reciprocal: a few units in the last place of fp32, far below the 16-bit outputs they feed);
+// gelu_fast with one tanh.approx (absolute error about 2^-11 of tanh: what cuBLASLt's GELU epilogue
+// computes, bench/results/2026-12-04-h200-gelu-fast.md).
 std::string CudaGen::elementwise_value(const Op& op, const std::vector<std::string>& in) {
   const std::string& n = op.name;
   auto one = [&]() { return in.at(0); };
@@ -32,6 +34,7 @@ std::string CudaGen::elementwise_value(const Op& op, const std::vector<std::stri
   if (n == "tanh") return "tanhf(" + one() + ")";
   if (n == "silu") return "loom::rt::silu_fast(" + one() + ")";
   if (n == "gelu") return "loom::rt::gelu_tanh(" + one() + ")";
+  if (n == "gelu_fast") return "loom::rt::gelu_fast(" + one() + ")";
   if (n == "scale") return "(" + in.at(0) + " * " + in.at(1) + ")";
   if (n == "axpy") return "fmaf(" + in.at(0) + ", " + in.at(1) + ", " + in.at(2) + ")";
   if (n == "add") return "(" + in.at(0) + " + " + in.at(1) + ")";
@@ -51,6 +54,7 @@ CudaGen::ElementWork CudaGen::element_work(const std::string& n) {
   if (n == "exp2") return {1, 0};
   if (n == "sigmoid" || n == "silu") return {2, 2};   // ex2, reciprocal; the scale and the add
   if (n == "gelu") return {2, 5};                     // ex2, reciprocal; the cubic's multiplies, the add
+  if (n == "gelu_fast") return {1, 5};                // tanh.approx; the cubic's multiplies, 0.5 x (1 + t)
   if (n == "tanh") return {2, 10};                    // tanhf
   if (n == "div") return {1, 4};                      // reciprocal and its refinement
   return {0, 1};                                      // convert, copy, relu, scale, axpy, add, sub, mul, max

@@ -437,7 +437,7 @@ void run_leaf_op(const LeafOp& op, const std::vector<LeafArg>& args, int broadca
         f = [](double x) { return std::tanh(x); };
       } else if (name == "silu") {
         f = [](double x) { return x * sigmoid(x); };
-      } else if (name == "gelu") {  // the tanh form
+      } else if (name == "gelu" || name == "gelu_fast") {  // the tanh form (gelu_fast: the same function)
         f = [](double x) { return 0.5 * x * (1.0 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); };
       } else {
         fail("no CPU implementation of this unary op");

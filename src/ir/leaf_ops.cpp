@@ -23,7 +23,7 @@ const std::vector<LeafOp>& leaf_ops() {
         {"mask_above", OpFamily::Mask,
          {{"D", OpArgKind::Tensor, Access::ReadWrite}, {"d", OpArgKind::Scalar, Access::Read}}},
     };
-    for (const char* u : {"exp", "exp2", "relu", "sigmoid", "tanh", "silu", "gelu"}) v.push_back({u, OpFamily::Unary, {D, S}});
+    for (const char* u : {"exp", "exp2", "relu", "sigmoid", "tanh", "silu", "gelu", "gelu_fast"}) v.push_back({u, OpFamily::Unary, {D, S}});
     for (const char* b : {"add", "sub", "mul", "div", "max"})
       v.push_back({b, OpFamily::Binary, {D, {"A", OpArgKind::Tensor, Access::Read}, {"B", OpArgKind::Tensor, Access::Read}}});
     return v;

@@ -6,8 +6,8 @@
 // It is shared vocabulary (namespace loom, like DType): the front end, the middle end and the back
 // end all read it, and none of them owns it.
 // Semantics (docs/language.md): mma(C, A, B): C += A*B; fill(X, v); clear(X): X = 0; copy(D, S)
-// (same element type); convert(D, S); exp/exp2/relu/sigmoid/tanh/silu/gelu(D, S) elementwise (gelu:
-// the tanh form);
+// (same element type); convert(D, S); exp/exp2/relu/sigmoid/tanh/silu/gelu/gelu_fast(D, S)
+// elementwise (gelu and gelu_fast: the tanh form; gelu_fast lets the GPU take tanh.approx, docs/language.md);
 // scale(D, S, s): D = S*s; axpy(D, X, a, Y): D = a*X + Y (one rounding on the GPU: fmaf);
 // rowmax(D, S): D[i] = max(D[i], max_j S[i,j]); rowsum(D, S):
 // D[i] += sum_j S[i,j]; add/sub/mul/div/max(D, A, B) elementwise, B of rank 1 broadcast along rows

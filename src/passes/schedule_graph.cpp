@@ -484,8 +484,8 @@ class GraphBuilder {
       for (ValueId t : op.operands)
         if (f_.info(t).type == ir::Type::Tensor) most = std::max(most, elements(t, op));
       most *= procs;
-      static const std::set<std::string> one_mufu = {"exp", "exp2", "tanh", "gelu"};
-      static const std::set<std::string> two_mufu = {"sigmoid", "silu", "div"};
+      static const std::set<std::string> one_mufu = {"exp", "exp2", "tanh", "gelu_fast"};
+      static const std::set<std::string> two_mufu = {"sigmoid", "silu", "gelu", "div"};
       label = op.name;
       if (one_mufu.count(op.name) || two_mufu.count(op.name)) {
         kind = "exp";

@@ -1,7 +1,7 @@
 // gemm_bias_act_correctness: loom's generated gemm_bias_act (examples/gemm_bias_act: C = act(A·B +
 // bias), bias one bf16 value per column, bf16 in and out, fp32 accumulation) against a
 // double-precision reference on the GPU. The activation is the one the kernel was generated with:
-// build with -DLOOM_ACT=0 (identity), 1 (ReLU), 2 (GELU, tanh form) or 3 (SiLU). Fresh random inputs
+// build with -DLOOM_ACT=0 (identity), 1 (ReLU), 2 (GELU, tanh form), 3 (SiLU) or 4 (gelu_fast). Fresh random inputs
 // each run (seed printed), C poisoned (NaN) before the launch, row padding checked for stray writes,
 // the bias read from a buffer whose entries past N are NaN (a read past the bias shows up as a
 // non-finite output). Relative Frobenius error < 1e-2. Every shape through the launcher's pick, then
@@ -26,21 +26,21 @@
 #include "gemm_bias_act.h"
 
 #ifndef LOOM_ACT
-#error "build with -DLOOM_ACT=0 (identity), 1 (relu), 2 (gelu) or 3 (silu): the kernel's activation"
+#error "build with -DLOOM_ACT=0 (identity), 1 (relu), 2 (gelu), 3 (silu) or 4 (gelu_fast): the kernel's activation"
 #endif
 
 namespace {
 
 using namespace e2e;
 
-const char* const kActNames[] = {"identity", "relu", "gelu", "silu"};
+const char* const kActNames[] = {"identity", "relu", "gelu", "silu", "gelu_fast"};
 
 __device__ double act(double x) {
 #if LOOM_ACT == 0
   return x;
 #elif LOOM_ACT == 1
   return x > 0 ? x : 0.0;
-#elif LOOM_ACT == 2
+#elif LOOM_ACT == 2 || LOOM_ACT == 4  // gelu and gelu_fast: the same function (the GPU's tanh.approx in the second)
   return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
 #else
   return x / (1.0 + exp(-x));

@@ -26,7 +26,7 @@ for e in add_gemm relu_gemm gemm_residual gemm_reduce gemm_reduce_shared; do
   rm -rf "${gen:?}/$e"
   "$loom" compile "examples/$e/$e.loom" -o "$gen/$e" || { echo "prepare.sh: $e not generated"; rc=1; }
 done
-for a in identity relu gelu silu; do
+for a in identity relu gelu silu gelu_fast; do
   rm -rf "${gen:?}/gemm_bias_act_$a"
   LOOM=$loom bash tests/gpu/e2e/gemm_bias_act.sh --gen "$a" "$gen" || { echo "prepare.sh: gemm_bias_act_$a not generated"; rc=1; }
 done

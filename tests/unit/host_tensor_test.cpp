@@ -442,6 +442,13 @@ TEST(HostTensorLeaf, Unary) {
   EXPECT_EQ(values(D)[3], f32(1 / (1 + std::exp(-3.0))));
   run("tanh", {T(D), T(S1)});
   EXPECT_EQ(values(D), (std::vector<double>{f32(std::tanh(-2.0)), f32(std::tanh(-0.5)), 0, f32(std::tanh(3.0))}));
+  // gelu and gelu_fast are the same function (the tanh form); only their GPU lowerings differ.
+  run("gelu", {T(D), T(S1)});
+  const std::vector<double> gelu = values(D);
+  EXPECT_EQ(gelu[2], 0);
+  EXPECT_EQ(gelu[3], f32(1.5 * (1 + std::tanh(0.7978845608028654 * (3 + 0.044715 * 27)))));
+  run("gelu_fast", {T(D), T(S1)});
+  EXPECT_EQ(values(D), gelu);
   run("silu", {T(D), T(S1)});
   EXPECT_EQ(values(D)[0], f32(-2 / (1 + std::exp(2.0))));
   EXPECT_EQ(values(D)[2], 0);

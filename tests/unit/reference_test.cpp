@@ -143,6 +143,8 @@ TEST(Reference, GemmBiasActAddsTheBiasPerColumn) {
       {"bias_thread", [](double x) { return x; }},
       {"bias_relu_thread", [](double x) { return x > 0 ? x : 0.0; }},
       {"bias_gelu_thread", [c](double x) { return 0.5 * x * (1 + std::tanh(c * (x + 0.044715 * x * x * x))); }},
+      // the same function: only the GPU's lowering of gelu_fast differs (tanh.approx)
+      {"bias_gelu_fast_thread", [c](double x) { return 0.5 * x * (1 + std::tanh(c * (x + 0.044715 * x * x * x))); }},
       {"bias_silu_thread", [](double x) { return x / (1 + std::exp(-x)); }},
   };
   for (const auto& [variant, act] : acts) {

@@ -259,7 +259,7 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
     if (skip.back()) not_run.push_back(units[m].when_text);
   }
   // Integer inputs keep mma, copies and sums exact, so those programs must match exactly. Programs
-  // with transcendental or dividing leaf ops (exp, exp2, sigmoid, tanh, silu, gelu, div) round, and their
+  // with transcendental or dividing leaf ops (exp, exp2, sigmoid, tanh, silu, gelu(_fast), div) round, and their
   // row sums add in a schedule-dependent order: they may differ by one rounding step of the output
   // element type (1 ulp), never more.
   double tolerance = o.tolerance < 0 ? 0 : o.tolerance;
@@ -268,7 +268,7 @@ int run_cpu(const Options& o, const loom::Program& program, const loom::TaskTree
     for (const loom::VariantDecl& v : program.variants)
       for (const loom::Stmt& st : v.body)
         if (st.kind == loom::StmtKind::Call)
-          for (const char* inexact : {"exp", "exp2", "sigmoid", "tanh", "silu", "gelu", "div"})
+          for (const char* inexact : {"exp", "exp2", "sigmoid", "tanh", "silu", "gelu", "gelu_fast", "div"})
             if (st.target.name == inexact) ulps = 1;
   // Each mapping's IR is compared with the reference run under that mapping's own dispatch (its
   // tile sizes): a specialization may cover extents the default cannot (flash_attention_2 with a

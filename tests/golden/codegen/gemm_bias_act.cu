@@ -868,7 +868,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping0
 
-// ==== mapping 1: when(fastest) [gemm_bias_act.loom:157]
+// ==== mapping 1: when(fastest) [gemm_bias_act.loom:165]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 164960 bytes of dynamic shared memory.
 namespace mapping1 {
 
@@ -1696,7 +1696,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping1
 
-// ==== mapping 2: when(fastest) [gemm_bias_act.loom:175]
+// ==== mapping 2: when(fastest) [gemm_bias_act.loom:183]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping2 {
 
@@ -2525,7 +2525,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping2
 
-// ==== mapping 3: when(fastest) [gemm_bias_act.loom:196]
+// ==== mapping 3: when(fastest) [gemm_bias_act.loom:204]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230528 bytes of dynamic shared memory.
 namespace mapping3 {
 
@@ -3570,7 +3570,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping3
 
-// ==== mapping 4: when(fastest) [gemm_bias_act.loom:214]
+// ==== mapping 4: when(fastest) [gemm_bias_act.loom:222]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230544 bytes of dynamic shared memory.
 namespace mapping4 {
 
@@ -4615,7 +4615,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping4
 
-// ==== mapping 5: when(fastest) [gemm_bias_act.loom:232]
+// ==== mapping 5: when(fastest) [gemm_bias_act.loom:240]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 197752 bytes of dynamic shared memory.
 namespace mapping5 {
 
@@ -5661,7 +5661,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping5
 
-// ==== mapping 6: when(fastest) [gemm_bias_act.loom:252]
+// ==== mapping 6: when(fastest) [gemm_bias_act.loom:260]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping6 {
 
@@ -6498,7 +6498,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping6
 
-// ==== mapping 7: when(fastest) [gemm_bias_act.loom:270]
+// ==== mapping 7: when(fastest) [gemm_bias_act.loom:278]
 // Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 214112 bytes of dynamic shared memory.
 namespace mapping7 {
 
@@ -7333,7 +7333,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping7
 
-// ==== mapping 8: when(fastest) [gemm_bias_act.loom:293]
+// ==== mapping 8: when(fastest) [gemm_bias_act.loom:301]
 // Kernel: 256 threads per block (1 DMA warpgroup at 40 registers, 1 compute warpgroups at 256), 165008 bytes of dynamic shared memory.
 namespace mapping8 {
 
@@ -8163,7 +8163,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping8
 
-// ==== mapping 9: when(fastest) [gemm_bias_act.loom:321]
+// ==== mapping 9: when(fastest) [gemm_bias_act.loom:329]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230496 bytes of dynamic shared memory.
 namespace mapping9 {
 
@@ -9071,7 +9071,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping9
 
-// ==== mapping 10: when(fastest) [gemm_bias_act.loom:329]
+// ==== mapping 10: when(fastest) [gemm_bias_act.loom:337]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping10 {
 
@@ -9978,7 +9978,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping10
 
-// ==== mapping 11: when(fastest) [gemm_bias_act.loom:347]
+// ==== mapping 11: when(fastest) [gemm_bias_act.loom:355]
 // Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 214112 bytes of dynamic shared memory.
 namespace mapping11 {
 
@@ -10882,7 +10882,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping11
 
-// ==== mapping 12: when(fastest) [gemm_bias_act.loom:377]
+// ==== mapping 12: when(fastest) [gemm_bias_act.loom:385]
 // Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230520 bytes of dynamic shared memory.
 namespace mapping12 {
 
@@ -11787,18 +11787,18 @@ int rule_pick_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const lo
   if (v_SMS > 0) {
     double e[13] = {};
     e[0] = mapping0::estimate_cycles(C, A, B, bias, stream, v_SMS);  // the default
-    e[1] = mapping1::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:157]
-    e[2] = mapping2::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:175]
-    e[3] = mapping3::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:196]
-    e[4] = mapping4::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:214]
-    e[5] = mapping5::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:232]
-    e[6] = mapping6::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:252]
-    e[7] = mapping7::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:270]
-    e[8] = mapping8::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:293]
-    e[9] = mapping9::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:321]
-    e[10] = mapping10::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:329]
-    e[11] = mapping11::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:347]
-    e[12] = mapping12::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:377]
+    e[1] = mapping1::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:165]
+    e[2] = mapping2::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:183]
+    e[3] = mapping3::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:204]
+    e[4] = mapping4::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:222]
+    e[5] = mapping5::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:240]
+    e[6] = mapping6::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:260]
+    e[7] = mapping7::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:278]
+    e[8] = mapping8::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:301]
+    e[9] = mapping9::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:329]
+    e[10] = mapping10::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:337]
+    e[11] = mapping11::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:355]
+    e[12] = mapping12::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:385]
     int pick = 0;
     for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
       if (e[i] < e[pick]) pick = i;  // the first of equal estimates
@@ -11814,18 +11814,18 @@ int rule_pick_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const lo
 int launch_gemm_bias_act_mapping(int mapping, const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
   switch (mapping) {
     case 0: return mapping0::launch_gemm_bias_act(C, A, B, bias, stream);  // the default
-    case 1: return mapping1::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:157]
-    case 2: return mapping2::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:175]
-    case 3: return mapping3::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:196]
-    case 4: return mapping4::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:214]
-    case 5: return mapping5::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:232]
-    case 6: return mapping6::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:252]
-    case 7: return mapping7::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:270]
-    case 8: return mapping8::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:293]
-    case 9: return mapping9::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:321]
-    case 10: return mapping10::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:329]
-    case 11: return mapping11::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:347]
-    case 12: return mapping12::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:377]
+    case 1: return mapping1::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:165]
+    case 2: return mapping2::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:183]
+    case 3: return mapping3::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:204]
+    case 4: return mapping4::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:222]
+    case 5: return mapping5::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:240]
+    case 6: return mapping6::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:260]
+    case 7: return mapping7::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:278]
+    case 8: return mapping8::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:301]
+    case 9: return mapping9::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:329]
+    case 10: return mapping10::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:337]
+    case 11: return mapping11::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:355]
+    case 12: return mapping12::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:385]
     default: return LOOM_ERR_MAPPING;
   }
 }

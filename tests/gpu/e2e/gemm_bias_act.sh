@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tests/gpu/e2e/gemm_bias_act.sh WORK: end-to-end test of loom's generated gemm_bias_act
-# (examples/gemm_bias_act, C = act(A·B + bias)) with each activation: identity, relu, gelu, silu.
+# (examples/gemm_bias_act, C = act(A·B + bias)) with each activation: identity, relu, gelu, silu,
+# gelu_fast.
 # The activation is the variant the mapping's act_thread instance runs, so each is its own kernel:
 # ${LOOM_GEN_DIR:-build-gpu/gen}/gemm_bias_act_<act>/, made on the development machine with
-#   for a in identity relu gelu silu; do bash tests/gpu/e2e/gemm_bias_act.sh --gen $a build-gpu/gen; done
+#   for a in identity relu gelu silu gelu_fast; do bash tests/gpu/e2e/gemm_bias_act.sh --gen $a build-gpu/gen; done
 # (or, when $LOOM names a loom binary here, generated into WORK by this script). Builds
 # tests/gpu/gemm_bias_act_correctness.cu against each (-DLOOM_ACT), runs every shape, then
 # compute-sanitizer memcheck, racecheck and synccheck on every mapping by index at 129x257x65 (and
@@ -15,7 +16,7 @@ set -u
 # The example with act_thread running activation $1's variant, written to $2/gemm_bias_act.loom.
 variant_of() {
   case $1 in identity) echo bias_thread ;; relu) echo bias_relu_thread ;; gelu) echo bias_gelu_thread ;;
-    silu) echo bias_silu_thread ;; *) return 1 ;; esac
+    silu) echo bias_silu_thread ;; gelu_fast) echo bias_gelu_fast_thread ;; *) return 1 ;; esac
 }
 if [ "${1:-}" = "--gen" ]; then  # --gen ACT DIR: generate gemm_bias_act_ACT under DIR (needs ${LOOM:-build/loom})
   v=$(variant_of "$2") || { echo "unknown activation $2"; exit 1; }
@@ -30,7 +31,7 @@ NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 fail=0
 act_id=0
-for act in identity relu gelu silu; do
+for act in identity relu gelu silu gelu_fast; do  # in LOOM_ACT order
   dir="$GEN/gemm_bias_act_$act"
   if [ ! -f "$dir/gemm_bias_act.cu" ] && [ -n "${LOOM:-}" ]; then
     bash "$0" --gen "$act" "$WORK" >/dev/null || fail=1
