@@ -88,6 +88,31 @@ std::optional<std::pair<int64_t, int64_t>> register_split(const Derived& d, int6
   return std::make_pair(dma, compute);
 }
 
+// The fallback's turns (a rule, not a solved schedule): whether the GEMMs bound the loop's II — the
+// tensor core's work sets ResMII (at least RecMII), or the critical recurrence runs through a GEMM —
+// while ops of the loop wait on their results (blocking edges out of the GEMMs). One compute group
+// then leaves the tensor core idle while it waits, so two compute warpgroups taking turns on it
+// (pingpong, FlashAttention-3's structure) is the rule when the joint search cannot decide.
+// `gemm_ops`: the graph's nodes whose op is a GEMM.
+bool gemms_bound_with_waits(const sched::Problem& p, const sched::IIBounds& b, const std::vector<char>& gemm_ops) {
+  bool waits = false;
+  for (const sched::Dep& d : p.deps)
+    if (d.blocking && gemm_ops[static_cast<size_t>(d.from)] && !gemm_ops[static_cast<size_t>(d.to)]) waits = true;
+  if (!waits) return false;
+  if (b.res_mii >= b.rec_mii && !b.res_unit.empty())
+    for (size_t v = 0; v < p.ops.size(); ++v)
+      for (const auto& row : p.ops[v].rrt)
+        for (size_t f = 0; f < row.size(); ++f)
+          if (gemm_ops[v] && row[f] && p.units[f] == b.res_unit) return true;
+  if (b.rec_mii >= b.res_mii) {
+    std::istringstream cycle(b.rec_cycle);  // "A -> B -> A"
+    for (std::string tok; cycle >> tok;)
+      for (size_t v = 0; v < p.ops.size(); ++v)
+        if (gemm_ops[v] && p.ops[v].name == tok) return true;
+  }
+  return false;
+}
+
 // Raw cycles per normalized cycle (the normalization keeps ratios: costnorm.h).
 double cycles_per_unit(const sched::Problem& p) {
   double scale = 1;
@@ -135,6 +160,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     std::vector<std::string> node_names, node_ops;
     double scale = 1;
     std::string why_not;
+    bool fallback_turns = false;  // the fallback's rule (gemms_bound_with_waits)
     try {
       const nlohmann::ordered_json g = schedule_graph(f0, *loop, *tree.machine);
       const sched::Graph graph = sched::parse_graph(g.dump());
@@ -174,6 +200,9 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       } else {
         why_not = r.budget_exhausted ? "the search ran out of its budget before it found a schedule"
                                      : "the search found no schedule (" + r.infeasible + ")";
+        std::vector<char> gemm_ops(prob.ops.size(), 0);
+        for (size_t i = 0; i < node_ops.size() && i < gemm_ops.size(); ++i) gemm_ops[i] = node_ops[i] == "gemm";
+        fallback_turns = r.budget_exhausted && gemms_bound_with_waits(prob, r.bounds, gemm_ops);
       }
     } catch (const sched::UserError& e) {
       why_not = std::string("the scheduler cannot model the loop: ") + e.what();
@@ -196,7 +225,10 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     const bool forced_ws = (teams || shared_loads) && !d.warp_specialize;
     if (forced_ws) d.warp_specialize = true;
     const bool written_pingpong = in.pingpong;
-    const bool pingpong = written_pingpong || (d.solved && d.compute_groups >= 2 && !teams);
+    const int64_t compute_wgs = f0.warp_roles ? f0.warp_roles->compute_warpgroups : 1;
+    // Without a schedule, turns by the rule when the kernel has two compute warpgroups to take them.
+    const bool rule_pingpong = !d.solved && fallback_turns && compute_wgs >= 2 && !teams && !written_pingpong;
+    const bool pingpong = written_pingpong || (d.solved && d.compute_groups >= 2 && !teams) || rule_pingpong;
     report << "schedule(optimal) of instance '" << name << "': the loop `" << loop->origin << "` (line " << loop->loc.line << ")\n";
     if (d.solved) {
       report << "  II = " << r.schedule.ii << " (" << std::llround(d.ii_cycles) << " cycles), length " << r.schedule.length << ", "
@@ -213,11 +245,13 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     } else {
       report << "  no schedule: " << why_not << "\n";
       note.warning = "schedule(optimal) on instance '" + name + "': " + why_not + "; using the rule-based settings (warpspecialize, pipeline(" +
-                     std::to_string(depth) + ")" + (written_pingpong ? ", pingpong" : "") + ")";
+                     std::to_string(depth) + ")" + (written_pingpong || rule_pingpong ? ", pingpong" : "") + ")" +
+                     (rule_pingpong ? ": the GEMMs bound the loop's II and ops wait on their results, so the " +
+                                          std::to_string(compute_wgs) + " compute warpgroups take turns on the tensor core"
+                                    : "");
     }
     // The register split per role: only for a solved schedule whose loads have a warp group of their
     // own (the compute warpgroups are the kernel's: the mapping's, as lowered provisionally).
-    const int64_t compute_wgs = f0.warp_roles ? f0.warp_roles->compute_warpgroups : 1;
     const std::optional<std::pair<int64_t, int64_t>> split =
         d.solved && d.warp_specialize ? register_split(d, compute_wgs, *tree.machine) : std::nullopt;
     // Lower with the settings, one stage less while the stages do not fit the shared-memory budget.
@@ -251,7 +285,10 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       realized << "no load latency model: 2";
     if (chosen < depth) realized << ", " << chosen << " fit the shared-memory budget";
     realized << ")";
-    if (pingpong)
+    if (rule_pingpong)
+      realized << ", pingpong (no schedule: the rule — the GEMMs bound the loop's II and ops wait on their results, so the "
+               << compute_wgs << " compute warpgroups take turns)";
+    else if (pingpong)
       realized << ", pingpong (" << (written_pingpong && !(d.solved && d.compute_groups >= 2) ? "written on the instance"
                                                                                           : std::to_string(d.compute_groups) +
                                                                                                 " compute warp groups take turns")

@@ -131,6 +131,35 @@ TEST(ScheduleOptimal, FlashAttentionGetsTheFa3Structure) {
   EXPECT_NE(n.realized.find("pingpong (2 compute warp groups take turns)"), std::string::npos) << n.report << n.realized;
 }
 
+// The IR of the program under its last mapping (a specialization: mapping_units), and its notes.
+ir::Function lower_last_mapping(const std::string& text, const std::string& name) {
+  auto r = check_text(text, name + ".loom");
+  EXPECT_TRUE(r.ok && r.tree.has_value()) << r.diagnostics;
+  if (!r.ok || !r.tree) return {};
+  std::vector<MappingUnit> units = mapping_units(r.program, *r.tree);
+  return lower_to_event_ir(units.back().program, units.back().tree);
+}
+
+TEST(ScheduleOptimal, AnUndecidedAttentionLoopTakesTurnsByTheRule) {
+  // FlashAttention-2's when(D > 128) mapping (64-row S tiles, the 256-wide O): the joint search runs
+  // out of its budget, so the rule-based settings apply, with the fallback's rule for turns (the
+  // GEMMs bound the loop's II and the softmax waits on their results): pingpong, as the hand mapping
+  // writes it, and the same IR op for op; the warning says so.
+  const std::string hand = example_text("flash_attention_2");
+  const size_t wide = hand.find("mapping sm_90a when(D > 128)");
+  ASSERT_NE(wide, std::string::npos);
+  const std::string solved =
+      hand.substr(0, wide) + replaced(hand.substr(wide), "warpspecialize pipeline(2) pingpong", "schedule(optimal)");
+  ir::Function h = lower_last_mapping(hand, "flash_attention_2"), s = lower_last_mapping(solved, "flash_attention_2");
+  EXPECT_EQ(ir::print(s), ir::print(h));
+  ASSERT_EQ(s.schedule_notes.size(), 1u);
+  const ir::ScheduleNote& n = s.schedule_notes[0];
+  EXPECT_NE(n.warning.find("ran out of its budget"), std::string::npos) << n.warning;
+  EXPECT_NE(n.warning.find("pipeline(2), pingpong): the GEMMs bound the loop's II and ops wait on their results"), std::string::npos)
+      << n.warning;
+  EXPECT_NE(n.realized.find("pingpong (no schedule: the rule"), std::string::npos) << n.realized;
+}
+
 TEST(ScheduleOptimal, RunsOnTheCpuAndShowsItsSchedule) {
   // The CLI as a user runs it: the scheduled program runs on the CPU executor against the
   // reference at a non-tile shape, and --emit=schedule shows the schedule and the settings.
