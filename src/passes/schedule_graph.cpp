@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <map>
-#include <queue>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -254,12 +253,12 @@ class GraphBuilder {
     return out;
   }
 
-  // The largest delay of a path from `from` to `to` of total distance at most `budget` that avoids
-  // edge `skip`; -1 when there is none (Bellman-Ford over (node, distance used) states).
-  int64_t longest_path(int from, int to, int budget, size_t skip) const {
+  // The largest delay of a path of at least one edge from `from` to each node, per total distance up
+  // to `budget`, avoiding edge `skip` (-1: no such path); Bellman-Ford over (node, distance used).
+  std::vector<std::vector<int64_t>> path_delays(int from, int budget, size_t skip) const {
     const size_t n = nodes_.size();
     std::vector<std::vector<int64_t>> best(n, std::vector<int64_t>(static_cast<size_t>(budget) + 1, -1));
-    for (size_t k = 0; k < edges_.size(); ++k) {  // paths of at least one edge (`from` may be `to`)
+    for (size_t k = 0; k < edges_.size(); ++k) {  // paths of at least one edge (`from` may be their end)
       const Edge& e = edges_[k];
       if (k != skip && !e.dropped && e.from == from && e.distance <= budget)
         best[static_cast<size_t>(e.to)][static_cast<size_t>(e.distance)] =
@@ -282,35 +281,21 @@ class GraphBuilder {
       }
       if (!changed) break;
     }
-    int64_t r = -1;
+    return best;
+  }
+
+  // The largest delay of a path from `from` to `to` of total distance at most `budget` that avoids
+  // edge `skip`; -1 when there is none.
+  int64_t longest_path(int from, int to, int budget, size_t skip) const {
+    const std::vector<std::vector<int64_t>> best = path_delays(from, budget, skip);  // (a range-for over a
+    int64_t r = -1;                                                                  // temporary's element dangles)
     for (int64_t b : best[static_cast<size_t>(to)]) r = std::max(r, b);
     return r;
   }
 
-  // Whether some path of kept edges leads from `from` to `to` with total distance exactly `distance`
-  // (Bellman-Ford reachability over (node, distance used) states).
+  // Whether some path of kept edges leads from `from` to `to` with total distance exactly `distance`.
   bool ordered(int from, int to, int distance) const {
-    if (distance < 0) return false;
-    const size_t n = nodes_.size(), D = static_cast<size_t>(distance) + 1;
-    std::vector<std::vector<char>> seen(n, std::vector<char>(D, 0));
-    std::queue<std::pair<int, int>> work;
-    for (const Edge& e : edges_)
-      if (!e.dropped && e.from == from && e.distance <= distance && !seen[static_cast<size_t>(e.to)][static_cast<size_t>(e.distance)]) {
-        seen[static_cast<size_t>(e.to)][static_cast<size_t>(e.distance)] = 1;
-        work.push({e.to, e.distance});
-      }
-    while (!work.empty()) {
-      auto [x, used] = work.front();
-      work.pop();
-      if (x == to && used == distance) return true;
-      for (const Edge& e : edges_)
-        if (!e.dropped && e.from == x && used + e.distance <= distance &&
-            !seen[static_cast<size_t>(e.to)][static_cast<size_t>(used + e.distance)]) {
-          seen[static_cast<size_t>(e.to)][static_cast<size_t>(used + e.distance)] = 1;
-          work.push({e.to, used + e.distance});
-        }
-    }
-    return false;
+    return distance >= 0 && path_delays(from, distance, edges_.size())[static_cast<size_t>(to)][static_cast<size_t>(distance)] >= 0;
   }
 
   // Whether data edge `e` carries no value: every tensor `e.to` reads of those `e.from` writes is
