@@ -293,11 +293,6 @@ class GraphBuilder {
     return r;
   }
 
-  // Whether some path of kept edges leads from `from` to `to` with total distance exactly `distance`.
-  bool ordered(int from, int to, int distance) const {
-    return distance >= 0 && path_delays(from, distance, edges_.size())[static_cast<size_t>(to)][static_cast<size_t>(distance)] >= 0;
-  }
-
   // Whether data edge `e` carries no value: every tensor `e.to` reads of those `e.from` writes is
   // written again, as the same tensor, by an op w ordered between them (paths e.from -> w and
   // w -> e.to whose distances add up to e's). Then e.to reads w's version (a register tile updated
@@ -313,16 +308,20 @@ class GraphBuilder {
         if (root(w) != root(r) || (e.distance != 0 && in_body_.count(root(w)))) continue;
         any = true;
         if (w != r) return false;  // different views of one buffer: not known to be the same elements
+        // Paths of kept edges (path_delays: >= 0 where one exists) from e.from, and from each writer x.
+        const std::vector<std::vector<int64_t>> after_from = path_delays(e.from, e.distance, edges_.size());
         bool killed = false;
         for (size_t x = 0; x < nodes_.size() && !killed; ++x) {
           if (removed_[x]) continue;
           std::vector<ValueId> xw, xr;
           accesses(*nodes_[x], xw, xr);
           if (std::find(xw.begin(), xw.end(), r) == xw.end()) continue;
+          const std::vector<std::vector<int64_t>> after_x = path_delays(static_cast<int>(x), e.distance, edges_.size());
           for (int p = 0; p <= e.distance && !killed; ++p) {
             if (static_cast<int>(x) == e.from && p == 0) continue;  // the producer itself
             if (static_cast<int>(x) == e.to && p == e.distance) continue;  // the consumer itself
-            killed = ordered(e.from, static_cast<int>(x), p) && ordered(static_cast<int>(x), e.to, e.distance - p);
+            killed = after_from[x][static_cast<size_t>(p)] >= 0 &&
+                     after_x[static_cast<size_t>(e.to)][static_cast<size_t>(e.distance - p)] >= 0;
           }
         }
         if (!killed) return false;

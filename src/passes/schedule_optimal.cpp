@@ -229,6 +229,8 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     // Without a schedule, turns by the rule when the kernel has two compute warpgroups to take them.
     const bool rule_pingpong = !d.solved && fallback_turns && compute_wgs >= 2 && !teams && !written_pingpong;
     const bool pingpong = written_pingpong || (d.solved && d.compute_groups >= 2 && !teams) || rule_pingpong;
+    const std::string rule_why = "the GEMMs bound the loop's II and ops wait on their results, so the " +
+                                 std::to_string(compute_wgs) + " compute warpgroups take turns on the tensor core";
     report << "schedule(optimal) of instance '" << name << "': the loop `" << loop->origin << "` (line " << loop->loc.line << ")\n";
     if (d.solved) {
       report << "  II = " << r.schedule.ii << " (" << std::llround(d.ii_cycles) << " cycles), length " << r.schedule.length << ", "
@@ -246,9 +248,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       report << "  no schedule: " << why_not << "\n";
       note.warning = "schedule(optimal) on instance '" + name + "': " + why_not + "; using the rule-based settings (warpspecialize, pipeline(" +
                      std::to_string(depth) + ")" + (written_pingpong || rule_pingpong ? ", pingpong" : "") + ")" +
-                     (rule_pingpong ? ": the GEMMs bound the loop's II and ops wait on their results, so the " +
-                                          std::to_string(compute_wgs) + " compute warpgroups take turns on the tensor core"
-                                    : "");
+                     (rule_pingpong ? ": " + rule_why : "");
     }
     // The register split per role: only for a solved schedule whose loads have a warp group of their
     // own (the compute warpgroups are the kernel's: the mapping's, as lowered provisionally).
@@ -286,8 +286,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     if (chosen < depth) realized << ", " << chosen << " fit the shared-memory budget";
     realized << ")";
     if (rule_pingpong)
-      realized << ", pingpong (no schedule: the rule — the GEMMs bound the loop's II and ops wait on their results, so the "
-               << compute_wgs << " compute warpgroups take turns)";
+      realized << ", pingpong (no schedule: the rule — " << rule_why << ")";
     else if (pingpong)
       realized << ", pingpong (" << (written_pingpong && !(d.solved && d.compute_groups >= 2) ? "written on the instance"
                                                                                           : std::to_string(d.compute_groups) +
