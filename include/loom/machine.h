@@ -77,6 +77,9 @@ struct Limits {
   // Blocks in a portable thread-block cluster (Hopper: 8, CUDA guide); 0 = no clusters. The
   // mapping's splitk(S) runs a tile on a cluster of S blocks.
   int64_t cluster_blocks = 0;
+  // Registers a compute thread holds beyond the values a schedule models (addresses, loop state,
+  // wgmma descriptors, barrier phases): schedule(optimal)'s teams count them against the budget.
+  int unmodeled_regs = 0;
 };
 
 // A coarse per-multiprocessor cost model, for the launcher's choice between `when(fastest)` mappings

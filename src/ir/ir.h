@@ -350,6 +350,8 @@ struct ScheduleNote {
   std::vector<int> node_warp;         // per graph node: its warp group in the schedule
   double ii_cycles = 0;               // the initiation interval in machine cycles (also the fallback's bound)
   int64_t depth_wanted = 0;           // ceil(load latency / II) + 1, clipped to [2, 8]
+  int64_t teams = 1;                  // teams taking the tiles in turn: written alternate(T), or the tile loop's schedule's
+  std::vector<std::string> tile_graphs;  // the tile loop's graphs solved for 1, 2, ... teams (JSON), in order
 };
 
 struct Function {

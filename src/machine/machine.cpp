@@ -119,6 +119,12 @@ const Machine& hopper_machine() {
     // setmaxnreg.{inc,dec}.sync.aligned.u32: 24..256 registers per thread, a multiple of 8.
     // Clusters: at most 8 blocks portably (CUDA guide, thread block clusters).
     h.limits = {227 * 1024, 255, 65536, 1024, 132, 24, 256, 8, 8};
+    // Beyond the scheduled values (measured, not derived): ptxas fits examples/gemm's 128 x 256 kernel
+    // (128 accumulator registers a thread) and gemm_reduce's ping-pong kernel (128 accumulators and 4
+    // row sums) in the 168 a thread of three warpgroups gets at launch, and wanted 122-130 registers
+    // for 64-104 accumulator registers in kernels of five warpgroups, which get 96
+    // (bench/results/2026-12-04-h200-teams.md, r3): 33 to 36 is consistent with all of them.
+    h.limits.unmodeled_regs = 36;
     // wgmma.mma_async.sync.aligned.m64nNk16 for f16/bf16: N in 8..256 step 8 (PTX ISA 9.7.15).
     h.mma.push_back({"wgmma", ProcKind::Warpgroup, 64, 8, 256, 8, 16, {DType::F16, DType::BF16},
                      {DType::F32, DType::F16}, true});

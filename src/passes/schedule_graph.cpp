@@ -2,6 +2,7 @@
 #include "passes/schedule_graph.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -47,26 +48,40 @@ int64_t words(int64_t bytes) { return (bytes + 3) / 4; }
 
 class GraphBuilder {
  public:
-  GraphBuilder(const Function& f, const Op& loop, const Machine& m)
-      : f_(f), loop_(loop), m_(m), bounds_(f), names_(ir::value_names(f)) {
+  // The loop's graph, or with `tile` the graph of the tile body `tile` that holds `loop` (TILES in
+  // schedule_graph.h): `loop` one node of `loop_cycles` on the tensor core.
+  GraphBuilder(const Function& f, const Op& loop, const Machine& m, const ir::Block* tile = nullptr, int64_t loop_cycles = 0)
+      : f_(f), loop_(loop), m_(m), tile_(tile), loop_cycles_(loop_cycles), bounds_(f), names_(ir::value_names(f)) {
     ir::Function& g = const_cast<ir::Function&>(f);
     ir::for_each_op(g.body, [&](Op& op) {
       if (op.result != ir::kNone) def_[op.result] = &op;
     });
-    const ir::Block& body = loop.regions.at(0);
+    const ir::Block& body = tile ? *tile : loop.regions.at(0);
     for (ValueId a : body.args) in_body_.insert(a);
     for (const Op& op : body.ops) {
-      if (!op.regions.empty()) refuse(op, "cannot describe this loop for the scheduler: its body holds a nested loop",
-                                      "only innermost sequential loops are scheduled");
+      if (tile && &op == &loop) {
+        ir::for_each_op(const_cast<Op&>(op).regions[0], [&](Op& inner) {
+          if (inner.result != ir::kNone) in_loop_.insert(inner.result);
+        });
+      } else if (!op.regions.empty()) {
+        if (tile) refuse(op, "cannot describe this tile for the scheduler: it holds a loop or branch besides the pipelined loop",
+                         "teams take whole tiles of one srange loop");
+        refuse(op, "cannot describe this loop for the scheduler: its body holds a nested loop", "only innermost sequential loops are scheduled");
+      }
+      if (tile && is_dma(op))
+        refuse(op, "cannot describe this tile for the scheduler: it loads a buffer once per tile outside the pipelined loop",
+               "teams that take every other tile cannot share a buffer loaded once per tile");
       if (op.result != ir::kNone) in_body_.insert(op.result);
-      if (op.kind == OpKind::Copy || op.kind == OpKind::Call) {
+      if (op.kind == OpKind::Copy || op.kind == OpKind::Call || (tile && &op == &loop)) {
         node_of_[op.result] = static_cast<int>(nodes_.size());
         nodes_.push_back(&op);
       }
     }
   }
 
-  nlohmann::ordered_json build() {
+  // The graph; in tile mode with `tiles` copies of the tile per iteration (TILES), the machine's warp
+  // groups `tiles` teams of at most `reg_limit` registers a thread.
+  nlohmann::ordered_json build(int tiles = 1, int reg_limit = 0) {
     std::string machine = m_.name == "hopper" ? "hopper" : "";
     if (machine.empty())
       refuse(loop_, "cannot describe this loop for the scheduler: it has no model of the machine '" + m_.name + "' (" +
@@ -75,32 +90,84 @@ class GraphBuilder {
     std::vector<nlohmann::ordered_json> nodes;
     for (size_t i = 0; i < nodes_.size(); ++i) nodes.push_back(node(i));
     edges();
+    if (tile_) team_edges();
     std::vector<std::string> contracted = contract();
     reduce();
     nlohmann::ordered_json g;
     std::string loop_name = names_.at(static_cast<size_t>(loop_.regions[0].args.at(0)));
-    g["name"] = f_.name + ":" + loop_name.substr(1);
-    g["machine"] = machine;
-    std::string c = "the loop `for " + loop_name + "` (" + loop_.origin + ", line " + std::to_string(loop_.loc.line) +
-                    "): one node per asynchronous op of its body, edges from its events (docs/schedule.md)";
+    std::string c;
+    if (tile_) {
+      g["name"] = f_.name + ":tiles" + (tiles > 1 ? "x" + std::to_string(tiles) : std::string());
+      nlohmann::ordered_json mj;
+      mj["base"] = machine;
+      mj["warps"] = tiles;
+      if (reg_limit > 0) mj["reg_limit"] = reg_limit;
+      g["machine"] = mj;
+      c = "the block's tile loop around `for " + loop_name + "` (" + loop_.origin + ", line " + std::to_string(loop_.loc.line) +
+          "), that loop one node of " + std::to_string(loop_cycles_) + " cycles on the tensor core (one iteration of its schedule), " +
+          std::to_string(tiles) + " tile(s) an iteration, each team's registers reused by its next tile (docs/schedule.md, \"Teams\")";
+    } else {
+      g["name"] = f_.name + ":" + loop_name.substr(1);
+      g["machine"] = machine;
+      c = "the loop `for " + loop_name + "` (" + loop_.origin + ", line " + std::to_string(loop_.loc.line) +
+          "): one node per asynchronous op of its body, edges from its events (docs/schedule.md)";
+    }
     if (!contracted.empty()) {
       c += "; contracted (under 1/" + std::to_string(kCheap) + " of the costliest op, delays kept on the edges):";
       for (const std::string& x : contracted) c += " " + x;
     }
     g["comment"] = c;
-    nlohmann::ordered_json jn = nlohmann::ordered_json::array();
+    // Tile copy t of a node: its name with "#t" when an iteration holds several tiles.
+    auto copy_name = [&](int v, int t) { return node_names_.at(static_cast<size_t>(v)) + (tiles > 1 ? "#" + std::to_string(t) : ""); };
+    // Tile mode: the back end hands no value from one team to another, so a hand-off costs more
+    // than all tiles' work together (no schedule at a useful II has one).
+    int64_t all = 0;
     for (size_t i = 0; i < nodes.size(); ++i)
-      if (!removed_[i]) jn.push_back(nodes[i]);
+      if (!removed_[i]) all += cycles_[i];
+    nlohmann::ordered_json jn = nlohmann::ordered_json::array();
+    for (int t = 0; t < tiles; ++t)
+      for (size_t i = 0; i < nodes.size(); ++i)
+        if (!removed_[i]) {
+          nlohmann::ordered_json n = nodes[i];
+          n["name"] = copy_name(static_cast<int>(i), t);
+          if (tile_) n["spill_cost"] = all * tiles;
+          jn.push_back(n);
+        }
     g["nodes"] = jn;
     nlohmann::ordered_json je = nlohmann::ordered_json::array();
-    for (const Edge& e : edges_) {
-      if (e.dropped) continue;
-      nlohmann::ordered_json x;
-      x["from"] = node_names_.at(static_cast<size_t>(e.from));
-      x["to"] = node_names_.at(static_cast<size_t>(e.to));
-      if (e.delay != cycles_[static_cast<size_t>(e.from)]) x["delay"] = e.delay;
-      if (e.distance) x["distance"] = e.distance;
-      je.push_back(x);
+    for (int t = 0; t < tiles; ++t)
+      for (const Edge& e : edges_) {
+        if (e.dropped) continue;
+        nlohmann::ordered_json x;
+        x["from"] = copy_name(e.from, t);
+        x["to"] = copy_name(e.to, t);
+        if (e.delay != cycles_[static_cast<size_t>(e.from)]) x["delay"] = e.delay;
+        if (e.distance) x["distance"] = e.distance;
+        if (tile_ && nodes_[static_cast<size_t>(e.from)] == &loop_) x["blocking"] = true;  // after the loop's last wgmma wait
+        je.push_back(x);
+      }
+    // The tiles' turns on the ring: tile t + 1's loop starts when tile t's has issued its work, told
+    // by a signal that carries no value (a named barrier: "turn:...#t", one cycle, no registers).
+    if (tile_ && tiles > 1) {
+      const int l = node_of_.at(loop_.result);
+      const std::string turn = "turn:" + name(loop_.result).substr(1);
+      for (int t = 0; t < tiles; ++t) {
+        nlohmann::ordered_json n;
+        n["name"] = turn + "#" + std::to_string(t);
+        n["unit"] = "alu";
+        n["cycles"] = 1;
+        n["comment"] = "tile " + std::to_string(t) + "'s team passes the ring's turn on (a named barrier)";
+        jn.push_back(n);
+        nlohmann::ordered_json a, b;
+        a["from"] = copy_name(l, t);
+        a["to"] = turn + "#" + std::to_string(t);
+        je.push_back(a);
+        b["from"] = turn + "#" + std::to_string(t);
+        b["to"] = copy_name(l, (t + 1) % tiles);
+        if (t + 1 == tiles) b["distance"] = 1;
+        je.push_back(b);
+      }
+      g["nodes"] = jn;
     }
     g["edges"] = je;
     return g;
@@ -128,7 +195,7 @@ class GraphBuilder {
   void sources(const EventRef& r, int distance, int depth, std::vector<std::pair<int, int>>& out) const {
     if (depth > 64) return;  // a yield that only waits for carried events: nothing per iteration
     const ir::Block& body = loop_.regions[0];
-    for (size_t j = 1; j < body.args.size(); ++j)
+    for (size_t j = 1; j < body.args.size() && !tile_; ++j)
       if (body.args[j] == r.value) {
         sources(body.yield, distance + static_cast<int>(ir::carried_distance(loop_, j - 1)), depth + 1, out);
         return;
@@ -155,6 +222,17 @@ class GraphBuilder {
 
   // The tensors op `op` writes and reads.
   void accesses(const Op& op, std::vector<ValueId>& writes, std::vector<ValueId>& reads) const {
+    if (op.kind == OpKind::For) {  // tile mode: the loop's node, what its ops access outside it
+      for (const Op& inner : op.regions[0].ops) {
+        std::vector<ValueId> w, r;
+        if (inner.kind == OpKind::Copy || inner.kind == OpKind::Call) accesses(inner, w, r);
+        for (ValueId x : w)
+          if (!in_loop_.count(root(x))) writes.push_back(root(x));
+        for (ValueId x : r)
+          if (!in_loop_.count(root(x))) reads.push_back(root(x));
+      }
+      return;
+    }
     if (op.kind == OpKind::Copy) {
       reads.push_back(op.operands.at(0));
       writes.push_back(op.operands.at(1));
@@ -205,7 +283,7 @@ class GraphBuilder {
       for (const EventRef& r : nodes_[x]->after) {
         // The TMA ring's write-after-read wait (see EDGES): the ring depth is the schedule's choice.
         bool ring = false;
-        for (size_t j = 1; j < body.args.size(); ++j)
+        for (size_t j = 1; j < body.args.size() && !tile_; ++j)
           ring |= body.args[j] == r.value && is_dma(*nodes_[x]) && loop_.pipeline_depth > 1 &&
                   ir::carried_distance(loop_, j - 1) == loop_.pipeline_depth;
         if (!ring) sources(r, 0, 0, src);
@@ -425,8 +503,83 @@ class GraphBuilder {
     return 0;
   }
 
+  // The 32-bit registers a thread holds of REGISTER tensor `w` that `op` writes.
+  int64_t regs_per_thread(const Op& op, ValueId w) const {
+    int64_t threads = 1;
+    if (!runs_per_thread(op))
+      for (ProcKind p : {ProcKind::Warp, ProcKind::Thread}) {
+        const auto& dims = f_.info(op.result).event_dims;
+        auto it = f_.proc_extents.find(p);
+        if (std::find(dims.begin(), dims.end(), p) == dims.end() && it != f_.proc_extents.end()) threads *= it->second;
+      }
+    return words((bytes(w, op) + threads - 1) / threads);
+  }
+
+  // Tile mode: whether an op of the loop writes the buffer rooted at `t`.
+  bool loop_writes(ValueId t) const {
+    std::vector<ValueId> w, r;
+    accesses(loop_, w, r);
+    return std::find(w.begin(), w.end(), t) != w.end();
+  }
+
+  // Tile mode: the pipelined loop as one node on the tensor core, its result the registers a thread
+  // holds of the tile's register tensors its ops write (the accumulators).
+  nlohmann::ordered_json loop_node() {
+    nlohmann::ordered_json n;
+    const std::string nm = "loop:" + name(loop_.result).substr(1);
+    std::map<ValueId, int64_t> regs;
+    for (const Op& inner : loop_.regions[0].ops) {
+      if (inner.kind != OpKind::Copy && inner.kind != OpKind::Call) continue;
+      std::vector<ValueId> w, r;
+      accesses(inner, w, r);
+      for (ValueId x : w)
+        if (!in_loop_.count(root(x)) && f_.info(root(x)).mem == MemKind::Register && !regs.count(root(x)))
+          regs[root(x)] = regs_per_thread(inner, x);
+    }
+    int64_t total = 0;
+    for (auto& [v, k] : regs) total += k;
+    node_names_.push_back(nm);
+    kinds_.push_back("gemm");  // never contracted
+    cycles_.push_back(loop_cycles_);
+    removed_.push_back(false);
+    n["name"] = nm;
+    n["unit"] = "tc";
+    n["cycles"] = loop_cycles_;
+    if (total > 0) n["regs"] = total;
+    n["comment"] = "the pipelined loop " + loop_.origin + " (line " + std::to_string(loop_.loc.line) + "), one iteration of its schedule";
+    return n;
+  }
+
+  // TILES: a team runs its next tile in the same registers, so an op of a tile that accesses a
+  // register tensor of the tile body comes before every op of the team's next tile (the next
+  // iteration) that writes it.
+  void team_edges() {
+    for (size_t r = 0; r < nodes_.size(); ++r) {
+      std::vector<ValueId> rw, rr;
+      accesses(*nodes_[r], rw, rr);
+      std::set<ValueId> touched;
+      for (ValueId x : rw) touched.insert(root(x));
+      for (ValueId x : rr) touched.insert(root(x));
+      for (size_t w = 0; w < nodes_.size(); ++w) {
+        if (w == r) continue;
+        std::vector<ValueId> ww, wr;
+        accesses(*nodes_[w], ww, wr);
+        for (ValueId x : ww) {
+          const ValueId t = root(x);
+          auto d = def_.find(t);
+          if (touched.count(t) && f_.info(t).mem == MemKind::Register && d != def_.end() && d->second->kind == OpKind::Alloc &&
+              in_body_.count(t)) {
+            add_edge(static_cast<int>(r), static_cast<int>(w), 1, cycles_[r]);
+            break;
+          }
+        }
+      }
+    }
+  }
+
   nlohmann::ordered_json node(size_t i) {
     const Op& op = *nodes_[i];
+    if (op.kind == OpKind::For) return loop_node();
     nlohmann::ordered_json n;
     const std::string ev = name(op.result).substr(1);
     std::vector<ValueId> writes, reads;
@@ -492,17 +645,10 @@ class GraphBuilder {
     if (!writes.empty()) {
       ValueId w = writes[0];
       MemKind mem = f_.info(w).mem;
-      if (mem == MemKind::Register) {
-        int64_t per_call = bytes(w, op);
-        int64_t threads = 1;
-        if (!runs_per_thread(op))
-          for (ProcKind p : {ProcKind::Warp, ProcKind::Thread}) {
-            const auto& dims = f_.info(op.result).event_dims;
-            auto it = f_.proc_extents.find(p);
-            if (std::find(dims.begin(), dims.end(), p) == dims.end() && it != f_.proc_extents.end()) threads *= it->second;
-          }
-        int64_t regs = words((per_call + threads - 1) / threads);
-        if (regs > 0) n["regs"] = regs;
+      // (Tile mode: registers the loop also writes, its accumulators cleared before it, are counted
+      // once, on the loop's node: the team's next tile writes them only after this tile's last reader.)
+      if (mem == MemKind::Register && !(tile_ && loop_writes(root(w)))) {
+        if (int64_t regs = regs_per_thread(op, w); regs > 0) n["regs"] = regs;
       } else if (mem == MemKind::Shared) {
         int64_t s = smem_footprint(w, op);
         if (s > 0) n["smem"] = s;
@@ -518,6 +664,9 @@ class GraphBuilder {
   const Function& f_;
   const Op& loop_;
   const Machine& m_;
+  const ir::Block* tile_ = nullptr;  // tile mode: the tile body holding loop_ (TILES)
+  int64_t loop_cycles_ = 0;          // tile mode: loop_'s node's cycles
+  std::set<ValueId> in_loop_;        // tile mode: the values defined inside loop_
   StaticBounds bounds_;
   std::vector<std::string> names_;
   std::unordered_map<ValueId, const Op*> def_;
@@ -536,6 +685,25 @@ class GraphBuilder {
 nlohmann::ordered_json schedule_graph(const Function& f, const Op& loop, const Machine& m) {
   LOOM_ASSERT(loop.kind == OpKind::For && loop.regions.size() == 1, "schedule_graph needs a `for` loop");
   return GraphBuilder(f, loop, m).build();
+}
+
+nlohmann::ordered_json tile_schedule_graph(const Function& f, const Op& loop, const Machine& m, int64_t loop_cycles, int tiles,
+                                           int reg_limit) {
+  LOOM_ASSERT(loop.kind == OpKind::For && loop.regions.size() == 1 && tiles >= 1, "tile_schedule_graph needs a `for` loop");
+  // The block that holds the loop, and the op whose region it is.
+  const ir::Block* tile = nullptr;
+  const Op* parent = nullptr;
+  std::function<void(const ir::Block&, const Op*)> find = [&](const ir::Block& b, const Op* owner) {
+    for (const Op& op : b.ops) {
+      if (&op == &loop) tile = &b, parent = owner;
+      for (const ir::Block& r : op.regions) find(r, &op);
+    }
+  };
+  find(f.body, nullptr);
+  if (!tile || !parent || parent->kind != OpKind::PFor || parent->proc != ProcKind::Block)
+    refuse(loop, "cannot describe this tile for the scheduler: the pipelined loop is not in the body of the block's tile loop",
+           "teams take the tiles of the block's grid (pfor BLOCK)");
+  return GraphBuilder(f, loop, m, tile, std::max<int64_t>(1, loop_cycles)).build(tiles, reg_limit);
 }
 
 }  // namespace loom

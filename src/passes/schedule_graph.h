@@ -40,6 +40,20 @@
 // same tensor view: the consumer reads that op's version (an accumulator updated in place, such as
 // attention's rescale between the PV GEMMs of two iterations), so the producer's value dies there.
 //
+// TILES. The block's tile loop around a pipelined loop (schedule(optimal)'s teams, schedule_optimal.h):
+// the ops of the tile body (the pfor BLOCK region that holds the loop: the accumulators' clear
+// before it, the epilogue after it) as above, and the loop itself as one node of a given number of
+// cycles on the tensor core whose result is the registers a thread holds of the tile's register
+// tensors the loop writes (its accumulators); edges out of it are blocking (the epilogue waits for
+// the loop's last wgmma). Tiles are independent but for registers: a team runs its next tile in the
+// same registers, so each op that accesses a register tensor of the tile body comes before the
+// team's next tile's ops that write it (distance 1). With `tiles` = T > 1 an iteration holds T
+// tiles, copies of every node named "NODE#t", the team edges within each copy, and the loops take
+// their turns on the ring in order (loop#t -> loop#t+1, the last to the first at distance 1); the
+// machine is the hopper model with T warp groups (the teams) of at most `reg_limit` registers a
+// thread. A tile body with another loop, a branch, or a TMA load of its own (attention's Q tile,
+// loaded once per tile) cannot be described (CompileError).
+//
 // Test: tests/sched/from_ir_test.cpp.
 #pragma once
 
@@ -59,5 +73,10 @@ std::vector<const ir::Op*> pipelined_loops(const ir::Function& f);
 // of `loom schedule`. Throws CompileError when the loop cannot be described (a nested loop in its
 // body, a tile without a static size, a machine the scheduler has no model of).
 nlohmann::ordered_json schedule_graph(const ir::Function& f, const ir::Op& loop, const Machine& m);
+
+// The graph of the tile loop around `loop` (see TILES): `loop_cycles` the loop's node, `tiles` tiles
+// an iteration, `reg_limit` registers a thread per warp group (0: the machine's).
+nlohmann::ordered_json tile_schedule_graph(const ir::Function& f, const ir::Op& loop, const Machine& m, int64_t loop_cycles, int tiles,
+                                           int reg_limit);
 
 }  // namespace loom

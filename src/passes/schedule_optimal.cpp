@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 
+#include "codegen/cuda.h"
 #include "passes/pipeline.h"
 #include "passes/schedule_graph.h"
 #include "passes/warp_specialize.h"
@@ -121,6 +123,128 @@ double cycles_per_unit(const sched::Problem& p) {
   return scale;
 }
 
+// Teams (docs/schedule.md, "Teams"): how many teams of the mapping's compute warpgroups take the
+// block's tiles in turn, from the schedules of the tile loop (TILES in schedule_graph.h) with T = 1,
+// 2, ... tiles an iteration, each on a machine of T warp groups with the registers a thread of T
+// teams gets. A tile's epilogue waits for its loop's wgmma results (a blocking edge), so on one team
+// the next tile's loop cannot run under it; on T teams it can. T teams are realizable when the
+// schedule puts each tile copy's ops on one group and the T loops on T groups; the fewest teams
+// whose cycles a tile are the least (by more than kTeamsMargin, the normalization's rounding) win,
+// one team's by its bound (ii_bounds: RecMII through the team's registers), not a solve, so teams
+// are chosen only when their schedule beats every one-team schedule;
+// T + 1 teams are tried only while T teams were faster a tile than T - 1. Each solve has twice the
+// loop search's budget: two teams of one 128 x 128 tile each (two 128-register accumulators) take
+// 4.5 M units, ~1.5 s of Z3 work, and a query gets at most half of what is left.
+constexpr unsigned long long kTeamsRlimit = 2 * kRlimit;
+// CBC (the modulo ILP) has no deterministic budget: a wall-clock backstop per teams search (the
+// time-indexed ILP can take tens of seconds to refute an II on a five-node tile graph).
+constexpr double kTeamsWallSeconds = 5;
+constexpr double kTeamsMargin = 0.02;
+
+struct Teams {
+  int teams = 1;
+  std::vector<std::string> graphs;  // the tile loop's graph per T tried (JSON)
+  std::string report;  // one line per T tried, and the chosen tile schedule
+  std::string why;     // the reason for the choice (the note's "realized" text)
+};
+
+Teams choose_teams(const ir::Function& f, const ir::Op& loop, const Machine& m, double loop_cycles, int64_t tile_wgs) {
+  Teams out;
+  const Limits& l = m.limits;
+  const int64_t most = tile_wgs > 0 ? 4 / tile_wgs : 0;  // alternate(T): T x G compute warpgroups, at most 4 (alternate.cpp)
+  if (l.setmaxnreg_step <= 0 || most < 2) {
+    out.why = l.setmaxnreg_step <= 0 ? "one team (no per-warpgroup register split on this machine)"
+                                     : "one team (" + std::to_string(tile_wgs) + " warpgroups a tile: two teams would be more than 4)";
+    return out;
+  }
+  std::ostringstream rep;
+  rep << "  teams (the tile loop, the pipelined loop one node of " << std::llround(loop_cycles) << " cycles):\n";
+  double best = 0;
+  std::string best_table;
+  for (int t = 1; t <= most && (t <= 2 || out.teams == t - 1); ++t) {  // T + 1 only after T won
+    // A thread's registers for the schedule's values: the least of what setmaxnreg leaves a compute
+    // warpgroup and what a thread gets at launch (the kernel's variant without a DMA role, for
+    // tensors TMA cannot address, runs without setmaxnreg), less what the schedule does not model.
+    const int64_t split = compute_regs_left(l.setmaxnreg_min, 1, t * tile_wgs, m);
+    if (split < l.setmaxnreg_min) break;
+    const int64_t launch = register_pool(1 + t * tile_wgs, m) / (1 + t * tile_wgs);  // the pool is per thread slot, over the warpgroups
+    const int64_t regs = std::min(split, launch) - l.unmodeled_regs;
+    if (regs <= 0) break;
+    sched::SearchResult r;
+    sched::Problem prob;
+    std::vector<std::string> names;
+    try {
+      const nlohmann::ordered_json g = tile_schedule_graph(f, loop, m, std::llround(loop_cycles), t, static_cast<int>(regs));
+      out.graphs.push_back(g.dump(1) + "\n");
+      const sched::Graph graph = sched::parse_graph(g.dump());
+      sched::BuildOptions bo;
+      bo.norm_budget = kNormBudget;
+      prob = sched::build_problem(graph, sched::machine_from_json(g.at("machine")), bo);
+      for (const sched::GraphNode& n : graph.nodes) names.push_back(n.name);
+      if (t > 1) {
+        sched::SearchOptions so;
+        so.time_limit = kTeamsWallSeconds;
+        so.rlimit = kTeamsRlimit;
+        so.groups_time_limit = kTeamsWallSeconds;
+        so.groups_rlimit = kTeamsRlimit / 4;
+        r = sched::search_schedule(prob, so);
+      }
+    } catch (const CompileError& e) {
+      out.why = "one team (" + e.diagnostic.message + ")";
+      return out;
+    } catch (const sched::UserError& e) {
+      out.why = std::string("one team (the scheduler cannot model the tile loop: ") + e.what() + ")";
+      return out;
+    }
+    rep << "    " << t << " team(s) of " << tile_wgs << " warpgroup(s), " << regs << " registers a thread for its values (of "
+        << std::min(split, launch) << "): ";
+    if (t == 1) {  // one team: its bound, not a solve (its tiles run one after another on it)
+      const sched::IIBounds b = sched::ii_bounds(prob);
+      best = static_cast<double>(b.mii()) * cycles_per_unit(prob);
+      rep << "II >= " << b.mii() << " (" << std::llround(best) << " cycles) a tile, "
+          << (b.rec_mii >= b.res_mii ? "RecMII (" + b.rec_cycle + ")" : "ResMII (unit " + b.res_unit + ")") << "\n";
+      continue;
+    }
+    if (!r.found || !r.schedule.has_warps()) {
+      rep << "no schedule (" << (r.budget_exhausted ? "out of budget" : r.infeasible) << ")\n";
+      continue;
+    }
+    // Realizable: every op of tile copy k on the group of loop#k, and the loops on t groups.
+    auto copy_of = [](const std::string& n) { return n.find('#') == std::string::npos ? std::string() : n.substr(n.find('#')); };
+    std::map<std::string, int> loop_group;  // tile copy ("#k", or "" for one) -> its loop's group
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i].rfind("loop:", 0) == 0) loop_group[copy_of(names[i])] = r.schedule.warp[i];
+    std::set<int> groups;
+    for (auto& [k, g] : loop_group) groups.insert(g);
+    bool whole = static_cast<int>(groups.size()) == t;
+    for (size_t i = 0; i < names.size() && whole; ++i)  // (a turn is a barrier between teams: any group)
+      whole = names[i].rfind("turn:", 0) == 0 || r.schedule.warp[i] == loop_group[copy_of(names[i])];
+    const double per_tile = static_cast<double>(r.schedule.ii) * cycles_per_unit(prob) / t;
+    rep << "II " << r.schedule.ii << " (" << std::llround(per_tile * t) << " cycles) for " << t << " tile(s), " << std::llround(per_tile)
+        << " a tile" << (r.optimal ? ", optimal" : ", not proven optimal");
+    if (!whole) {
+      rep << "; not teams (the schedule does not keep each tile on a group of its own)\n";
+      continue;
+    }
+    rep << "\n";
+    if (per_tile < best * (1 - kTeamsMargin)) {
+      best = per_tile;
+      out.teams = t;
+      std::ostringstream table;
+      for (size_t i = 0; i < names.size(); ++i)
+        table << "      " << std::left << std::setw(24) << names[i] << std::right << std::setw(7) << r.schedule.time[i] << std::setw(7)
+              << r.schedule.time[i] / std::max(1, r.schedule.ii) << std::setw(6) << r.schedule.warp[i] << "\n";
+      best_table = table.str();
+    }
+  }
+  rep << "    chosen: " << out.teams << " team(s)\n" << best_table;
+  out.report = rep.str();
+  out.why = out.teams > 1 ? "alternate(" + std::to_string(out.teams) + ") (the tile loop's schedule: " + std::to_string(out.teams) +
+                                " teams take the tiles in turn, a tile's epilogue under the next team's loop)"
+                          : "one team (the tile loop's schedule: more teams that fit the registers are not faster a tile)";
+  return out;
+}
+
 }  // namespace
 
 bool has_schedule_optimal(const Program& p) {
@@ -229,6 +353,13 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     // Without a schedule, turns by the rule when the kernel has two compute warpgroups to take them.
     const bool rule_pingpong = !d.solved && fallback_turns && compute_wgs >= 2 && !teams && !written_pingpong;
     const bool pingpong = written_pingpong || (d.solved && d.compute_groups >= 2 && !teams) || rule_pingpong;
+    // Teams taking the tiles in turn (alternate(T)), from the tile loop's schedule: not with teams,
+    // pingpong, splitk or streamk written on the instance, nor turns within the tile.
+    Teams derived;
+    if (!teams && !pingpong && !in.splitk && !in.streamk && d.warp_specialize)
+      derived = choose_teams(f0, *loop, *tree.machine, d.ii_cycles, compute_wgs);
+    note.teams = teams ? *in.alternate : derived.teams;
+    note.tile_graphs = derived.graphs;
     const std::string rule_why = "the GEMMs bound the loop's II and ops wait on their results, so the " +
                                  std::to_string(compute_wgs) + " compute warpgroups take turns on the tensor core";
     report << "schedule(optimal) of instance '" << name << "': the loop `" << loop->origin << "` (line " << loop->loc.line << ")\n";
@@ -250,10 +381,13 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
                      std::to_string(depth) + ")" + (written_pingpong || rule_pingpong ? ", pingpong" : "") + ")" +
                      (rule_pingpong ? ": " + rule_why : "");
     }
+    report << derived.report;
     // The register split per role: only for a solved schedule whose loads have a warp group of their
-    // own (the compute warpgroups are the kernel's: the mapping's, as lowered provisionally).
+    // own (the compute warpgroups are the kernel's: the mapping's, as lowered provisionally, times
+    // the derived teams).
+    const int64_t all_wgs = compute_wgs * std::max(1, derived.teams);
     const std::optional<std::pair<int64_t, int64_t>> split =
-        d.solved && d.warp_specialize ? register_split(d, compute_wgs, *tree.machine) : std::nullopt;
+        d.solved && d.warp_specialize ? register_split(d, all_wgs, *tree.machine) : std::nullopt;
     // Lower with the settings, one stage less while the stages do not fit the shared-memory budget.
     std::optional<CompileError> last;
     int64_t chosen = 0;
@@ -264,13 +398,21 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       in.pingpong = pingpong;
       in.regs = split;
       if (split) in.regs_loc = in.schedule_loc;
+      if (derived.teams > 1) {
+        in.alternate = derived.teams;
+        in.alternate_loc = in.schedule_loc;
+      }
       Program trial = out;
       provisional(trial);
       try {
-        (void)lower_to_event_ir(trial, tree);
+        const ir::Function lowered = lower_to_event_ir(trial, tree);
+        // splitk(S)'s partial-sum buffers come on top of the ring, added by the back end
+        // (splitk.cpp, check_split_budget): a depth they do not fit with is one too deep.
+        if (in.splitk.value_or(1) > 1) (void)codegen::generate_cuda(lowered, "schedule(optimal) trial");
         chosen = dd;
       } catch (const CompileError& e) {
-        if (e.diagnostic.message.rfind("shared memory of ", 0) != 0) throw;
+        const std::string& msg = e.diagnostic.message;
+        if (msg.rfind("shared memory of ", 0) != 0 && msg.find("bytes of shared memory with its partial-sum buffers") == std::string::npos) throw;
         last = e;
       }
     }
@@ -296,10 +438,11 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       realized << ", no pingpong (the alternate(" << *in.alternate << ") teams take turns on the tensor cores)";
     else
       realized << ", no pingpong (" << d.compute_groups << " compute warp group)";
+    if (!derived.why.empty()) realized << ", " << derived.why;
     if (split)
       realized << ", regs(" << split->first << ", " << split->second << ") (the DMA warpgroup: setmaxnreg's least plus the "
-               << d.load_regs << " register(s) the schedule keeps live on the load groups; the " << compute_wgs
-               << " compute warpgroup(s) share the rest of the block's " << register_pool(1 + compute_wgs, *tree.machine)
+               << d.load_regs << " register(s) the schedule keeps live on the load groups; the " << all_wgs
+               << " compute warpgroup(s) share the rest of the block's " << register_pool(1 + all_wgs, *tree.machine)
                << " registers a thread slot; the schedule keeps at most " << d.compute_regs << " live on a compute group)";
     note.realized = realized.str();
     note.report = report.str();

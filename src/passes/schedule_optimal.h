@@ -25,15 +25,20 @@
 //        registers the schedule keeps live on the load groups (sched::peak_pressure; a TMA load's
 //        result is in shared memory, so 24: FlashAttention-3's producer), the compute warpgroups
 //        the rest of the block's pool (register_pool, warp_specialize.h): 240 each for two.
+//      - alternate(T) (teams; docs/schedule.md "Teams"): the block's tile loop, with the loop one node
+//        of its II and the epilogue around it (tile_schedule_graph), is solved for T = 2, 3, ... tiles an
+//        iteration on T warp groups of the registers a thread of T teams gets; T teams taking the tiles
+//        in turn when that beats one team's bound (RecMII through its registers) by more than 2% a
+//        tile — not with pingpong, splitk, streamk or an alternate written on the instance.
 //   A search that ends without a schedule (budget, or a loop the scheduler cannot model) falls back
 //   to the rule-based settings — warpspecialize, the same depth rule at the resource-bound II, the
 //   instance's own pingpong — with a warning that says so; a schedule is called optimal only when
 //   the search proved it.
 //
 // What is not realized yet: per-op stages other than the loads' ring and the rotated last mma, and a
-// warp assignment other than one DMA group plus the mapping's compute warpgroups (the number of
-// compute warpgroups is the mapping's prange, not the solver's; the register split divides the
-// pool among that many). The note says which parts of the
+// warp assignment other than one DMA group plus the mapping's compute warpgroups times the teams (the
+// number of compute warpgroups a tile is the mapping's prange, not the solver's; the register split
+// divides the pool among them). The note says which parts of the
 // schedule the settings carry. Tests: tests/unit/schedule_optimal_test.cpp.
 #pragma once
 

@@ -143,7 +143,7 @@ SearchResult search_schedule(const Problem& p, const SearchOptions& opt) {
       res.budget_exhausted = true;
       break;
     }
-    ModuloResult m = optimal_modulo_schedule(p, ii, left);
+    ModuloResult m = optimal_modulo_schedule(p, ii, left, opt.ilp_max_nodes);
     res.ilp_calls++;
     res.ilp_seconds += m.seconds;
     if (m.status == Ilp::Status::Infeasible) {
@@ -151,10 +151,10 @@ SearchResult search_schedule(const Problem& p, const SearchOptions& opt) {
       continue;
     }
     if (m.status == Ilp::Status::Unknown) {
-      res.steps.push_back({ii, 0, "modulo-ilp", "unknown (time limit)", m.seconds});
+      res.steps.push_back({ii, 0, "modulo-ilp", "unknown (time or node limit)", m.seconds});
       proven = false;
       unconditional = false;
-      notes.push_back("the modulo ILP at II=" + std::to_string(ii) + " ran out of time");
+      notes.push_back("the modulo ILP at II=" + std::to_string(ii) + " ran out of its budget");
       continue;
     }
     const Schedule& M = m.schedule;

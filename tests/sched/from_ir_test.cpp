@@ -115,6 +115,62 @@ TEST(ScheduleGraph, GemmReduceMainLoopIsAccepted) {
   EXPECT_TRUE(has_edge(b, "mma", "mma", 1));
 }
 
+// TILES (schedule_graph.h): gemm_reduce's tile loop, the K loop one node. Its clear, the loop, the
+// row sums and the conversion, the epilogue's edges out of the loop blocking, the team's next tile
+// clearing its accumulators only after this tile's last reader (distance 1); with two tiles an
+// iteration, copies "#0" and "#1" and the turns on the ring (a value-less node each).
+TEST(ScheduleGraph, GemmReduceTileLoopHasTheLoopAsOneNodeAndTeamEdges) {
+  ir::Function f = lower(example_text("gemm_reduce"));
+  const ir::Op& loop = *pipelined_loops(f).at(0);
+  const nlohmann::ordered_json one = tile_schedule_graph(f, loop, hopper_machine(), 1024, 1, 240);
+  std::map<std::string, nlohmann::ordered_json> nodes;
+  for (const auto& n : one["nodes"]) nodes[n["name"].get<std::string>().substr(0, n["name"].get<std::string>().find(':'))] = n;
+  ASSERT_TRUE(nodes.count("loop") && nodes.count("fill") && nodes.count("rowsum") && nodes.count("convert")) << one.dump(1);
+  EXPECT_EQ(nodes["loop"]["unit"], "tc");
+  EXPECT_EQ(nodes["loop"]["cycles"], 1024);
+  EXPECT_EQ(nodes["loop"]["regs"], 128);          // the 64 x 256 f32 accumulator of each of the 2 warpgroups' threads
+  EXPECT_FALSE(nodes["fill"].contains("regs"));   // the same registers: counted once, on the loop
+  EXPECT_EQ(one["machine"]["warps"], 1);
+  EXPECT_EQ(one["machine"]["reg_limit"], 240);
+  bool blocking = false, clear_after_convert = false;
+  for (const auto& e : one["edges"]) {
+    const std::string from = e["from"], to = e["to"];
+    if (from.rfind("loop:", 0) == 0 && to.rfind("rowsum:", 0) == 0) blocking = e.value("blocking", false);
+    if (from.rfind("convert:", 0) == 0 && to.rfind("fill:", 0) == 0) clear_after_convert = e.value("distance", 0) == 1;
+  }
+  EXPECT_TRUE(blocking) << one.dump(1);
+  EXPECT_TRUE(clear_after_convert) << one.dump(1);
+  const nlohmann::ordered_json two = tile_schedule_graph(f, loop, hopper_machine(), 1024, 2, 112);
+  int copies = 0, turns = 0;
+  for (const auto& n : two["nodes"]) {
+    const std::string name = n["name"];
+    copies += name.rfind("loop:", 0) == 0;
+    turns += name.rfind("turn:", 0) == 0;
+  }
+  EXPECT_EQ(copies, 2);
+  EXPECT_EQ(turns, 2);
+  EXPECT_EQ(two["nodes"].size(), 2 * one["nodes"].size() + 2);
+  // What `loom schedule` reads; two accumulators of 128 registers do not fit teams of 112.
+  const sched::Graph g = sched::parse_graph(two.dump());
+  sched::BuildOptions o;
+  const sched::Problem p = sched::build_problem(g, sched::machine_from_json(two["machine"]), o);
+  sched::SearchOptions so;
+  so.time_limit = 30;
+  EXPECT_FALSE(sched::search_schedule(p, so).found);
+}
+
+TEST(ScheduleGraph, AttentionTilesAreNotDescribedForTeams) {
+  // Q is loaded once per tile outside the K loop: teams taking every other tile could not share it.
+  ir::Function f = lower(example_text("flash_attention_2"));
+  try {
+    (void)tile_schedule_graph(f, *pipelined_loops(f).at(0), hopper_machine(), 1000, 2, 112);
+    ADD_FAILURE() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    EXPECT_NE(e.diagnostic.message.find("it loads a buffer once per tile outside the pipelined loop"), std::string::npos)
+        << e.diagnostic.message;
+  }
+}
+
 void expect_attention(const Built& b) {
   EXPECT_EQ(count_op(b, "gemm"), 2);      // S = Q K^T and O += P V, on the tensor core
   EXPECT_EQ(count_op(b, "tma_load"), 2);  // the K and V tiles

@@ -79,7 +79,9 @@ TEST(ScheduleOptimal, GemmGetsItsHandMapping) {
 
 TEST(ScheduleOptimal, SmallerTilesGetADeeperRing) {
   // 128 x 128 tiles: half the tensor-core work per K step, so four stages cover the load latency
-  // (examples/gemm's 128 x 128 candidate is written pipeline(4)).
+  // (examples/gemm's 128 x 128 candidate is written pipeline(4)). Two teams of the tile's two
+  // warpgroups would make five warpgroups, 96 registers a thread at launch: less the 36 the schedule
+  // does not model, 60, fewer than the 64 accumulators a thread holds, so one team.
   std::string hand = default_only(example_text("gemm"), "// Other tile shapes");
   hand = replaced(hand, "tune(U=128, V=256)", "tune(U=128, V=128)");
   for (int i = 0; i < 6; ++i) hand = replaced(hand, "N_MMA=256", "N_MMA=128");
@@ -88,9 +90,69 @@ TEST(ScheduleOptimal, SmallerTilesGetADeeperRing) {
   ir::Function h = lower(hand, "gemm"), s = lower(solved, "gemm");
   EXPECT_EQ(ir::print(s), ir::print(h));
   ASSERT_EQ(s.schedule_notes.size(), 1u);
-  EXPECT_NE(s.schedule_notes[0].realized.find("pipeline(4) (ceil(1500 cycles of load latency / 512 per iteration) + 1 = 4)"),
+  const ir::ScheduleNote& n = s.schedule_notes[0];
+  EXPECT_NE(n.realized.find("pipeline(4) (ceil(1500 cycles of load latency / 512 per iteration) + 1 = 4)"), std::string::npos) << n.realized;
+  EXPECT_EQ(n.teams, 1);
+  ASSERT_EQ(n.tile_graphs.size(), 2u);  // one team and two; three would be more than 4 compute warpgroups
+  EXPECT_NE(n.report.find("2 team(s) of 2 warpgroup(s), 60 registers a thread for its values (of 96): no schedule (node 'loop:"),
             std::string::npos)
-      << s.schedule_notes[0].realized;
+      << n.report;
+}
+
+TEST(ScheduleOptimal, RowSumsGetTeamsWhereTheRegistersAllowThem) {
+  // gemm_reduce (issue 12: "overlaps the row reduction with the next tile's wgmma"). With one
+  // warpgroup a 128 x 128 tile (128 accumulator registers and 4 row sums a thread), two teams fit
+  // (three warpgroups: 168 registers a thread at launch, 132 for the schedule's values) and the
+  // schedule puts one tile's row sums, atomics and stores under the other's K loop: the hand
+  // ping-pong mapping's alternate(2), op for op. The default 128 x 256 tile on two warpgroups keeps
+  // one team: two teams would be five warpgroups, 60 registers a thread for the 128 accumulators.
+  std::string base = default_only(example_text("gemm_reduce"), "// Smaller tiles");
+  std::string one = replaced(base, "tune(U=128, V=256) call(gemm_reduce_tile", "tune(U=128, V=128) call(gemm_reduce_tile");
+  for (int i = 0; i < 4; ++i) one = replaced(one, "tune(G=2)", "tune(G=1)");
+  for (int i = 0; i < 8; ++i) one = replaced(one, "tune(N_MMA=256)", "tune(N_MMA=128)");
+  const std::string hand = replaced(one, "warpspecialize pipeline(3)", "warpspecialize pipeline(4) alternate(2) regs(24, 240)");
+  const std::string solved = replaced(one, "warpspecialize pipeline(3)", "schedule(optimal)");
+  ir::Function h = lower(hand, "gemm_reduce"), s = lower(solved, "gemm_reduce");
+  EXPECT_EQ(ir::print(s), ir::print(h));
+  ASSERT_EQ(s.schedule_notes.size(), 1u);
+  EXPECT_EQ(s.schedule_notes[0].teams, 2) << s.schedule_notes[0].report;
+  EXPECT_NE(s.schedule_notes[0].report.find("rowsum:"), std::string::npos) << s.schedule_notes[0].report;
+  // The default mapping: one team, and the report says why two do not fit.
+  ir::Function d = lower(replaced(base, "warpspecialize pipeline(3)", "schedule(optimal)"), "gemm_reduce");
+  ASSERT_EQ(d.schedule_notes.size(), 1u);
+  const ir::ScheduleNote& n = d.schedule_notes[0];
+  EXPECT_EQ(n.teams, 1);
+  EXPECT_NE(n.report.find("2 team(s) of 2 warpgroup(s), 60 registers a thread for its values (of 96): no schedule (node 'loop:"),
+            std::string::npos)
+      << n.report;
+  EXPECT_NE(n.report.find("needs 128 registers/thread while live"), std::string::npos) << n.report;
+  EXPECT_NE(n.realized.find("one team (the tile loop's schedule: more teams that fit the registers are not faster a tile)"), std::string::npos) << n.realized;
+  for (const ir::Op* L : pipelined_loops(d)) EXPECT_EQ(L->alternate, 1);
+  // The CLI prints the tile loop's graph solved for T teams (what `loom schedule` reads).
+  const std::string file = testing::TempDir() + "schedule_optimal_teams.loom";
+  std::ofstream(file) << solved;
+  test::Cli two = test::run_loom("compile " + file + " --emit=schedule-graph --tiles=2", "");
+  EXPECT_EQ(two.status, 0) << two.err;
+  EXPECT_NE(two.out.find("\"name\": \"gr_host:tilesx2\""), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("\"turn:"), std::string::npos) << two.out;
+  test::Cli four = test::run_loom("compile " + file + " --emit=schedule-graph --tiles=4", "");
+  EXPECT_NE(four.status, 0);
+  EXPECT_NE(four.err.find("has no tile-loop graph with 4 tile(s) an iteration"), std::string::npos) << four.err;
+  test::Cli bad = test::run_loom("compile " + file + " --emit=schedule-graph --tiles=9", "");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("--tiles needs a number of tiles from 1 to 4, found '9'"), std::string::npos) << bad.err;
+  std::filesystem::remove(file);
+}
+
+TEST(ScheduleOptimal, AttentionKeepsOneTeam) {
+  // FlashAttention's tile loads Q once per tile, outside its K loop: teams that take every other
+  // tile cannot share that buffer, so the tile loop is not scheduled for teams (and its K loop's
+  // compute groups already take turns within the tile).
+  const std::string base = default_only(example_text("flash_attention_2"), "mapping sm_90a when(D <= 64)");
+  ir::Function s = lower(replaced(base, "warpspecialize pipeline(2) pingpong", "schedule(optimal)"), "flash_attention_2");
+  ASSERT_EQ(s.schedule_notes.size(), 1u);
+  EXPECT_EQ(s.schedule_notes[0].teams, 1);
+  EXPECT_TRUE(s.schedule_notes[0].tile_graphs.empty());
 }
 
 TEST(ScheduleOptimal, TeamsKeepTheirDmaRoleAndTakeTheTurns) {
@@ -268,6 +330,11 @@ TEST(ScheduleOptimalProperty, RandomLoopsRunOnTheCpuAndRealizeTheSolversSchedule
     if (loop.pipeline_depth < want) EXPECT_NE(note.realized.find("fit the shared-memory budget"), std::string::npos) << note.realized;
     else EXPECT_EQ(loop.pipeline_depth, want);
     EXPECT_EQ(loop.pingpong, compute_groups.size() >= 2) << note.report << note.realized;
+    // Teams: the tile loop's schedule's (or alternate(T) as written, kept).
+    EXPECT_EQ(loop.alternate, note.teams) << note.report << note.realized;
+    if (!note.tile_graphs.empty()) {
+      EXPECT_NE(note.report.find("chosen: " + std::to_string(note.teams) + " team(s)"), std::string::npos) << note.report;
+    }
     // The register split: the load groups hold only shared-memory values (a TMA load's result), so
     // the DMA warpgroup gets setmaxnreg's least, and the compute warpgroups the rest of the pool.
     if (ws) {
@@ -280,9 +347,9 @@ TEST(ScheduleOptimalProperty, RandomLoopsRunOnTheCpuAndRealizeTheSolversSchedule
       EXPECT_NE(note.realized.find("regs(" + std::to_string(w.dma_regs) + ", " + std::to_string(w.compute_regs) + ")"), std::string::npos)
           << note.realized;
     }
-    std::printf("  %s --size %s --seed %llu: II %.0f cycles, %s, pipeline(%lld)%s\n", ex.name, size.c_str(),
+    std::printf("  %s --size %s --seed %llu: II %.0f cycles, %s, pipeline(%lld)%s, %lld team(s)\n", ex.name, size.c_str(),
                 static_cast<unsigned long long>(run_seed), note.ii_cycles, ws ? "warpspecialize" : "nowarpspecialize",
-                static_cast<long long>(loop.pipeline_depth), loop.pingpong ? " pingpong" : "");
+                static_cast<long long>(loop.pipeline_depth), loop.pingpong ? " pingpong" : "", static_cast<long long>(note.teams));
     // Every mapping, scheduled, on the CPU executor against the reference.
     const std::string file = testing::TempDir() + "schedule_property_" + ex.name + ".loom";
     std::ofstream(file) << text;

@@ -49,6 +49,7 @@ constexpr const char* kUsage =
     "                           operator) | ptx | cubin (nvcc) | schedule (what schedule(optimal) solved\n"
     "                           and realized; --svg FILE draws it) | schedule-graph (the pipelined loop's\n"
     "                           dependence graph as `loom schedule` reads it; --loop=K picks the K-th loop,\n"
+    "                           --tiles=T the tile loop's graph that schedule(optimal) solved for T teams,\n"
     "                           --mapping=K the K-th mapping: 0 the default, then the specializations)\n"
     "  compile FILE -o DIR      write the artifact DIR/<entry>.cu and DIR/<entry>.h (docs/artifact.md)\n"
     "  compile FILE --emit=torch -o DIR\n"
@@ -97,6 +98,7 @@ struct Options {
   bool race_check = true;  // run --cpu: fail on a data race (ExecOptions::detect_races)
   bool interpret_only = false;  // run --cpu x.tx: the interpreter alone
   int loop = 0;  // --emit=schedule-graph: which pipelined loop (--loop=K)
+  int tiles = 0;  // --emit=schedule-graph: the tile loop's graph with T tiles an iteration (--tiles=T; 0: the loop's own)
   int mapping = 0;  // --emit=schedule-graph: which mapping (--mapping=K; 0 the default, then the specializations)
   std::string svg;  // --emit=schedule --svg FILE: the solved schedules drawn
 };
@@ -609,6 +611,12 @@ int emit_schedule_graph(const Options& o, const loom::Program& program, const lo
   if (o.loop >= static_cast<int>(loops.size()))
     return usage_error("--loop=" + std::to_string(o.loop) + ": " + which + " has " + std::to_string(loops.size()) +
                        " pipelined loop(s), numbered from 0");
+  if (o.tiles > 0) {  // the tile loop's graph schedule(optimal) solved for that many teams
+    for (const loom::ir::ScheduleNote& n : f.schedule_notes)
+      if (static_cast<int>(n.tile_graphs.size()) >= o.tiles) return write_output(o, n.tile_graphs[static_cast<size_t>(o.tiles - 1)]);
+    return fail(o.input, which + " has no tile-loop graph with " + std::to_string(o.tiles) + " tile(s) an iteration",
+                "schedule(optimal) builds them when it decides teams (alternate(T)) for a block instance; --emit=schedule says why not");
+  }
   return write_output(o, loom::schedule_graph(f, *loops[static_cast<size_t>(o.loop)], *tree.machine).dump(1) + "\n");
 }
 
@@ -705,6 +713,13 @@ int main(int argc, char** argv) {
         long n = std::strtol(v.c_str(), &end, 10);
         if (v.empty() || *end != '\0' || n < 0 || n > 1000) return usage_error("--loop needs a loop number (0, 1, ...), found '" + v + "'");
         o.loop = static_cast<int>(n);
+      }
+      else if (a.rfind("--tiles=", 0) == 0) {
+        const std::string v = a.substr(8);
+        char* end = nullptr;
+        long n = std::strtol(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < 1 || n > 4) return usage_error("--tiles needs a number of tiles from 1 to 4, found '" + v + "'");
+        o.tiles = static_cast<int>(n);
       }
       else if (a.rfind("--mapping=", 0) == 0) {
         const std::string v = a.substr(10);
