@@ -1834,8 +1834,8 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& R, const loom_te
 
 }  // namespace mapping1
 
-// ==== mapping 2: when(fastest) [gemm_reduce.loom:194]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 197728 bytes of dynamic shared memory.
+// ==== mapping 2: when(fastest) [gemm_reduce.loom:198]
+// Kernel: 384 threads per block (1 DMA warpgroup at 24 registers, 2 compute warpgroups at 240), 197728 bytes of dynamic shared memory.
 namespace mapping2 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -1867,7 +1867,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
   __syncthreads();
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
-    loom::rt::setmaxnreg_dec<40>();
+    loom::rt::setmaxnreg_dec<24>();
     int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
@@ -1950,7 +1950,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     }
   } else {
     // ---- consumer: the compute role, 2 warpgroups
-    loom::rt::setmaxnreg_inc<232>();
+    loom::rt::setmaxnreg_inc<240>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
     // alternate(2): 2 teams of 1 warpgroup(s) take the block's tiles in turn (alternate.cpp)
     const int64_t team = consumer_wg / 1;
@@ -2292,7 +2292,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
   __syncthreads();
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, one elected thread issues every TMA copy
-    loom::rt::setmaxnreg_dec<40>();
+    loom::rt::setmaxnreg_dec<24>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
       int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
       int64_t tile_iter = 0;  // tiles this block has run
@@ -2368,7 +2368,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     }
   } else {
     // ---- consumer: the compute role, 2 warpgroups
-    loom::rt::setmaxnreg_inc<232>();
+    loom::rt::setmaxnreg_inc<240>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
     // alternate(2): 2 teams of 1 warpgroup(s) take the block's tiles in turn (alternate.cpp)
     const int64_t team = consumer_wg / 1;
@@ -2821,7 +2821,7 @@ int rule_pick_gemm_reduce(const loom_tensor& C, const loom_tensor& R, const loom
     double e[3] = {};
     e[0] = mapping0::estimate_cycles(C, R, A, B, stream, v_SMS);  // the default
     e[1] = mapping1::estimate_cycles(C, R, A, B, stream, v_SMS);  // when(fastest) [gemm_reduce.loom:169]
-    e[2] = mapping2::estimate_cycles(C, R, A, B, stream, v_SMS);  // when(fastest) [gemm_reduce.loom:194]
+    e[2] = mapping2::estimate_cycles(C, R, A, B, stream, v_SMS);  // when(fastest) [gemm_reduce.loom:198]
     int pick = 0;
     for (const int i : {1, 2})
       if (e[i] < e[pick]) pick = i;  // the first of equal estimates
@@ -2838,7 +2838,7 @@ int launch_gemm_reduce_mapping(int mapping, const loom_tensor& C, const loom_ten
   switch (mapping) {
     case 0: return mapping0::launch_gemm_reduce(C, R, A, B, stream);  // the default
     case 1: return mapping1::launch_gemm_reduce(C, R, A, B, stream);  // when(fastest) [gemm_reduce.loom:169]
-    case 2: return mapping2::launch_gemm_reduce(C, R, A, B, stream);  // when(fastest) [gemm_reduce.loom:194]
+    case 2: return mapping2::launch_gemm_reduce(C, R, A, B, stream);  // when(fastest) [gemm_reduce.loom:198]
     default: return LOOM_ERR_MAPPING;
   }
 }
