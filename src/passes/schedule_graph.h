@@ -44,10 +44,12 @@
 // the ops of the tile body (the pfor BLOCK region that holds the loop: the accumulators' clear
 // before it, the epilogue after it) as above, and the loop itself as one node of a given number of
 // cycles on the tensor core whose result is the registers a thread holds of the tile's register
-// tensors the loop writes (its accumulators); edges out of it are blocking (the epilogue waits for
-// the loop's last wgmma). Tiles are independent but for registers: a team runs its next tile in the
-// same registers, so each op that accesses a register tensor of the tile body comes before the
-// team's next tile's ops that write it (distance 1). With `tiles` = T > 1 an iteration holds T
+// tensors the loop writes (its accumulators, counted there once: the clear that writes them before
+// the loop holds none of its own); edges out of it are blocking (the epilogue waits for the loop's
+// last wgmma). Tiles are independent but for registers: a team runs its next tile in the same
+// registers, so each op that accesses a register tensor of the tile body comes before the team's
+// next tile's ops that write it (distance 1). Every node's spill_cost is all of the tiles' work: the
+// back end hands no value from one team to another, so no useful schedule may. With `tiles` = T > 1 an iteration holds T
 // tiles, copies of every node named "NODE#t", the team edges within each copy, and the loops take
 // their turns on the ring in order (loop#t -> loop#t+1, the last to the first at distance 1); the
 // machine is the hopper model with T warp groups (the teams) of at most `reg_limit` registers a
