@@ -120,6 +120,15 @@ int fail(const std::string& file, const std::string& message, const std::string&
 }
 
 // A bad command line: the message, and in text form the usage after it.
+// An option's whole value `v` as an integer in [lo, hi] into `out`; false (out unchanged) otherwise.
+bool int_option(const std::string& v, long lo, long hi, int& out) {
+  char* end = nullptr;
+  const long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < lo || n > hi) return false;
+  out = static_cast<int>(n);
+  return true;
+}
+
 int usage_error(const std::string& msg) {
   fail("loom", msg);
   if (!json_diagnostics) std::cerr << kUsage;
@@ -708,25 +717,14 @@ int main(int argc, char** argv) {
       }
       else if (a == "--print-after-all") o.print_after_all = true;
       else if (a.rfind("--loop=", 0) == 0) {
-        const std::string v = a.substr(7);
-        char* end = nullptr;
-        long n = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || n < 0 || n > 1000) return usage_error("--loop needs a loop number (0, 1, ...), found '" + v + "'");
-        o.loop = static_cast<int>(n);
+        if (!int_option(a.substr(7), 0, 1000, o.loop)) return usage_error("--loop needs a loop number (0, 1, ...), found '" + a.substr(7) + "'");
       }
       else if (a.rfind("--tiles=", 0) == 0) {
-        const std::string v = a.substr(8);
-        char* end = nullptr;
-        long n = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || n < 1 || n > 4) return usage_error("--tiles needs a number of tiles from 1 to 4, found '" + v + "'");
-        o.tiles = static_cast<int>(n);
+        if (!int_option(a.substr(8), 1, 4, o.tiles)) return usage_error("--tiles needs a number of tiles from 1 to 4, found '" + a.substr(8) + "'");
       }
       else if (a.rfind("--mapping=", 0) == 0) {
-        const std::string v = a.substr(10);
-        char* end = nullptr;
-        long n = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || n < 0 || n > 1000) return usage_error("--mapping needs a mapping number (0, 1, ...), found '" + v + "'");
-        o.mapping = static_cast<int>(n);
+        if (!int_option(a.substr(10), 0, 1000, o.mapping))
+          return usage_error("--mapping needs a mapping number (0, 1, ...), found '" + a.substr(10) + "'");
       }
       else if (a == "--time-passes") o.time_passes = true;
       else if (a == "--svg") {
