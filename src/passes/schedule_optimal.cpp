@@ -167,7 +167,7 @@ Teams choose_teams(const ir::Function& f, const ir::Op& loop, const Machine& m, 
     // tensors TMA cannot address, runs without setmaxnreg), less what the schedule does not model.
     const int64_t split = compute_regs_left(l.setmaxnreg_min, 1, t * tile_wgs, m);
     if (split < l.setmaxnreg_min) break;
-    const int64_t launch = register_pool(1 + t * tile_wgs, m) / (1 + t * tile_wgs);  // the pool is per thread slot, over the warpgroups
+    const int64_t launch = regs_at_launch(1 + t * tile_wgs, m);
     const int64_t regs = std::min(split, launch) - l.unmodeled_regs;
     if (regs <= 0) break;
     sched::SearchResult r;

@@ -674,13 +674,15 @@ class RolePartition {
 // file shared evenly and rounded down to the allocation step (640 threads get 96 registers each,
 // 61440 in all, not 65536), and setmaxnreg only moves registers within it (an increase beyond it
 // waits forever).
-int64_t register_pool(int64_t warpgroups, const Machine& m) {
+int64_t regs_at_launch(int64_t warpgroups, const Machine& m) {
   const ProcLevel* wg = m.level(ProcKind::Warpgroup);
   const Limits& l = m.limits;
   if (!wg || wg->threads <= 0 || l.setmaxnreg_step <= 0 || warpgroups <= 0) return 0;
   const int64_t at_launch = std::min<int64_t>(l.regs_per_thread, l.regs_per_sm / (warpgroups * wg->threads));
-  return at_launch / l.setmaxnreg_step * l.setmaxnreg_step * warpgroups;
+  return at_launch / l.setmaxnreg_step * l.setmaxnreg_step;
 }
+
+int64_t register_pool(int64_t warpgroups, const Machine& m) { return regs_at_launch(warpgroups, m) * warpgroups; }
 
 int64_t compute_regs_left(int64_t dma_regs, int64_t dma_warpgroups, int64_t compute_warpgroups, const Machine& m) {
   const Limits& l = m.limits;

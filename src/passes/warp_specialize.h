@@ -111,6 +111,10 @@ ir::WarpRoles warp_roles_for(int64_t compute_warpgroups, const Machine& m);
 // setmaxnreg moves registers within, section 4); 0 on a machine without setmaxnreg.
 int64_t register_pool(int64_t warpgroups, const Machine& m);
 
+// What each thread of a block of `warpgroups` warpgroups gets at launch, before any setmaxnreg
+// (register_pool's share per warpgroup; what a kernel variant without a DMA role runs with).
+int64_t regs_at_launch(int64_t warpgroups, const Machine& m);
+
 // What each of `compute_warpgroups` compute warpgroups gets when `dma_warpgroups` DMA warpgroups keep
 // `dma_regs` registers a thread: the rest of the block's pool shared evenly, rounded down to
 // setmaxnreg's step, at most setmaxnreg_max (0 on a machine without setmaxnreg). Below
