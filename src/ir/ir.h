@@ -352,6 +352,7 @@ struct ScheduleNote {
   int64_t depth_wanted = 0;           // ceil(load latency / II) + 1, clipped to [2, 8]
   int64_t teams = 1;                  // teams taking the tiles in turn: written alternate(T), or the tile loop's schedule's
   std::vector<std::string> tile_graphs;  // the tile loop's graphs solved for 1, 2, ... teams (JSON), in order
+  std::string tile_svg;                  // the chosen teams' tile schedule drawn; empty for one team
 };
 
 struct Function {

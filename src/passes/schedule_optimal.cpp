@@ -146,6 +146,7 @@ struct Teams {
   std::vector<std::string> graphs;  // the tile loop's graph per T tried (JSON)
   std::string report;  // one line per T tried, and the chosen tile schedule
   std::string why;     // the reason for the choice (the note's "realized" text)
+  std::string svg;     // the chosen teams' tile schedule drawn (schedule_svg); empty for one team
 };
 
 Teams choose_teams(const ir::Function& f, const ir::Op& loop, const Machine& m, double loop_cycles, int64_t tile_wgs) {
@@ -235,6 +236,7 @@ Teams choose_teams(const ir::Function& f, const ir::Op& loop, const Machine& m, 
         table << "      " << std::left << std::setw(24) << names[i] << std::right << std::setw(7) << r.schedule.time[i] << std::setw(7)
               << r.schedule.time[i] / std::max(1, r.schedule.ii) << std::setw(6) << r.schedule.warp[i] << "\n";
       best_table = table.str();
+      out.svg = sched::schedule_svg(prob, r.schedule, "the tile loop around `" + loop.origin + "` on " + std::to_string(t) + " teams (" + std::to_string(t) + " tiles an iteration)");
     }
   }
   rep << "    chosen: " << out.teams << " team(s)\n" << best_table;
@@ -360,6 +362,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       derived = choose_teams(f0, *loop, *tree.machine, d.ii_cycles, compute_wgs);
     note.teams = teams ? *in.alternate : derived.teams;
     note.tile_graphs = derived.graphs;
+    note.tile_svg = derived.svg;
     const std::string rule_why = "the GEMMs bound the loop's II and ops wait on their results, so the " +
                                  std::to_string(compute_wgs) + " compute warpgroups take turns on the tensor core";
     report << "schedule(optimal) of instance '" << name << "': the loop `" << loop->origin << "` (line " << loop->loc.line << ")\n";

@@ -141,6 +141,22 @@ TEST(ScheduleOptimal, RowSumsGetTeamsWhereTheRegistersAllowThem) {
   test::Cli bad = test::run_loom("compile " + file + " --emit=schedule-graph --tiles=9", "");
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.err.find("--tiles needs a number of tiles from 1 to 4, found '9'"), std::string::npos) << bad.err;
+  // --svg draws the K loop's schedule and the chosen teams' tile schedule (two pictures: FILE's stem
+  // + "-mapping0-INSTANCE" and + "-tiles"), the latter with both teams' loops on the tensor core.
+  EXPECT_NE(s.schedule_notes[0].tile_svg.find("<svg"), std::string::npos);
+  EXPECT_TRUE(n.tile_svg.empty());
+  const std::string svg = testing::TempDir() + "schedule_optimal_teams.svg";
+  test::Cli draw = test::run_loom("compile " + file + " --emit=schedule --svg " + svg, "");
+  EXPECT_EQ(draw.status, 0) << draw.err;
+  const std::string stem = testing::TempDir() + "schedule_optimal_teams-mapping0-gr_block";
+  EXPECT_NE(draw.out.find("// wrote " + stem + ".svg"), std::string::npos) << draw.out;
+  EXPECT_NE(draw.out.find("// wrote " + stem + "-tiles.svg"), std::string::npos) << draw.out;
+  const std::string tiles = test::read_file(stem + "-tiles.svg");
+  EXPECT_NE(tiles.find("on 2 teams (2 tiles an iteration)"), std::string::npos) << tiles;
+  EXPECT_NE(tiles.find("loop:e.2#0"), std::string::npos) << tiles;
+  EXPECT_NE(tiles.find("loop:e.2#1"), std::string::npos) << tiles;
+  std::filesystem::remove(stem + ".svg");
+  std::filesystem::remove(stem + "-tiles.svg");
   std::filesystem::remove(file);
 }
 

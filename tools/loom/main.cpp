@@ -520,6 +520,7 @@ int emit_schedule(const Options& o, const loom::Program& program, const loom::Ta
     for (const loom::ir::ScheduleNote& n : f.schedule_notes) {
       out += n.report + "  realized: " + n.realized + "\n";
       if (!n.svg.empty()) svgs.push_back({"mapping" + std::to_string(i) + "-" + n.instance, n.svg});
+      if (!n.tile_svg.empty()) svgs.push_back({"mapping" + std::to_string(i) + "-" + n.instance + "-tiles", n.tile_svg});
     }
   }
   if (!o.svg.empty()) {
