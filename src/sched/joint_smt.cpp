@@ -114,23 +114,6 @@ struct Encoder {
         }
         if (!lits.empty()) add("capacity", z3::pble(lits, coef.data(), p.capacity[f]));
       }
-      // Redundant but propagation-friendly for capacity-1 units: ops that occupy f on every cycle
-      // of their execution may not overlap modulo I (difference constraints on the slots).
-      if (p.capacity[f] != 1) continue;
-      std::vector<int> users;
-      for (int v = 0; v < N; ++v) {
-        bool all = p.ops[v].len > 0;
-        for (auto& row : p.ops[v].rrt) all &= row[f] == 1;
-        if (all) users.push_back(v);
-      }
-      for (std::size_t x = 0; x < users.size(); ++x)
-        for (std::size_t y = x + 1; y < users.size(); ++y) {
-          int a = users[x], b = users[y];
-          z3::expr diff = r[b] - r[a];  // in (-I, I)
-          int la = p.ops[a].len, lb = p.ops[b].len;
-          // (r_b - r_a) mod I >= len_a and (r_a - r_b) mod I >= len_b
-          add("capacity", (diff >= 0 && diff >= la && I - diff >= lb) || (diff < 0 && diff + I >= la && -diff >= lb));
-        }
     }
   }
 
@@ -241,6 +224,31 @@ struct Encoder {
     }
   }
 
+  // executing(o)[q]: o executes at slot q (modulo I) in some iteration (one of o's slots within
+  // len(o) before q); built once per op, constants folded (a fixed op's slots are constants).
+  std::map<int, std::vector<z3::expr>> exec_cache;
+  const std::vector<z3::expr>& executing(int o) {
+    auto it = exec_cache.find(o);
+    if (it != exec_cache.end()) return it->second;
+    std::vector<z3::expr> ex;
+    for (int q = 0; q < I; ++q) {
+      z3::expr_vector any(ctx);
+      bool certain = false;
+      for (int k = 0; k < p.ops[o].len && k < I; ++k) {
+        const z3::expr& b = slot[o][((q - k) % I + I) % I];
+        if (b.is_true()) certain = true;
+        else if (!b.is_false()) any.push_back(b);
+      }
+      ex.push_back(certain ? ctx.bool_val(true) : any.empty() ? ctx.bool_val(false) : z3::mk_or(any));
+    }
+    return exec_cache.emplace(o, ex).first->second;
+  }
+
+  // On the one-hot slots, not on slot differences: "v issues at slot q and shares o's warp"
+  // excludes "o executes at q", one clause per slot, which the SAT core propagates directly
+  // (bench/results/2026-12-04-cpu-z3-arith.md: with the pairwise no-overlap rows of capacity-1
+  // units, redundant, also dropped, the Blackwell forward search 2.3-3.3 s -> 0.9-1.4 s, Hopper
+  // forward 2.2-3.4 -> 1.9-2.3 s; Hopper backward 0.6-0.7 -> 0.7-0.9 s).
   void concurrency() {
     const int N = static_cast<int>(p.ops.size());
     for (int v = 0; v < N; ++v) {
@@ -257,17 +265,17 @@ struct Encoder {
         }
       }
       if (!maybe) continue;
-      blocks = blocks.simplify();
       for (int o = 0; o < N; ++o) {
         if (o == v || p.ops[o].len == 0) continue;
-        const int len = p.ops[o].len;
-        // o executes at v's issue in some iteration iff (t(v) - t(o)) mod I < len(o).
-        z3::expr clash = ctx.bool_val(len >= I);
-        if (len < I) {
-          z3::expr diff = r[v] - r[o];
-          clash = (diff >= 0 && diff < len) || (diff < 0 && diff + I < len);
+        const z3::expr same = (blocks && w[o] == w[v]).simplify();
+        if (same.is_false()) continue;
+        if (p.ops[o].len >= I) {  // o executes on every slot
+          add("concurrency", !same);
+          continue;
         }
-        add("concurrency", z3::implies(blocks && w[o] == w[v], !clash));
+        const std::vector<z3::expr>& ex = executing(o);
+        for (int q = 0; q < I; ++q)
+          if (!slot[v][q].is_false() && !ex[q].is_false()) add("concurrency", z3::implies(same && slot[v][q], !ex[q]));
       }
     }
   }
@@ -315,10 +323,9 @@ z3::check_result run_query(const Problem& p, int ii, int length, const JointOpti
     // (Blackwell forward 58 s -> 8 s, Hopper 11 s -> 2.6 s); it does not change answers.
     prm.set("relevancy", 0u);
     // The simplex-based arithmetic solver (Z3's arith.solver=2) instead of the default (6): the
-    // same answers; on a 2-core machine over six random seeds the Blackwell forward attention
-    // search takes 2.3-3.3 s instead of 2.8-4.9 s (its three-group query most of it), Hopper
-    // backward 0.58-0.66 s instead of 0.64-0.81, Hopper forward about the same (2.2-3.4 s),
-    // flash_attention_2's loops 0.18-0.19 s instead of 0.30-0.33 (bench/results/2026-12-04-cpu-z3-arith.md).
+    // same answers in less time; on a 2-core machine over six random seeds the Blackwell forward
+    // attention search takes 0.9-1.4 s instead of 1.0-2.0 s, Hopper forward 1.9-2.3 s instead of
+    // 2.4-3.0, backward 0.7-0.9 s instead of 1.0-1.2 (bench/results/2026-12-04-cpu-z3-arith.md).
     prm.set("arith.solver", 2u);
     if (opt.rlimit > 0) {
       unsigned long long left = opt.rlimit > out.rlimit_used ? opt.rlimit - out.rlimit_used : 1;

@@ -13,7 +13,8 @@
 //   varlat       variable-latency ops exactly on warp 0 (when the graph has any)   (Fig. 6)
 //   spill        w(u) != w(v) -> t(v) - t(u) >= d + spill(u) - I*δ               (Fig. 6)
 //   concurrency  an op waiting on a blocking edge (or on a cross-warp hand-off) issues when no
-//                other op of its warp is executing, in any iteration                (Fig. 6)
+//                other op of its warp is executing, in any iteration                (Fig. 6):
+//                per slot q, (v on o's warp and r(v) = q) -> o not executing at q (one-hot slots)
 // Liveness follows Fig. 5 over Q: copy i of v is live on [t(v)+i*I, last use) and, for results
 // used by a copy past the last one, up to and including the end of Q. Warps other than 0 are
 // interchangeable; a value-precedence order on warp numbers removes that symmetry.
@@ -32,8 +33,7 @@
 //    of a hinted query says nothing about other times, so the full query follows on a fresh
 //    solver. Hints never change sat/unsat, only which model is returned.
 //  - Z3's relevancy propagation is off (4-7x faster on the attention graphs), and its arithmetic
-//    is the simplex-based solver (arith.solver=2: 1.2-1.7x faster than the default on all but
-//    Hopper forward attention, where it is the same).
+//    is the simplex-based solver (arith.solver=2: 1.1-1.4x faster than the default on them).
 // Tested by tests/sched/search_test.cpp and the property test.
 #pragma once
 
