@@ -28,9 +28,11 @@ namespace {
 
 // The search budget: a Z3 resource limit (deterministic: the same answer on every machine) and a
 // wall-clock backstop that only a very slow machine reaches. A scheduled kernel should compile in
-// under 10 s (issue 12): 4 M units is 4-8 s of Z3 work on a 2-core machine, and the FlashAttention-2
-// loops are solved and proven with well under 0.1 M; the fewest-groups objective gets 0.5 M (it
-// proves the GEMM family's one compute group at once and does not finish on attention either way).
+// under 10 s (issue 12): 4 M units is about 1 s of Z3 work on a 2-core machine (2026-12-04: the
+// FlashAttention-2 D > 128 loop spends it in 0.8 s of CPU and falls back; it would need 80 M, 4.3 s,
+// to find and prove II = 44: not taken, since a search that cannot finish spends all of a budget),
+// and the FlashAttention-2 D <= 128 loops are solved and proven with about 0.55 M; the fewest-groups
+// objective gets 0.5 M (it proves the GEMM family's one compute group at once).
 // Costs are normalized to a sum of at most kNormBudget units (costnorm.h): coarser than `loom
 // schedule`'s 300, so the time-indexed ILP of an attention loop has ~45 cycles to place, not ~160.
 constexpr unsigned long long kRlimit = 4'000'000ULL;
