@@ -1,5 +1,6 @@
 #include "sched/cli.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -28,7 +29,9 @@ const char* kUsage =
     "  --svg OUT.svg                    draw the modular reservation table and warp assignment\n"
     "  --time-limit S                   wall-clock budget for the whole search (default 300)\n"
     "  --rlimit N                       deterministic Z3 resource budget (default 4e6 per second of --time-limit)\n"
-    "  --norm-budget U                  cost-normalization bound on the sum of costs (default 300)\n"    "  --ilp-max-nodes N                CBC branch-and-bound nodes per modulo-ILP call (default: no limit)\n"
+    "  --norm-budget U                  cost-normalization bound on the sum of costs (default 300)\n"
+    "  --seed N                         Z3's random seed (default 0): the same II, L and fewest groups, maybe another schedule\n"
+    "  --ilp-max-nodes N                CBC branch-and-bound nodes per modulo-ILP call (default: no limit)\n"
     "  --no-normalize                   use the graph's cycle counts as they are\n"
     "  --no-ws                          modulo scheduling only (no warp specialization, no SMT)\n"
     "  --no-min-groups                  keep the first warp assignment found (do not minimize groups)\n"
@@ -73,7 +76,12 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--groups-time-limit") a.search.groups_time_limit = parse_number(s, value());
     else if (s == "--extra-stages") a.search.extra_stages = static_cast<int>(parse_number(s, value()));
     else if (s == "--max-ii") a.search.max_ii = static_cast<int>(parse_number(s, value()));
-    else if (s == "--ilp-max-nodes") a.search.ilp_max_nodes = static_cast<int>(parse_number(s, value()));
+    else if (s == "--seed") {
+      const std::string v = value();
+      const double x = parse_number(s, v);
+      if (x > 4294967295.0 || x != std::floor(x)) throw UserError("--seed expects a whole number below 2^32, got '" + v + "'");
+      a.search.seed = static_cast<unsigned>(x);
+    } else if (s == "--ilp-max-nodes") a.search.ilp_max_nodes = static_cast<int>(parse_number(s, value()));
     else if (s == "-h" || s == "--help") throw UserError("help");
     else if (s.size() > 1 && s[0] == '-') throw UserError("unknown option '" + s + "'");
     else if (a.graph.empty()) a.graph = s;

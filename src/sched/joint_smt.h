@@ -50,6 +50,7 @@ struct JointOptions {
   double max_seconds = 0;         // wall-clock guard; 0 = none
   bool lazy = true;               // liveness families by CEGAR (false: all constraints up front)
   const Schedule* hint = nullptr; // a modulo schedule at this II of length <= L to try first
+  unsigned seed = 0;              // Z3's random seed (answers do not depend on it, models may)
   int max_warps = 0;              // use at most this many warp groups (0: the machine's); the
                                   // search's secondary objective (search.h)
 };

@@ -73,6 +73,7 @@ void fewer_groups(const Problem& p, const SearchOptions& opt, unsigned long long
     double tleft = deadline - elapsed();
     if (tleft <= 0 || res.rlimit_used >= stop) return;
     JointOptions jo;
+    jo.seed = opt.seed;
     jo.max_seconds = std::max(0.05, tleft);
     jo.rlimit = std::max<unsigned long long>(1, stop - res.rlimit_used);
     jo.max_warps = res.groups - 1;
@@ -182,6 +183,7 @@ SearchResult search_schedule(const Problem& p, const SearchOptions& opt) {
         break;
       }
       JointOptions jo;
+      jo.seed = opt.seed;
       jo.max_seconds = std::max(0.05, tleft / 2);
       jo.rlimit = std::max<unsigned long long>(1, (budget - res.rlimit_used) / 2);
       // The ILP's schedule as a hint at its own length (at a larger L with the same stage count

@@ -32,6 +32,9 @@ struct SearchOptions {
   double groups_time_limit = 5;      // its own budget: seconds, and kRlimitPerSecond * this of rlimit
   unsigned long long groups_rlimit = 0;  // its Z3 resource budget instead, when not 0 (the compiler's
                                          // schedule(optimal) makes it the binding one: deterministic)
+  unsigned seed = 0;                 // Z3's random seed for the SMT queries: sat/unsat answers, II, L and the
+                                     // fewest groups do not depend on it; the time and which schedule of
+                                     // that (II, L) is returned may
   int ilp_max_nodes = -1;            // CBC branch-and-bound nodes per modulo-ILP call (-1: none): a
                                      // deterministic budget; an ILP that reaches it decides nothing at
                                      // its II (the search goes on to the next, not proven optimal)

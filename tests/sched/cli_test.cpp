@@ -98,6 +98,25 @@ TEST(Cli, UserErrors) {
   EXPECT_EQ(run({"--help"}).rc, 0);
 }
 
+TEST(Cli, SeedChangesNoAnswer) {
+  // Z3's random seed: the same II, L and fewest groups (the Hopper forward graph's search has
+  // several SMT queries, sat and unsat), whatever schedule of them it returns.
+  for (const char* seed : {"1", "7"}) {
+    CliRun r = run({example("fa-forward-hopper.json"), "--json", "--seed", seed});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["II"], 32) << seed;
+    EXPECT_EQ(j["length"], 48) << seed;
+    EXPECT_EQ(j["groups"], 3) << seed;
+    EXPECT_EQ(j["groups_minimal"], true) << seed;
+    EXPECT_EQ(j["optimal"], true) << seed;
+  }
+  CliRun bad = run({example("fig1-attention.json"), "--seed", "1.5"});
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_NE(bad.err.find("--seed expects a whole number below 2^32, got '1.5'"), std::string::npos) << bad.err;
+  EXPECT_EQ(run({example("fig1-attention.json"), "--seed", "5000000000"}).rc, 1);
+}
+
 TEST(Cli, ModuloOnly) {
   CliRun r = run({example("gemm-mainloop.json"), "--no-ws", "--json"});
   ASSERT_EQ(r.rc, 0) << r.err;
