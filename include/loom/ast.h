@@ -221,6 +221,13 @@ struct Instance {
   // (src/passes/schedule_optimal.h) instead of `warpspecialize pipeline(D) pingpong` by hand.
   bool schedule_optimal = false;
   SourceLoc schedule_loc;
+  // `schedule(optimal, budget=B)`: the search's deterministic budget, B million Z3 resource units
+  // (kDefaultScheduleBudget when not given, at most kMaxScheduleBudget; a million is about a
+  // quarter second of solver work on a 2-core machine).
+  static constexpr int64_t kDefaultScheduleBudget = 4;
+  static constexpr int64_t kMaxScheduleBudget = 1000;
+  std::optional<int64_t> schedule_budget;
+  SourceLoc schedule_budget_loc;
   // `regs(P, C)`: the registers per thread of the DMA warpgroup (P) and of each compute warpgroup
   // (C) of a warp-specialized block, set with setmaxnreg (without it: 40 for the DMA role, the rest
   // shared by the compute warpgroups; src/passes/warp_specialize.h). schedule(optimal) derives it

@@ -158,6 +158,7 @@ class InstanceRef {
   // multicast(S, T) with inner = T: clusters of S x T tiles of the two innermost block loops
   InstanceRef& multicast(int64_t blocks, int64_t inner = 0);
   InstanceRef& schedule_optimal();  // schedule(optimal): the solver picks warp specialization, depth, turns, registers
+  InstanceRef& schedule_optimal(int64_t budget);  // schedule(optimal, budget=B): B million solver units (1..1000)
   InstanceRef& regs(int64_t dma, int64_t compute);  // regs(P, C): registers per thread of the DMA / each compute warpgroup
   InstanceRef& smem(const std::string& spelling);  // "227KB", "64KiB", "1024B", "232448"
   InstanceRef& smem(int64_t bytes);

@@ -279,6 +279,15 @@ InstanceRef& InstanceRef::schedule_optimal() {
   return *this;
 }
 
+InstanceRef& InstanceRef::schedule_optimal(int64_t budget) {
+  if (budget < 1 || budget > Instance::kMaxScheduleBudget)
+    misuse("instance(" + decl().name.name + ").schedule_optimal", std::to_string(budget) + " is not a budget from 1 to " +
+                                                                     std::to_string(Instance::kMaxScheduleBudget) + " million solver units");
+  decl().schedule_optimal = true;
+  decl().schedule_budget = budget;
+  return *this;
+}
+
 InstanceRef& InstanceRef::regs(int64_t dma, int64_t compute) {
   if (dma < 1 || compute < 1)
     misuse("instance(" + decl().name.name + ").regs", std::to_string(dma) + ", " + std::to_string(compute) + " is not a register split");

@@ -267,6 +267,13 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
     }
     if (in.schedule_optimal) {
       block_only(in.schedule_loc, "schedule(optimal)");
+      if (in.schedule_budget && (*in.schedule_budget < 1 || *in.schedule_budget > Instance::kMaxScheduleBudget)) {
+        auto& d = r.error(in.schedule_budget_loc, "schedule(optimal, budget=" + std::to_string(*in.schedule_budget) +
+                                                      "): the budget is in millions of solver units, from 1 to " +
+                                                      std::to_string(Instance::kMaxScheduleBudget));
+        d.hint = "the default is " + std::to_string(Instance::kDefaultScheduleBudget) +
+                 " (about a second of solver work); each million is about a quarter second";
+      }
       if (in.pipeline || in.warp_specialize) {
         const std::string given = in.pipeline ? "pipeline(" + std::to_string(*in.pipeline) + ")"
                                               : (*in.warp_specialize ? "warpspecialize" : "nowarpspecialize");

@@ -539,6 +539,15 @@ class Parser {
         if (!at(Tok::Ident) || cur().text != "optimal")
           error_here("expected a scheduling policy", "schedule(optimal) asks the compiler to solve the loop's schedule");
         take();
+        if (at(Tok::Comma)) {
+          take();
+          if (!at(Tok::Ident) || cur().text != "budget")
+            error_here("expected 'budget=' after 'schedule(optimal,'", "schedule(optimal, budget=B) gives the search B million solver units");
+          in.schedule_budget_loc = cur().loc;
+          take();
+          expect(Tok::Assign, "after 'budget'");
+          in.schedule_budget = expect(Tok::Int, "(the search's budget in millions of solver units)").ival;
+        }
         expect(Tok::RParen, "to close 'schedule'");
         in.schedule_optimal = true;
       } else if (c.name == "streamk") {

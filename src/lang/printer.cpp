@@ -162,7 +162,8 @@ std::vector<std::string> instance_clauses(const Instance& in) {
   if (in.multicast)
     cs.push_back("multicast(" + std::to_string(*in.multicast) + (in.multicast_n ? ", " + std::to_string(*in.multicast_n) : "") + ")");
   if (in.alternate) cs.push_back("alternate(" + std::to_string(*in.alternate) + ")");
-  if (in.schedule_optimal) cs.push_back("schedule(optimal)");
+  if (in.schedule_optimal)
+    cs.push_back("schedule(optimal" + (in.schedule_budget ? ", budget=" + std::to_string(*in.schedule_budget) : std::string()) + ")");
   if (in.regs) cs.push_back("regs(" + std::to_string(in.regs->first) + ", " + std::to_string(in.regs->second) + ")");
   if (in.smem_bytes) cs.push_back("smem(" + (in.smem_spelling.empty() ? std::to_string(*in.smem_bytes) : in.smem_spelling) + ")");
   if (!in.layouts.empty())

@@ -28,14 +28,16 @@ namespace {
 
 // The search budget: a Z3 resource limit (deterministic: the same answer on every machine) and a
 // wall-clock backstop that only a very slow machine reaches. A scheduled kernel should compile in
-// under 10 s (issue 12): 4 M units is about 1 s of Z3 work on a 2-core machine (2026-12-04: the
-// FlashAttention-2 D > 128 loop spends it in 0.8 s of CPU and falls back; it would need 80 M, 4.3 s,
-// to find and prove II = 44: not taken, since a search that cannot finish spends all of a budget),
+// under 10 s (issue 12): the default, 4 M units (Instance::kDefaultScheduleBudget), is about 1 s of
+// Z3 work on a 2-core machine (2026-12-04: the FlashAttention-2 D > 128 loop spends it in 0.8 s of
+// CPU and falls back; `schedule(optimal, budget=80)` finds and proves its II = 44 in about 4.5 s),
 // and the FlashAttention-2 D <= 128 loops are solved and proven with about 0.55 M; the fewest-groups
-// objective gets 0.5 M (it proves the GEMM family's one compute group at once).
+// objective gets an eighth of the search's, at least 0.5 M (it proves the GEMM family's one compute
+// group at once). A budget= on the instance scales both; the teams search keeps its own.
 // Costs are normalized to a sum of at most kNormBudget units (costnorm.h): coarser than `loom
 // schedule`'s 300, so the time-indexed ILP of an attention loop has ~45 cycles to place, not ~160.
-constexpr unsigned long long kRlimit = 4'000'000ULL;
+constexpr unsigned long long kUnitsPerBudget = 1'000'000ULL;  // budget=B: B million units
+constexpr unsigned long long kRlimit = Instance::kDefaultScheduleBudget * kUnitsPerBudget;
 constexpr unsigned long long kGroupsRlimit = 500'000ULL;
 constexpr int kNormBudget = 100;
 constexpr double kWallSeconds = 60;
@@ -269,6 +271,8 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     ir::ScheduleNote note;
     note.instance = name;
     note.loc = in.schedule_loc;
+    const unsigned long long rlimit =
+        static_cast<unsigned long long>(in.schedule_budget.value_or(Instance::kDefaultScheduleBudget)) * kUnitsPerBudget;
     // 1. Provisional lowering (every other schedule(optimal) instance provisional too).
     Program prov = out;
     provisional(prov);
@@ -302,10 +306,13 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
         node_ops.push_back(n.op);
       }
       sched::SearchOptions so;
-      so.time_limit = kWallSeconds;
-      so.rlimit = kRlimit;
-      so.groups_time_limit = kWallSeconds;
-      so.groups_rlimit = kGroupsRlimit;
+      // The backstop grows with the budget (a second a million units, 4-8 times what they take
+      // here), so that a large budget=B is still spent by the deterministic count, not the clock.
+      const double wall = std::max(kWallSeconds, static_cast<double>(rlimit / kUnitsPerBudget));
+      so.time_limit = wall;
+      so.rlimit = rlimit;
+      so.groups_time_limit = wall;
+      so.groups_rlimit = std::max(kGroupsRlimit, rlimit / 8);
       r = sched::search_schedule(prob, so);
       if (r.found && r.schedule.has_warps())
         note.svg = sched::schedule_svg(prob, r.schedule, "schedule(optimal) of instance '" + name + "': " + loop->origin);
@@ -326,7 +333,8 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
           most = std::max(most, pressure.regs_per_warp[w]);
         }
       } else {
-        why_not = r.budget_exhausted ? "the search ran out of its budget before it found a schedule"
+        why_not = r.budget_exhausted ? "the search ran out of its budget (" + std::to_string(rlimit / kUnitsPerBudget) +
+                                           " million solver units) before it found a schedule"
                                      : "the search found no schedule (" + r.infeasible + ")";
         std::vector<char> gemm_ops(prob.ops.size(), 0);
         for (size_t i = 0; i < node_ops.size() && i < gemm_ops.size(); ++i) gemm_ops[i] = node_ops[i] == "gemm";
@@ -373,7 +381,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
              << r.schedule.stages() << " stage(s), " << r.groups << " warp group(s)" << (r.groups_minimal ? " (the fewest)" : "") << "\n"
              << "  optimal: " << (r.optimal ? "yes" : "not proven") << " - " << r.proof << "\n"
              << "  solve: " << std::fixed << std::setprecision(2) << r.seconds << " s (" << r.smt_calls << " SMT, " << r.ilp_calls
-             << " ILP call(s), resource units " << r.rlimit_used << " of " << kRlimit << ")\n";
+             << " ILP call(s), resource units " << r.rlimit_used << " of " << rlimit << ")\n";
       report << "  " << std::left << std::setw(22) << "node" << std::right << std::setw(7) << "cycle" << std::setw(7) << "stage" << std::setw(6)
              << "warp" << "\n";
       for (size_t i = 0; i < node_names.size(); ++i)
@@ -384,7 +392,10 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       report << "  no schedule: " << why_not << "\n";
       note.warning = "schedule(optimal) on instance '" + name + "': " + why_not + "; using the rule-based settings (warpspecialize, pipeline(" +
                      std::to_string(depth) + ")" + (written_pingpong || rule_pingpong ? ", pingpong" : "") + ")" +
-                     (rule_pingpong ? ": " + rule_why : "");
+                     (rule_pingpong ? ": " + rule_why : "") +
+                     (r.budget_exhausted ? " (a larger budget may find one: schedule(optimal, budget=B) with B > " +
+                                               std::to_string(rlimit / kUnitsPerBudget) + ", about a quarter second of solver work a million)"
+                                         : "");
     }
     report << derived.report;
     // The register split per role: only for a solved schedule whose loads have a warp group of their

@@ -7,7 +7,8 @@
 //      settings: the loop must be pipelined to have ring slots to schedule);
 //   2. the loop's scheduling graph (schedule_graph.h, the JSON `loom schedule` reads) is solved by
 //      src/sched (search_schedule: optimal II, then length, then fewest warp groups) under a
-//      deterministic budget (a Z3 resource limit; the wall-clock limit is only a backstop);
+//      deterministic budget (a Z3 resource limit, 4 M units or the instance's budget=B million; the
+//      wall-clock limit is only a backstop);
 //   3. the settings are read off the schedule, and the program is lowered with them:
 //      - warpspecialize: the solver put the loop's TMA loads on warp groups of their own (the DMA
 //        role) — nowarpspecialize when it shares a group between loads and compute;

@@ -529,6 +529,23 @@ TEST(Builder, CommentsKeepBlankLineMarkerAndRawText) {
   EXPECT_EQ(format_program(p), "// first\n//\n// third\n\n//verbatim\ntask t(C: r f32[M]);\n");
 }
 
+TEST(Builder, ScheduleOptimalWithABudget) {
+  ProgramBuilder b;
+  b.mapping("sm_90a");
+  b.instance("blk", "blk_variant", "BLOCK").schedule_optimal(12);
+  Program p = b.build();
+  ASSERT_TRUE(p.mapping.has_value());
+  EXPECT_TRUE(p.mapping->instances[0].schedule_optimal);
+  EXPECT_EQ(p.mapping->instances[0].schedule_budget, 12);
+  EXPECT_NE(format_program(p).find("schedule(optimal, budget=12)"), std::string::npos) << format_program(p);
+  try {
+    b.instance("other", "blk_variant", "BLOCK").schedule_optimal(0);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("0 is not a budget from 1 to 1000 million solver units"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Builder, MisuseThrowsInvalidArgument) {
   ProgramBuilder b;
   // Statements outside any variant.

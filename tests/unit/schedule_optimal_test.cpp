@@ -48,6 +48,10 @@ TEST(ScheduleOptimal, ParsesAndPrints) {
   auto r = check_text(text, "gemm.loom");
   ASSERT_TRUE(r.ok) << r.diagnostics;
   EXPECT_NE(format_program(r.program).find("copy: copy_tile) schedule(optimal)"), std::string::npos) << format_program(r.program);
+  // With a budget: kept on the instance, printed back as written.
+  auto b = check_text(replaced(text, "schedule(optimal)", "schedule(optimal, budget=12)"), "gemm.loom");
+  ASSERT_TRUE(b.ok) << b.diagnostics;
+  EXPECT_NE(format_program(b.program).find("copy: copy_tile) schedule(optimal, budget=12)"), std::string::npos) << format_program(b.program);
 }
 
 TEST(ScheduleOptimal, GemmGetsItsHandMapping) {
@@ -236,6 +240,31 @@ TEST(ScheduleOptimal, AnUndecidedAttentionLoopTakesTurnsByTheRule) {
   EXPECT_NE(n.warning.find("pipeline(2), pingpong): the GEMMs bound the loop's II and ops wait on their results"), std::string::npos)
       << n.warning;
   EXPECT_NE(n.realized.find("pingpong (no schedule: the rule"), std::string::npos) << n.realized;
+  EXPECT_NE(n.warning.find("ran out of its budget (4 million solver units)"), std::string::npos) << n.warning;
+  EXPECT_NE(n.warning.find("a larger budget may find one: schedule(optimal, budget=B) with B > 4"), std::string::npos) << n.warning;
+}
+
+TEST(ScheduleOptimal, ALargerBudgetSolvesTheWideAttentionLoop) {
+  // The same loop with schedule(optimal, budget=80): 80 million solver units (about 4-5 s here)
+  // find and prove II = 44 (the softmax recurrence's bound is 43, refuted), three warp groups, the
+  // fewest; the settings read off it are the hand mapping's turns and depth with the schedule's
+  // register split. Deterministic: the budget is Z3's resource count, not time.
+  const std::string hand = example_text("flash_attention_2");
+  const size_t wide = hand.find("mapping sm_90a when(D > 128)");
+  ASSERT_NE(wide, std::string::npos);
+  const std::string solved =
+      hand.substr(0, wide) + replaced(hand.substr(wide), "warpspecialize pipeline(2) pingpong", "schedule(optimal, budget=80)");
+  ir::Function s = lower_last_mapping(solved, "flash_attention_2");
+  ASSERT_EQ(s.schedule_notes.size(), 1u);
+  const ir::ScheduleNote& n = s.schedule_notes[0];
+  EXPECT_TRUE(n.warning.empty()) << n.warning;
+  EXPECT_NE(n.report.find("II = 44"), std::string::npos) << n.report;
+  EXPECT_NE(n.report.find("3 warp group(s) (the fewest)"), std::string::npos) << n.report;
+  EXPECT_NE(n.report.find("optimal: yes"), std::string::npos) << n.report;
+  EXPECT_NE(n.report.find("of 80000000)"), std::string::npos) << n.report;
+  EXPECT_NE(n.realized.find("pipeline(2)"), std::string::npos) << n.realized;
+  EXPECT_NE(n.realized.find("pingpong (2 compute warp groups take turns)"), std::string::npos) << n.realized;
+  EXPECT_NE(n.realized.find("regs(24, 240)"), std::string::npos) << n.realized;
 }
 
 TEST(ScheduleOptimal, RunsOnTheCpuAndShowsItsSchedule) {
