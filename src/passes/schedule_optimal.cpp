@@ -393,9 +393,10 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       note.warning = "schedule(optimal) on instance '" + name + "': " + why_not + "; using the rule-based settings (warpspecialize, pipeline(" +
                      std::to_string(depth) + ")" + (written_pingpong || rule_pingpong ? ", pingpong" : "") + ")" +
                      (rule_pingpong ? ": " + rule_why : "") +
-                     (r.budget_exhausted ? " (a larger budget may find one: schedule(optimal, budget=B) with B > " +
-                                               std::to_string(rlimit / kUnitsPerBudget) + ", about a quarter second of solver work a million)"
-                                         : "");
+                     (r.budget_exhausted && rlimit / kUnitsPerBudget < static_cast<unsigned long long>(Instance::kMaxScheduleBudget)
+                          ? " (a larger budget may find one: schedule(optimal, budget=B) with B > " +
+                                std::to_string(rlimit / kUnitsPerBudget) + ", about a quarter second of solver work a million)"
+                          : "");
     }
     report << derived.report;
     // The register split per role: only for a solved schedule whose loads have a warp group of their
