@@ -222,16 +222,21 @@ ir::Function lower_last_mapping(const std::string& text, const std::string& name
   return lower_to_event_ir(units.back().program, units.back().tree);
 }
 
+// examples/flash_attention_2 with its when(D > 128) mapping's hand schedule replaced by `clause`.
+std::string wide_attention_with(const std::string& clause) {
+  const std::string hand = example_text("flash_attention_2");
+  const size_t wide = hand.find("mapping sm_90a when(D > 128)");
+  EXPECT_NE(wide, std::string::npos);
+  if (wide == std::string::npos) return hand;
+  return hand.substr(0, wide) + replaced(hand.substr(wide), "warpspecialize pipeline(2) pingpong", clause);
+}
+
 TEST(ScheduleOptimal, AnUndecidedAttentionLoopTakesTurnsByTheRule) {
   // FlashAttention-2's when(D > 128) mapping (64-row S tiles, the 256-wide O): the joint search runs
   // out of its budget, so the rule-based settings apply, with the fallback's rule for turns (the
   // GEMMs bound the loop's II and the softmax waits on their results): pingpong, as the hand mapping
   // writes it, and the same IR op for op; the warning says so.
-  const std::string hand = example_text("flash_attention_2");
-  const size_t wide = hand.find("mapping sm_90a when(D > 128)");
-  ASSERT_NE(wide, std::string::npos);
-  const std::string solved =
-      hand.substr(0, wide) + replaced(hand.substr(wide), "warpspecialize pipeline(2) pingpong", "schedule(optimal)");
+  const std::string hand = example_text("flash_attention_2"), solved = wide_attention_with("schedule(optimal)");
   ir::Function h = lower_last_mapping(hand, "flash_attention_2"), s = lower_last_mapping(solved, "flash_attention_2");
   EXPECT_EQ(ir::print(s), ir::print(h));
   ASSERT_EQ(s.schedule_notes.size(), 1u);
@@ -249,12 +254,7 @@ TEST(ScheduleOptimal, ALargerBudgetSolvesTheWideAttentionLoop) {
   // find and prove II = 44 (the softmax recurrence's bound is 43, refuted), three warp groups, the
   // fewest; the settings read off it are the hand mapping's turns and depth with the schedule's
   // register split. Deterministic: the budget is Z3's resource count, not time.
-  const std::string hand = example_text("flash_attention_2");
-  const size_t wide = hand.find("mapping sm_90a when(D > 128)");
-  ASSERT_NE(wide, std::string::npos);
-  const std::string solved =
-      hand.substr(0, wide) + replaced(hand.substr(wide), "warpspecialize pipeline(2) pingpong", "schedule(optimal, budget=80)");
-  ir::Function s = lower_last_mapping(solved, "flash_attention_2");
+  ir::Function s = lower_last_mapping(wide_attention_with("schedule(optimal, budget=80)"), "flash_attention_2");
   ASSERT_EQ(s.schedule_notes.size(), 1u);
   const ir::ScheduleNote& n = s.schedule_notes[0];
   EXPECT_TRUE(n.warning.empty()) << n.warning;
