@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -145,6 +146,15 @@ constexpr unsigned long long kTeamsRlimit = 2 * kRlimit;
 constexpr double kTeamsWallSeconds = 5;
 constexpr double kTeamsMargin = 0.02;
 
+// One row per graph node: its name, cycle, stage and warp group (the --emit=schedule tables); `note`
+// adds a remark after a row.
+void schedule_rows(std::ostream& o, const std::vector<std::string>& names, const sched::Schedule& s, const std::string& indent,
+                   int name_width, const std::function<std::string(size_t)>& note = {}) {
+  for (size_t i = 0; i < names.size(); ++i)
+    o << indent << std::left << std::setw(name_width) << names[i] << std::right << std::setw(7) << s.time[i] << std::setw(7)
+      << s.time[i] / std::max(1, s.ii) << std::setw(6) << s.warp[i] << (note ? note(i) : std::string()) << "\n";
+}
+
 struct Teams {
   int teams = 1;
   std::vector<std::string> graphs;  // the tile loop's graph per T tried (JSON)
@@ -236,9 +246,7 @@ Teams choose_teams(const ir::Function& f, const ir::Op& loop, const Machine& m, 
       best = per_tile;
       out.teams = t;
       std::ostringstream table;
-      for (size_t i = 0; i < names.size(); ++i)
-        table << "      " << std::left << std::setw(24) << names[i] << std::right << std::setw(7) << r.schedule.time[i] << std::setw(7)
-              << r.schedule.time[i] / std::max(1, r.schedule.ii) << std::setw(6) << r.schedule.warp[i] << "\n";
+      schedule_rows(table, names, r.schedule, "      ", 24);
       best_table = table.str();
       out.svg = sched::schedule_svg(prob, r.schedule, "the tile loop around `" + loop.origin + "` on " + std::to_string(t) + " teams (" + std::to_string(t) + " tiles an iteration)");
     }
@@ -271,8 +279,8 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     ir::ScheduleNote note;
     note.instance = name;
     note.loc = in.schedule_loc;
-    const unsigned long long rlimit =
-        static_cast<unsigned long long>(in.schedule_budget.value_or(Instance::kDefaultScheduleBudget)) * kUnitsPerBudget;
+    const int64_t budget = in.schedule_budget.value_or(Instance::kDefaultScheduleBudget);  // millions of units
+    const unsigned long long rlimit = static_cast<unsigned long long>(budget) * kUnitsPerBudget;
     // 1. Provisional lowering (every other schedule(optimal) instance provisional too).
     Program prov = out;
     provisional(prov);
@@ -308,7 +316,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       sched::SearchOptions so;
       // The backstop grows with the budget (a second a million units, 4-8 times what they take
       // here), so that a large budget=B is still spent by the deterministic count, not the clock.
-      const double wall = std::max(kWallSeconds, static_cast<double>(rlimit / kUnitsPerBudget));
+      const double wall = std::max(kWallSeconds, static_cast<double>(budget));
       so.time_limit = wall;
       so.rlimit = rlimit;
       so.groups_time_limit = wall;
@@ -333,7 +341,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
           most = std::max(most, pressure.regs_per_warp[w]);
         }
       } else {
-        why_not = r.budget_exhausted ? "the search ran out of its budget (" + std::to_string(rlimit / kUnitsPerBudget) +
+        why_not = r.budget_exhausted ? "the search ran out of its budget (" + std::to_string(budget) +
                                            " million solver units) before it found a schedule"
                                      : "the search found no schedule (" + r.infeasible + ")";
         std::vector<char> gemm_ops(prob.ops.size(), 0);
@@ -384,18 +392,17 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
              << " ILP call(s), resource units " << r.rlimit_used << " of " << rlimit << ")\n";
       report << "  " << std::left << std::setw(22) << "node" << std::right << std::setw(7) << "cycle" << std::setw(7) << "stage" << std::setw(6)
              << "warp" << "\n";
-      for (size_t i = 0; i < node_names.size(); ++i)
-        report << "  " << std::left << std::setw(22) << node_names[i] << std::right << std::setw(7) << r.schedule.time[i] << std::setw(7)
-               << r.schedule.time[i] / std::max(1, r.schedule.ii) << std::setw(6) << r.schedule.warp[i]
-               << (node_ops[i] == "tma_load" ? "  (streaming load: its depth is the ring's)" : "") << "\n";
+      schedule_rows(report, node_names, r.schedule, "  ", 22, [&](size_t i) {
+        return node_ops[i] == "tma_load" ? std::string("  (streaming load: its depth is the ring's)") : std::string();
+      });
     } else {
       report << "  no schedule: " << why_not << "\n";
       note.warning = "schedule(optimal) on instance '" + name + "': " + why_not + "; using the rule-based settings (warpspecialize, pipeline(" +
                      std::to_string(depth) + ")" + (written_pingpong || rule_pingpong ? ", pingpong" : "") + ")" +
                      (rule_pingpong ? ": " + rule_why : "") +
-                     (r.budget_exhausted && rlimit / kUnitsPerBudget < static_cast<unsigned long long>(Instance::kMaxScheduleBudget)
-                          ? " (a larger budget may find one: schedule(optimal, budget=B) with B > " +
-                                std::to_string(rlimit / kUnitsPerBudget) + ", about a quarter second of solver work a million)"
+                     (r.budget_exhausted && budget < Instance::kMaxScheduleBudget
+                          ? " (a larger budget may find one: schedule(optimal, budget=B) with B > " + std::to_string(budget) +
+                                ", about a quarter second of solver work a million)"
                           : "");
     }
     report << derived.report;
