@@ -84,8 +84,11 @@ std::optional<CudaGen::Rotation> CudaGen::plan_rotation(const Op& loop) {
   if (r.first == r.deferred) return std::nullopt;
   // A hand-pipelined loop (examples/flash_attention_3) carries Q's accumulator into the next
   // iteration, whose first ops read it before Q overwrites it. Turns with the rotation miscompute
-  // that on the H100 (2026-11-27: wrong and run-to-run different outputs, the same program without
-  // pingpong is correct and sanitizer-clean), and the cause is not found yet: refuse it.
+  // that (H100 2026-11-27, H200 2026-12-05: wrong and run-to-run different outputs; without
+  // pingpong correct and sanitizer-clean): ptxas gives the registers of W's A fragments, which W
+  // (issued under emit_deferred's guard) may still read, to the element-wise work; issuing W on
+  // every path fixes that but makes ptxas serialize the wgmmas (C7513; docs/codegen.md,
+  // bench/results/2026-12-05-h200-sched.md). Refuse it.
   if (ValueId acc = register_origin(r.first->operands[0]); acc != kNone) {
     bool carried = true;
     for (const Op& o : body.ops)
