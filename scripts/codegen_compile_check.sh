@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compile-only check of the CUDA that loom generates, for CI (no GPU needed). Run by CTest as
 # `codegen_nvcc_compile`. For examples/gemm (also with multicast(2), with alternate(2) and as the ping-pong kernel), batched_gemm, dual_gemm, gemm_bias_act, gemm_residual, add_gemm, gemm_reduce and relu_gemm (and
-# flash_attention_2, flash_attention_3 and flash_attention_3_causal in step 2c; the fused epilogues' GPU harnesses in step 2d; two lowered tensor-expression
+# flash_attention_2, flash_attention_3 and flash_attention_3_causal in step 2c, whose SASS is also
+# scanned for writes to an in-flight wgmma's A registers (scripts/sass_hazards.py); the fused epilogues' GPU harnesses in step 2d; two lowered tensor-expression
 # kernels, tests/golden/tx/, in step 2e) it
 #   1. runs `loom compile FILE -o DIR` (the artifact: DIR/<entry>.cu and DIR/<entry>.h),
 #   2. compiles each .cu with nvcc for sm_90a, exactly as docs/artifact.md tells users to
@@ -146,6 +147,27 @@ if "$LOOM" compile examples/flash_attention_3_causal/flash_attention_3_causal.lo
   echo "ok   flash_attention_3_causal (mha): loom compile + nvcc -c (sm_90a)"
 else
   fail "flash_attention_3_causal (mha): loom compile + nvcc -c" "$WORK/fa3c.log"
+fi
+
+# 2c, the SASS. The attention kernels': no write to the A registers of a wgmma still in flight
+# (scripts/sass_hazards.py: ptxas has given the registers of a deferred P V, issued under a branch,
+# to the softmax, a miscompile no sanitizer sees; bench/results/2026-12-05-h200-sched.md). Needs
+# cuobjdump and nvdisasm (scripts/install-deps.sh puts them in the Python env: LOOM_PYENV).
+PYENV=${LOOM_PYENV:-$HOME/.cache/loom/pyenv}
+SASS_BIN=$(dirname "$(ls "$PYENV"/lib/python3*/site-packages/nvidia/cu13/bin/cuobjdump 2>/dev/null | head -1)" 2>/dev/null)
+if [ -x "$SASS_BIN/cuobjdump" ] && [ -x "$SASS_BIN/nvdisasm" ]; then
+  for k in fa2 fa3 fa3c; do
+    [ -f "$WORK/$k/mha.o" ] || continue
+    if PATH="$SASS_BIN:$PATH" "$SASS_BIN/cuobjdump" -sass "$WORK/$k/mha.o" >"$WORK/$k.sass" 2>"$WORK/$k.sass.log" &&
+        python3 scripts/sass_hazards.py "$WORK/$k.sass" >"$WORK/$k.hazards" 2>&1; then
+      echo "ok   $k: SASS, no write to an in-flight wgmma's A registers"
+    else
+      cat "$WORK/$k.sass.log" >>"$WORK/$k.hazards"
+      fail "$k: SASS writes to an in-flight wgmma's A registers (scripts/sass_hazards.py)" "$WORK/$k.hazards"
+    fi
+  done
+else
+  fail "SASS check: no cuobjdump / nvdisasm under $PYENV (run scripts/install-deps.sh)"
 fi
 
 # 2d. The end-to-end harnesses of the fused epilogues (tests/gpu/e2e/gemm_bias_act.sh,

@@ -64,6 +64,18 @@ else
   echo "install-deps: $PYENV present"
 fi
 
+# cuobjdump and nvdisasm (the CUDA toolkit's, as PyPI wheels): scripts/codegen_compile_check.sh
+# reads the generated attention kernels' SASS with them (scripts/sass_hazards.py).
+SASS_TOOLS_VERSION=13.5.37
+if ! ls "$PYENV"/lib/python3*/site-packages/nvidia/cu13/bin/nvdisasm >/dev/null 2>&1 ||
+    ! ls "$PYENV"/lib/python3*/site-packages/nvidia/cu13/bin/cuobjdump >/dev/null 2>&1; then
+  echo "install-deps: installing cuobjdump and nvdisasm $SASS_TOOLS_VERSION into $PYENV"
+  "$PYENV/bin/python" -m pip install -q --disable-pip-version-check \
+    "nvidia-cuda-cuobjdump==$SASS_TOOLS_VERSION" "nvidia-cuda-nvdisasm==$SASS_TOOLS_VERSION"
+else
+  echo "install-deps: cuobjdump and nvdisasm present in $PYENV"
+fi
+
 if [ "${LOOM_NO_TORCH:-0}" = 1 ]; then
   echo "install-deps: LOOM_NO_TORCH=1: not installing the PyTorch headers"
 elif [ ! -f "$TORCH_DIR/torch/include/torch/library.h" ]; then

@@ -2,7 +2,7 @@
 # Device call 5 (session 39): flash_attention_3_ppu = r3's flash_attention_3_pp (pingpong forced) with
 # the deferred P V issued unconditionally (fa3_ppu-hand-edit.diff: in the first turn it adds 0 x V_0,
 # P's fragments zeroed before the loop) instead of `if (v_j > 0) { deferred } else { empty group }`.
-# On the development machine ptxas then reuses none of the in-flight wgmma's A registers (hazard.py:
+# On the development machine ptxas then reuses none of the in-flight wgmma's A registers (scripts/sass_hazards.py:
 # 677 writes before, 0 after) and serializes nothing. Correctness (sanitizers included), then the bench.
 set -u
 cd "$(dirname "$0")/../../.."
