@@ -145,9 +145,14 @@ struct Barrier {
   std::string count;    // arrival count per phase (C++ expression)
   std::string comment;
   int64_t offset = 0;   // bytes in dynamic shared memory
-  // multicast.cpp: a release the compute warps of every block of the cluster arrive on (the count
-  // includes them all).
+  // multicast.cpp: a release the compute warps of the cluster's blocks arrive on (the count
+  // includes them all): of every block, or with `peers` of the S + T - 1 blocks of the block's row
+  // and column only (mc_peer_heads_).
   bool cluster = false;
+  bool peers = false;
+  // ... and the slots' only compute-role readers are wgmmas: one arrival per compute warpgroup and
+  // block (not per warp), spread over the warpgroup's warps (mc_wgmma_readers_only).
+  bool per_warpgroup = false;
 };
 
 // A compute-role event the DMA role waits for.
@@ -348,7 +353,10 @@ class CudaGen {
   // multicast(S): the grid loop whose neighbouring tiles a cluster's blocks run (the next-to-innermost
   // one; the only one in a 1-d grid), named grid_n<mc_grid_dim()> in the generated code.
   size_t mc_grid_dim() const { return grid_.size() >= 2 ? grid_.size() - 2 : 0; }
-  std::string arrive_call(const Barrier& b, const std::string& slot) const;  // the compute warps' arrival
+  // A compute warp's arrival on slot `slot` of b, as a statement for every lane (after __syncwarp).
+  std::string arrive_stmt(const Barrier& b, const std::string& slot) const;
+  int64_t mc_releasers(bool peers) const { return peers ? mc_rows_ + mc_cols_ - 1 : multicast_; }
+  bool mc_wgmma_readers_only(const Op* head);  // every compute-role reader of the chain's slots is a wgmma
   void mc_tile_decode(std::ostream& o, const std::string& in) const;
   std::string mc_what() const;            // "multicast(S)" or "multicast(S, T)"
   std::string mc_clusters_expr() const;   // the clusters of a launch: its groups of S (x T) tiles
@@ -648,6 +656,10 @@ class CudaGen {
   ValueId mc_index_n_ = kNone;              // multicast(S, T), T > 1: the innermost block index
   std::map<const Op*, McSplit> mc_copies_;  // the multicast TMA copies and their shares
   std::set<const Op*> mc_heads_;            // ring heads whose slots some multicast copy fills
+  // Those of mc_heads_ every loop of whose chain has copies shared along both cluster dimensions
+  // (or multicast(S)): every block of a block's row and column writes into its slots, so they
+  // alone release them (multicast.cpp).
+  std::set<const Op*> mc_peer_heads_;
   std::vector<std::pair<std::string, int64_t>> split_accs_;  // its accumulators: variable, registers
   bool split_owner_open_ = false;           // emitting the owner-only rest of the tile
   int64_t split_offset_ = 0;                // the partial-sum buffers in dynamic shared memory

@@ -34,12 +34,18 @@ void CudaGen::plan_signal(const Op& waiter, const EventRef& r) {
       if (distance > s.ring) cannot(&waiter, "carried events of different distances into the DMA role");
       return;
     }
-    const bool cluster = mc_heads_.count(loop) > 0;  // multicast.cpp: freed by every block of the cluster
-    Barrier bar{"bar_" + var(r.value), distance, std::to_string(team_wgs() * 4 * (cluster ? multicast_ : 1)),
-                "compute warps " + std::string(cluster ? "of every block of the cluster " : "") +
+    const bool cluster = mc_heads_.count(loop) > 0;  // multicast.cpp: freed by the cluster's blocks
+    const bool peers = mc_peer_heads_.count(loop) > 0 && mc_rows_ > 1 && mc_cols_ > 1;  // else the same blocks
+    const bool per_wg = cluster && mc_wgmma_readers_only(loop);
+    Barrier bar{"bar_" + var(r.value), distance,
+                std::to_string(team_wgs() * (per_wg ? 1 : 4) * (cluster ? mc_releasers(peers) : 1)),
+                std::string(per_wg ? "compute warpgroups " : "compute warps ") +
+                    std::string(!cluster ? "" : peers ? "of the blocks of this block's cluster row and column " : "of every block of the cluster ") +
                     "done with iteration k of the loop at line " + std::to_string(loop->loc.line) +
                     " (" + names_[static_cast<size_t>(r.value)] + ", distance " + std::to_string(distance) + ")"};
     bar.cluster = cluster;
+    bar.peers = peers;
+    bar.per_warpgroup = per_wg;
     barriers_.push_back(bar);
     Signal s{static_cast<int>(barriers_.size() - 1), loop, distance};
     signal_of_loop_[loop] = static_cast<int>(signals_.size());
@@ -135,7 +141,7 @@ void CudaGen::arrive(Stream& s, const Signal& sig, const std::string& slot) {
     cannot(split_loop_, "a signal to the DMA role after a " + split_what() + " loop (" + b.comment + ")",
            split_what() + " needs a block whose producer has nothing left to load after the shared loop");
   s.line("__syncwarp();");
-  s.line("if (loom::rt::lane_id() == 0) " + arrive_call(b, slot) + ";  // " + b.comment);
+  s.line(arrive_stmt(b, slot) + "  // " + b.comment);
 }
 
 void CudaGen::wgmma_drain(Stream& s, const Op& /*why*/) {
@@ -238,7 +244,7 @@ void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in
       s.line("loom::rt::wgmma_wait<" + std::to_string(wgmma_groups(loop)) + ">();  // this iteration's groups may still run");
       s.line("if (" + k + " > " + loop_start(&loop) + ") {");
       s.line("  __syncwarp();");
-      s.line("  if (loom::rt::lane_id() == 0) " + arrive_call(b, "(" + g + " - 1) % " + R) + ";");
+      s.line("  " + arrive_stmt(b, "(" + g + " - 1) % " + R));
       s.line("}");
       if (s.groups.empty()) s.groups.push_back({});  // this iteration's groups
     } else {
@@ -254,7 +260,7 @@ void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in
                               : b;
     s.line("if (" + n + " > 0) {");
     s.line("  __syncwarp();");
-    s.line("  if (loom::rt::lane_id() == 0) " + arrive_call(last, "(" + base(&loop) + " + " + n + " - 1) % " + R) + ";");
+    s.line("  " + arrive_stmt(last, "(" + base(&loop) + " + " + n + " - 1) % " + R));
     s.line("}");
   }
 }

@@ -10,7 +10,10 @@
 //     barrier at the same offset in each (HOPPER-FACTS F4, F7);
 //   - a ring slot such a copy fills is free only when the compute warps of every block are done
 //     with it: the warps arrive on that slot's release barrier in every block of the cluster
-//     (count S times the compute warps). The readers are wgmmas, done once wgmma_wait returns (as
+//     (count S times the compute warps), lane r of a warp in block r. Where wgmmas are the slots'
+//     only readers, one arrival per compute warpgroup and block suffices (a wgmma retired in one of
+//     its warps has read its operands for all four; count S times the compute warpgroups), the
+//     arrivals spread over the warpgroup's warps (mc_wgmma_readers_only). The readers are wgmmas, done once wgmma_wait returns (as
 //     without multicast), so a plain arrival on the peer's barrier suffices, as CUTLASS's
 //     consumer_release does; a cluster-scope release there made every kernel about 2x slower
 //     (H100, 2026-11-27).
@@ -20,8 +23,11 @@
 // multicast(S, T): clusters of S x T blocks on S x T tiles of the two innermost block loops (rank
 // r at (r mod S, r / S)); a copy that does not move with the outer index is shared by the S blocks
 // of one inner index, else one that does not move with the inner index by the T blocks of one outer
-// index. The release stays cluster-wide (every block frees every block's slots), so the phase
-// argument above holds unchanged.
+// index. Where both operands are shared (a copy along each dimension in every loop of the chain:
+// mc_peer_heads_), the blocks that write into a block's slots are exactly the S + T - 1 of its row
+// and column, and only they release them (count S + T - 1 times the compute warps, as CUTLASS's
+// consumer_release): each of them contributes a share to every iteration of the block, so the
+// phase argument above holds among them. Otherwise the release stays cluster-wide.
 // The loads that move with the index (gemm's A rows) stay per block. Every block of a cluster runs
 // the same number of tiles and iterations (the trip counts may not depend on the index; the
 // cluster walks whole groups of S tiles); a block whose tile lies past the edge (an odd number of
@@ -136,9 +142,9 @@ void CudaGen::plan_multicast() {
   loops(*kernel_);
   for (auto& [head, ls] : chain_loops) {
     std::map<const Op*, McSplit> found;
-    bool every = true;
+    bool every = true, both = true;
     for (const Op* L : ls) {
-      bool any = false;
+      bool any = false, outer = false, inner = false;
       if (L->multicast * L->multicast_n > 1)
         for (const Op& c : L->regions[0].ops) {
           if (!is_tma_copy(c)) continue;
@@ -150,13 +156,16 @@ void CudaGen::plan_multicast() {
           if (sp) {
             found[&c] = *sp;
             any = true;
+            (sp->along_inner ? inner : outer) = true;
           }
         }
       every = every && any;
+      both = both && (mc_rows_ == 1 || outer) && (mc_cols_ == 1 || inner);
     }
     if (!every || found.empty()) continue;
     mc_copies_.insert(found.begin(), found.end());
     mc_heads_.insert(head);
+    if (both) mc_peer_heads_.insert(head);
   }
   if (mc_copies_.empty())
     cannot(first, mc + " on a loop none of whose TMA loads is the same for neighbouring tiles along " +
@@ -165,10 +174,44 @@ void CudaGen::plan_multicast() {
            "multicast shares a load between the blocks of a cluster: it needs an operand that does not depend on that block index (gemm's B panel)");
 }
 
-std::string CudaGen::arrive_call(const Barrier& b, const std::string& slot) const {
+std::string CudaGen::arrive_stmt(const Barrier& b, const std::string& slot) const {
   if (b.cluster)
-    return "loom::rt::mbarrier::arrive_cluster(&" + b.name + "[" + slot + "], " + std::to_string(multicast_) + ")";
-  return "loom::rt::mbarrier::arrive(&" + b.name + "[" + slot + "])";
+    return std::string("loom::rt::mbarrier::") + (b.per_warpgroup ? "arrive_cluster_wg" : "arrive_cluster") + "(&" + b.name + "[" +
+           slot + "], " + std::to_string(mc_rows_) + ", " + std::to_string(mc_cols_) + ", " + (b.peers ? "true" : "false") + ");";
+  return "if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[" + slot + "]);";
+}
+
+// Whether the compute role reads the slots of the ring chain that starts at `head` with wgmmas
+// only (gemm's K loop; not relu_gemm's, whose warps load A's fragments with ldmatrix, nor a
+// register op's shared reads). A wgmma is one operation of its warpgroup: when wgmma_wait returns in
+// any of its warps, it has read its operands for all four, so one arrival per warpgroup releases
+// the slot (CUTLASS's consumer_release counts warpgroups the same way). Any other reader is a warp's
+// own, in program order: then every warp arrives.
+bool CudaGen::mc_wgmma_readers_only(const Op* head) {
+  bool only = true;
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
+    for (const Op& op : b.ops) {
+      if (op.kind == OpKind::For) {
+        if (ring_head(&op) == head) {
+          std::vector<ValueId> roots;
+          for (const Op& c : op.regions[0].ops)
+            if (is_tma_copy(c)) roots.push_back(root_of(c.operands[1]));
+          std::function<void(const ir::Block&)> readers = [&](const ir::Block& body) {
+            for (const Op& x : body.ops) {
+              for (const ir::Block& r : x.regions) readers(r);
+              if (x.role == ir::Role::Dma || (x.kind != OpKind::Call && x.kind != OpKind::Copy) || is_wgmma(x)) continue;
+              for (ValueId root : roots)
+                if (touches(x, root)) only = false;
+            }
+          };
+          readers(op.regions[0]);
+        }
+      }
+      for (const ir::Block& r : op.regions) walk(r);
+    }
+  };
+  walk(*kernel_);
+  return only;
 }
 
 // This block's share among the blocks that share a copy, and their cluster mask. Rank r of a

@@ -153,12 +153,14 @@ TEST(Alternate, OneWarpgroupA128RowTile) {
 
 TEST(Alternate, WithMulticast) {
   // Both blocks of a cluster walk the same tiles in the same order, so the team that runs a tile
-  // in one block runs its neighbour in the other: its warps release a slot in both (4 x 2 arrivals).
+  // in one block runs its neighbour in the other: its warpgroup releases a slot in both (wgmmas
+  // alone read it: one arrival per warpgroup, 1 x 2).
   test::CompiledMappings c = compile_mappings(pingpong_gemm(true), "gemm");
   ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
   const std::string& cu = c.artifact->cu;
   const std::string tma = cu.substr(cu.find("// The TMA kernel."));
-  EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 8);"), std::string::npos) << tma;
+  EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 2);"), std::string::npos) << tma;
+  EXPECT_NE(tma.find("loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w["), std::string::npos);
   EXPECT_NE(tma.find("* 2 + loom::rt::cluster_rank();"), std::string::npos);
   EXPECT_NE(tma.find("if (tile_iter % 2 != team) {"), std::string::npos);
   EXPECT_NE(tma.find("loom::rt::named_barrier_sync(3 + team, 256);  // alternate: this team's turn on the ring"), std::string::npos);

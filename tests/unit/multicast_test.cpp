@@ -3,12 +3,15 @@
 // - examples/gemm's default mapping with multicast(2) lowers to a cluster kernel: rank r runs row
 //   tile 2 p + r of the cluster's pair, the B panel (the same for both row tiles) is loaded a
 //   share per block and multicast, A stays per block, the ring slots are freed by the compute
-//   warps of both blocks (init count 16, arrive_cluster), a cluster launch, and the estimate's
+//   warpgroups of both blocks (wgmmas alone read the slots: one arrival per warpgroup and block,
+//   init count 4, arrive_cluster_wg), a cluster launch, and the estimate's
 //   halved bytes and cluster slots; the async-copy variant keeps plain per-block loads;
 // - a tile whose swizzle slices do not divide by S is shared by bands of rows;
 // - multicast(S, T): clusters of S x T tiles; B is shared by the S blocks of one column tile, A by
-//   the T blocks of one row tile (masks and shares from the rank's place in the group), every block
-//   frees every block's ring slots, and the launch and estimate count groups of S x T tiles;
+//   the T blocks of one row tile (masks and shares from the rank's place in the group), the blocks of
+//   a block's row and column (S + T - 1) free its ring slots, and the launch and estimate count
+//   groups of S x T tiles; with only one operand shared (1 x 2 shares A) every block frees every
+//   block's slots;
 // - what the back end refuses is a located CompileError (no load that neighbouring tiles share);
 //   the checker's errors are tests/errors/multicast_*.loom.
 #include <gtest/gtest.h>
@@ -82,9 +85,12 @@ TEST(Multicast, ClusterKernel) {
       << tma;
   // A (its own rows): one box per block, as without multicast.
   EXPECT_NE(tma.find("loom::rt::tma_load_2d(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192, &tm_A_0,"), std::string::npos);
-  // The ring's release: 8 compute warps of each of the 2 blocks, arriving in both.
-  EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 16);"), std::string::npos);
-  EXPECT_EQ(count_of(tma, "loom::rt::mbarrier::arrive_cluster(&bar_v_w["), 2);  // in the loop, and after it
+  // The ring's release: wgmmas alone read the slots, so each of the 2 compute warpgroups of each of
+  // the 2 blocks arrives once in both (a wgmma retired in one warp has read for all four).
+  EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 4);"), std::string::npos);
+  EXPECT_EQ(count_of(tma, "loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w["), 2);  // in the loop, and after it
+  EXPECT_EQ(count_of(tma, "], 2, 1, false);"), 2);
+  EXPECT_NE(tma.find("compute warpgroups of every block of the cluster done with iteration k"), std::string::npos);
   // The launch: clusters of 2 over pairs of row tiles.
   EXPECT_NE(tma.find("const int64_t clusters = blocks / grid_n0 * loom_cdiv(grid_n0, 2);"), std::string::npos);
   EXPECT_NE(tma.find("attr[0].val.clusterDim.x = 2;"), std::string::npos);
@@ -170,10 +176,12 @@ TEST(Multicast, TwoDimensionalClusters) {
   EXPECT_NE(tma.find("// multicast(2, 2): this block loads slice mc_rm of the tile for the 2 blocks of its cluster that share it"),
             std::string::npos);
   EXPECT_NE(tma.find("&tm_B_1, &bar_v_e_3[(v_e_1_base + v_k) % 4], static_cast<uint16_t>(0x3u << (mc_rn * 2u)), "), std::string::npos) << tma;
-  // Every block's 8 compute warps free every block's slots: 4 x 8 arrivals, to the 4 blocks.
-  EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 32);"), std::string::npos);
-  EXPECT_NE(tma.find("loom::rt::mbarrier::arrive_cluster(&bar_v_w["), std::string::npos);
-  EXPECT_NE(tma.find("], 4);"), std::string::npos);
+  // Both operands shared: the 2 compute warpgroups of the 3 blocks of a block's row and column
+  // (itself, the other row tile of its column, the other column tile of its row) free its slots.
+  EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 6);"), std::string::npos) << tma;
+  EXPECT_EQ(count_of(tma, "loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w["), 2);
+  EXPECT_EQ(count_of(tma, "], 2, 2, true);"), 2);
+  EXPECT_NE(tma.find("compute warpgroups of the blocks of this block's cluster row and column done with iteration k"), std::string::npos);
   // The launch and the estimate: groups of 2 x 2 tiles, clusters of 4.
   EXPECT_NE(tma.find("const int64_t clusters = blocks / grid_n0 / grid_n1 * loom_cdiv(grid_n0, 2) * loom_cdiv(grid_n1, 2);"), std::string::npos);
   EXPECT_NE(tma.find("attr[0].val.clusterDim.x = 4;"), std::string::npos);
@@ -191,6 +199,22 @@ TEST(Multicast, OneByTwoSharesOnlyA) {
   EXPECT_EQ(count_of(m1, "loom::rt::tma_load_2d_multicast("), 1) << m1;  // A's rows; B per block
   EXPECT_NE(m1.find("static_cast<uint16_t>(0x3u << mc_rm)"), std::string::npos);
   EXPECT_NE(m1.find("attr[0].val.clusterDim.x = 2;"), std::string::npos);
+  // One row tile per cluster: every block is in the block's row, the release cluster-wide (both
+  // blocks, 2 warpgroups each).
+  EXPECT_NE(m1.find("loom::rt::mbarrier::init(&bar_v_w[s], 4);"), std::string::npos);
+  EXPECT_EQ(count_of(m1, "], 1, 2, false);"), 2);
+}
+
+TEST(Multicast, WarpsReleaseWhatTheyReadThemselves) {
+  // relu_gemm's warps load A's fragments from the slot with ldmatrix (its prologue) before their
+  // wgmma: a warp's own reads, so every compute warp arrives (per warp, count x 4), not one per
+  // warpgroup.
+  test::CompiledMappings c = compile_mappings(example_text("relu_gemm"), "relu_gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  EXPECT_GT(count_of(cu, "loom::rt::mbarrier::arrive_cluster(&"), 0);
+  EXPECT_EQ(count_of(cu, "arrive_cluster_wg"), 0);
+  EXPECT_NE(cu.find("compute warps of every block of the cluster done with iteration k"), std::string::npos);
 }
 
 TEST(Multicast, TwoDimensionalClustersAtMostEightBlocks) {

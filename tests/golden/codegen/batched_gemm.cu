@@ -9432,7 +9432,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229376);  // [4] compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229376);  // [4] compute warpgroups of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
   uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 229408);  // [4] TMA %Ap.1 -> %A.1 landed
   uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 229440);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 16384 bytes)
@@ -9445,7 +9445,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     loom::rt::prefetch_tensormap(&tm_A_0);
     loom::rt::prefetch_tensormap(&tm_B_1);
     loom::rt::prefetch_tensormap(&tm_C_2);
-    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 16);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -9523,7 +9523,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
           const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
           const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
-          if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
+          if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warpgroups of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
           // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 4], 16384);
           loom::rt::tma_load_3d(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 4], static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>(v_Ap_o0), static_cast<int32_t>((0 + v_b)));
@@ -9633,18 +9633,18 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 4 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_k - 1: release it (compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4))
+        // the tensor cores finished iteration v_k - 1: release it (compute warpgroups of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2);
+          loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2);
+        loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -10346,7 +10346,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 212992);  // [4] compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 212992);  // [4] compute warpgroups of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
   uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213024);  // [4] TMA %Ap.1 -> %A.1 landed
   uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213056);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 24576 bytes)
@@ -10359,7 +10359,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     loom::rt::prefetch_tensormap(&tm_A_0);
     loom::rt::prefetch_tensormap(&tm_B_1);
     loom::rt::prefetch_tensormap(&tm_C_2);
-    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 16);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -10437,7 +10437,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
           const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
           const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_3), v_N_3);
-          if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
+          if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warpgroups of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
           // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 4], 16384);
           loom::rt::tma_load_3d(v_A_stages + ((0) * 4 + (0 + v_slot)) * 8192, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 4], static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>(v_Ap_o0), static_cast<int32_t>((0 + v_b)));
@@ -10548,18 +10548,18 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           loom::rt::wgmma_m64nNk16<192, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 4 + (0 + v_slot)) * 12288 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_k - 1: release it (compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4))
+        // the tensor cores finished iteration v_k - 1: release it (compute warpgroups of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2);
+          loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2);
+        loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -11256,7 +11256,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 221184);  // [4] compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 221184);  // [4] compute warpgroups of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
   uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 221216);  // [4] TMA %Ap.1 -> %A.1 landed
   uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 221248);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (3 x 8192 bytes)
@@ -11269,7 +11269,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
     loom::rt::prefetch_tensormap(&tm_A_0);
     loom::rt::prefetch_tensormap(&tm_B_1);
     loom::rt::prefetch_tensormap(&tm_C_2);
-    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 24);
+    for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 6);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -11346,7 +11346,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_2), v_K_2);
           const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_3);
           const int64_t v_B_1_e1 = loom_clip(v_U, (v_c0 * v_N_3), v_N_3);
-          if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
+          if ((v_e_1_base + v_k) >= 4) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 4) % 4], (((v_e_1_base + v_k) - 4) / 4) & 1);  // %w: compute warpgroups of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4)
           // gemm_block: gemm(Acc, Ap[0, k], Bp[k, 0])  [batched_gemm.loom:39]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 4], 24576);
           loom::rt::tma_load_3d(v_A_stages + ((0) * 4 + (0 + v_slot)) * 12288, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 4], static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>(v_Ap_o0), static_cast<int32_t>((0 + v_b)));
@@ -11456,18 +11456,18 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           loom::rt::wgmma_m64nNk16<192, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 4 + (0 + v_slot)) * 12288 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_k - 1: release it (compute warps of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4))
+        // the tensor cores finished iteration v_k - 1: release it (compute warpgroups of every block of the cluster done with iteration k of the loop at line 38 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2);
+          loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2);
+        loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);

@@ -3235,7 +3235,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
   // 1024-byte aligned base (128-byte swizzle atoms are addressed from 1024-aligned bits).
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
-  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229376);  // [3] compute warps of every block of the cluster done with iteration k of the loop at line 29 (%w, distance 3)
+  uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229376);  // [3] compute warpgroups of every block of the cluster done with iteration k of the loop at line 29 (%w, distance 3)
   uint64_t* const bar_free_v_e_6 = reinterpret_cast<uint64_t*>(smem + 229400);  // [1] compute warps done with %C.2 for this tile
   uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 229408);  // [3] TMA %Ap.1 -> %A.1 landed
   uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 229432);  // [3] TMA %Bp.1 -> %B.1 landed
@@ -3251,7 +3251,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     loom::rt::prefetch_tensormap(&tm_B_1);
     loom::rt::prefetch_tensormap(&tm_C_2);
     loom::rt::prefetch_tensormap(&tm_D_3);
-    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 16);
+    for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
     for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_free_v_e_6[s], 8);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
@@ -3327,7 +3327,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
           const int64_t v_B_1_e0 = loom_clip(v_c64, (v_c0 * v_K_1), v_K_1);
           const int64_t v_B_1_o1 = 0 + (v_c0 * v_N_1);
           const int64_t v_B_1_e1 = loom_clip(v_V, (v_c0 * v_N_1), v_N_1);
-          if ((v_e_1_base + v_k) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 3) % 3], (((v_e_1_base + v_k) - 3) / 3) & 1);  // %w: compute warps of every block of the cluster done with iteration k of the loop at line 29 (%w, distance 3)
+          if ((v_e_1_base + v_k) >= 3) loom::rt::mbarrier::wait(&bar_v_w[((v_e_1_base + v_k) - 3) % 3], (((v_e_1_base + v_k) - 3) / 3) & 1);  // %w: compute warpgroups of every block of the cluster done with iteration k of the loop at line 29 (%w, distance 3)
           // block: gemm(Acc, Ap[0, k], Bp[k, 0])  [gemm_residual.loom:30]
           loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 3], 16384);
           loom::rt::tma_load_2d(v_A_stages + ((0) * 3 + (0 + v_slot)) * 8192, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 3], static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>(v_Ap_o0));
@@ -3442,18 +3442,18 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
           loom::rt::wgmma_m64nNk16<256, __nv_bfloat16, 0, 1>(v_C_1, da, loom::rt::desc_mn_major(v_B_stages + ((0) * 3 + (0 + v_slot)) * 16384 + ((v_B_1_o1 + 0) / 64) * 4096 + (v_B_1_o0) * 64, loom::Swizzle::B128, 64, 16 * ks), 1);
         }
         loom::rt::wgmma_commit();
-        // the tensor cores finished iteration v_k - 1: release it (compute warps of every block of the cluster done with iteration k of the loop at line 29 (%w, distance 3))
+        // the tensor cores finished iteration v_k - 1: release it (compute warpgroups of every block of the cluster done with iteration k of the loop at line 29 (%w, distance 3))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 3], 2);
+          loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[((v_e_1_base + v_k) - 1) % 3], 2, 1, false);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 3], 2);
+        loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[(v_e_1_base + v_6 - 1) % 3], 2, 1, false);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       // block: residual(D, Acc, C, alpha)
