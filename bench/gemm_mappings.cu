@@ -383,7 +383,11 @@ int main(int argc, char** argv) {
      << " timed on its own, " << prop.name << ", " << now_utc("%Y-%m-%d %H:%M UTC") << "\n\n"
      << "- device: " << device << "; estimates converted at " << fmt("%.3f", clock_ghz) << " GHz\n"
      << "- command: `" << command << "`\n"
-     << "- shapes: " << (sweep > 0 ? std::to_string(sweep) + " seeded random shapes (--sweep-seed " + std::to_string(sweep_seed) + ")" : std::string("the fixed table"))
+     << "- shapes: "
+     << (sweep > 0  ? std::to_string(sweep) + " seeded random shapes (--sweep-seed " + std::to_string(sweep_seed) + ")" +
+                         (own.empty() ? std::string() : " and " + std::to_string(own.size()) + " given with --shape")
+         : own.empty() ? std::string("the fixed table")
+                       : std::to_string(own.size()) + " given with --shape")
      << "; input seed " << seed << "\n"
      << "- columns: µs per call (median of per-launch CUDA events over two rounds, the second in reverse order"
      << (settle_ms > 0 ? ", each method's timed launches after " + fmt("%.0f", settle_ms) + " ms of its own untimed ones" : std::string())
