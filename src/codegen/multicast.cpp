@@ -13,10 +13,12 @@
 //     (count S times the compute warps), lane r of a warp in block r. Where wgmmas are the slots'
 //     only readers, one arrival per compute warpgroup and block suffices (a wgmma retired in one of
 //     its warps has read its operands for all four; count S times the compute warpgroups), the
-//     arrivals spread over the warpgroup's warps (mc_wgmma_readers_only). The readers are wgmmas, done once wgmma_wait returns (as
-//     without multicast), so a plain arrival on the peer's barrier suffices, as CUTLASS's
-//     consumer_release does; a cluster-scope release there made every kernel about 2x slower
-//     (H100, 2026-11-27).
+//     arrivals spread over the warpgroup's warps (mc_wgmma_readers_only). The readers are done
+//     once wgmma_wait returns (as without multicast), so a plain arrival on the peer's barrier
+//     suffices, as CUTLASS's consumer_release does; a cluster-scope release there made every
+//     kernel about 2x slower (H100, 2026-11-27). The lanes' arrivals, the warpgroup's count and
+//     the row and column below made clusters of 4-8 blocks 8-16% faster than one lane arriving in
+//     every block in turn (H200, bench/results/2026-12-05-h200-release.md).
 //     Since every block contributes to every block's slot in each iteration, no block's consumers
 //     can arrive for iteration k + R before every block's barrier completed iteration k: phases
 //     never alias.
