@@ -82,28 +82,23 @@ __device__ __forceinline__ void wait_cluster(std::uint64_t* bar, std::uint32_t p
   } while (done == 0);
 }
 
-// The compute warps' release of a ring slot that the blocks of a multicast(S, T) cluster fill
-// (rank r at (r % S, r / S)), after wgmma_wait has retired the wgmmas that read it: lane l < S T of
-// the calling warp arrives on the barrier at `bar`'s offset in block l — every block when `peers`
-// is false, else only the S + T - 1 blocks of this block's row or column (l % S or l / S equal to
-// this block's), the ones whose shares land in its slots — one predicated instruction for the warp,
-// the arrivals issued by the lanes at once (CUTLASS's consumer_release spreads its arrivals over the
-// threads the same way). mbarrier.arrive's default semantics (release, CTA scope), as CUTLASS's:
-// it does not make the caller's generic-proxy writes visible to the peer (HOPPER-FACTS F7,
-// "Multicast pipeline"). Called by every lane of the warp, after __syncwarp.
-__device__ __forceinline__ void arrive_cluster(std::uint64_t* bar, std::uint32_t S, std::uint32_t T, bool peers) {
-  const std::uint32_t l = static_cast<std::uint32_t>(threadIdx.x % 32), self = cluster_rank();
-  if (l < S * T && (!peers || l % S == self % S || l / S == self / S))
-    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(peer_smem(bar, l)) : "memory");
-}
-
-// arrive_cluster with one arrival per compute warpgroup (not per warp) and destination block, for
-// a slot whose only readers are the warpgroup's wgmmas (a wgmma retired by wgmma_wait in any of
-// its warps has read its operands for all four): destination d = 4 lane + (warp % 4), so the
-// arrivals spread over the warpgroup's warps (CUTLASS's consumer_release). The barrier counts the
-// compute warpgroups. Called by every lane of every warp of the warpgroup, after its wgmma_wait.
-__device__ __forceinline__ void arrive_cluster_wg(std::uint64_t* bar, std::uint32_t S, std::uint32_t T, bool peers) {
-  const std::uint32_t d = (threadIdx.x % 32) * 4 + (threadIdx.x / 32) % 4, self = cluster_rank();
+// The compute role's release of a ring slot that the blocks of a multicast(S, T) cluster fill
+// (rank r at (r % S, r / S)), after wgmma_wait has retired the wgmmas that read it: each calling
+// warp's lanes arrive on the barrier at `bar`'s offset in their destination blocks — every block
+// when `peers` is false, else only the S + T - 1 blocks of this block's row or column (r % S or
+// r / S equal to this block's), the ones whose shares land in its slots — one predicated
+// instruction, the arrivals issued by the lanes at once. Per warp (`warpgroup` false) lane d
+// arrives in block d; per warpgroup, for a slot whose only readers are the warpgroup's wgmmas (a
+// wgmma retired by wgmma_wait in any of its warps has read its operands for all four), block
+// d = 4 lane + (warp % 4) gets one arrival from the whole warpgroup, the arrivals spread over its
+// warps (CUTLASS's consumer_release), and the barrier counts warpgroups. mbarrier.arrive's default
+// semantics (release, CTA scope), as CUTLASS's: it does not make the caller's generic-proxy writes
+// visible to the peer (HOPPER-FACTS F7, "Multicast pipeline"). Called by every lane, after
+// __syncwarp.
+__device__ __forceinline__ void arrive_cluster(std::uint64_t* bar, std::uint32_t S, std::uint32_t T, bool peers,
+                                               bool warpgroup) {
+  const std::uint32_t lane = threadIdx.x % 32, self = cluster_rank();
+  const std::uint32_t d = warpgroup ? lane * 4 + (threadIdx.x / 32) % 4 : lane;
   if (d < S * T && (!peers || d % S == self % S || d / S == self / S))
     asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(peer_smem(bar, d)) : "memory");
 }

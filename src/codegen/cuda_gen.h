@@ -151,7 +151,7 @@ struct Barrier {
   bool cluster = false;
   bool peers = false;
   // ... and the slots' only compute-role readers are wgmmas: one arrival per compute warpgroup and
-  // block (not per warp), spread over the warpgroup's warps (mc_wgmma_readers_only).
+  // block (not per warp), spread over the warpgroup's warps (mc_wgmma_heads_).
   bool per_warpgroup = false;
 };
 
@@ -356,7 +356,7 @@ class CudaGen {
   // A compute warp's arrival on slot `slot` of b, as a statement for every lane (after __syncwarp).
   std::string arrive_stmt(const Barrier& b, const std::string& slot) const;
   int64_t mc_releasers(bool peers) const { return peers ? mc_rows_ + mc_cols_ - 1 : multicast_; }
-  bool mc_wgmma_readers_only(const Op* head);  // every compute-role reader of the chain's slots is a wgmma
+  bool wgmma_reads_only(const Op& L);  // every compute-role reader of loop L's TMA slots is a wgmma
   void mc_tile_decode(std::ostream& o, const std::string& in) const;
   std::string mc_what() const;            // "multicast(S)" or "multicast(S, T)"
   std::string mc_clusters_expr() const;   // the clusters of a launch: its groups of S (x T) tiles
@@ -656,10 +656,13 @@ class CudaGen {
   ValueId mc_index_n_ = kNone;              // multicast(S, T), T > 1: the innermost block index
   std::map<const Op*, McSplit> mc_copies_;  // the multicast TMA copies and their shares
   std::set<const Op*> mc_heads_;            // ring heads whose slots some multicast copy fills
-  // Those of mc_heads_ every loop of whose chain has copies shared along both cluster dimensions
-  // (or multicast(S)): every block of a block's row and column writes into its slots, so they
+  // Those of mc_heads_ every loop of whose chain has copies shared along both dimensions of a
+  // multicast(S, T) cluster: every block of a block's row and column writes into its slots, so they
   // alone release them (multicast.cpp).
   std::set<const Op*> mc_peer_heads_;
+  // Those of mc_heads_ whose slots only wgmmas read in the compute role (wgmma_reads_only on every
+  // loop of the chain): one release per compute warpgroup (multicast.cpp).
+  std::set<const Op*> mc_wgmma_heads_;
   std::vector<std::pair<std::string, int64_t>> split_accs_;  // its accumulators: variable, registers
   bool split_owner_open_ = false;           // emitting the owner-only rest of the tile
   int64_t split_offset_ = 0;                // the partial-sum buffers in dynamic shared memory

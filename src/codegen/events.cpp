@@ -35,8 +35,8 @@ void CudaGen::plan_signal(const Op& waiter, const EventRef& r) {
       return;
     }
     const bool cluster = mc_heads_.count(loop) > 0;  // multicast.cpp: freed by the cluster's blocks
-    const bool peers = mc_peer_heads_.count(loop) > 0 && mc_rows_ > 1 && mc_cols_ > 1;  // else the same blocks
-    const bool per_wg = cluster && mc_wgmma_readers_only(loop);
+    const bool peers = mc_peer_heads_.count(loop) > 0;
+    const bool per_wg = cluster && mc_wgmma_heads_.count(loop) > 0;
     Barrier bar{"bar_" + var(r.value), distance,
                 std::to_string(team_wgs() * (per_wg ? 1 : 4) * (cluster ? mc_releasers(peers) : 1)),
                 std::string(per_wg ? "compute warpgroups " : "compute warps ") +

@@ -13,7 +13,7 @@
 //     (count S times the compute warps), lane r of a warp in block r. Where wgmmas are the slots'
 //     only readers, one arrival per compute warpgroup and block suffices (a wgmma retired in one of
 //     its warps has read its operands for all four; count S times the compute warpgroups), the
-//     arrivals spread over the warpgroup's warps (mc_wgmma_readers_only). The readers are done
+//     arrivals spread over the warpgroup's warps (mc_wgmma_heads_). The readers are done
 //     once wgmma_wait returns (as without multicast), so a plain arrival on the peer's barrier
 //     suffices, as CUTLASS's consumer_release does; a cluster-scope release there made every
 //     kernel about 2x slower (H100, 2026-11-27). The lanes' arrivals, the warpgroup's count and
@@ -144,8 +144,9 @@ void CudaGen::plan_multicast() {
   loops(*kernel_);
   for (auto& [head, ls] : chain_loops) {
     std::map<const Op*, McSplit> found;
-    bool every = true, both = true;
+    bool every = true, both = true, wgmma_only = true;
     for (const Op* L : ls) {
+      wgmma_only = wgmma_only && wgmma_reads_only(*L);
       bool any = false, outer = false, inner = false;
       if (L->multicast * L->multicast_n > 1)
         for (const Op& c : L->regions[0].ops) {
@@ -162,12 +163,13 @@ void CudaGen::plan_multicast() {
           }
         }
       every = every && any;
-      both = both && (mc_rows_ == 1 || outer) && (mc_cols_ == 1 || inner);
+      both = both && outer && inner;
     }
     if (!every || found.empty()) continue;
     mc_copies_.insert(found.begin(), found.end());
     mc_heads_.insert(head);
-    if (both) mc_peer_heads_.insert(head);
+    if (both) mc_peer_heads_.insert(head);  // (a 1-d cluster's row is all of it: every block, as without)
+    if (wgmma_only) mc_wgmma_heads_.insert(head);
   }
   if (mc_copies_.empty())
     cannot(first, mc + " on a loop none of whose TMA loads is the same for neighbouring tiles along " +
@@ -178,41 +180,31 @@ void CudaGen::plan_multicast() {
 
 std::string CudaGen::arrive_stmt(const Barrier& b, const std::string& slot) const {
   if (b.cluster)
-    return std::string("loom::rt::mbarrier::") + (b.per_warpgroup ? "arrive_cluster_wg" : "arrive_cluster") + "(&" + b.name + "[" +
-           slot + "], " + std::to_string(mc_rows_) + ", " + std::to_string(mc_cols_) + ", " + (b.peers ? "true" : "false") + ");";
+    return "loom::rt::mbarrier::arrive_cluster(&" + b.name + "[" + slot + "], " + std::to_string(mc_rows_) + ", " +
+           std::to_string(mc_cols_) + ", " + (b.peers ? "true" : "false") + ", " + (b.per_warpgroup ? "true" : "false") + ");";
   return "if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[" + slot + "]);";
 }
 
-// Whether the compute role reads the slots of the ring chain that starts at `head` with wgmmas
-// only (gemm's K loop; not relu_gemm's, whose warps load A's fragments with ldmatrix, nor a
-// register op's shared reads). A wgmma is one operation of its warpgroup: when wgmma_wait returns in
-// any of its warps, it has read its operands for all four, so one arrival per warpgroup releases
-// the slot (CUTLASS's consumer_release counts warpgroups the same way). Any other reader is a warp's
-// own, in program order: then every warp arrives.
-bool CudaGen::mc_wgmma_readers_only(const Op* head) {
+// Whether the compute role reads the slots that loop L's TMA copies fill with wgmmas only (gemm's
+// K loop; not relu_gemm's, whose warps load A's fragments with ldmatrix, nor a register op's shared
+// reads). A wgmma is one operation of its warpgroup: when wgmma_wait returns in any of its warps, it
+// has read its operands for all four, so one arrival per warpgroup releases the slot (CUTLASS's
+// consumer_release counts warpgroups the same way). Any other reader is a warp's own, in program
+// order: then every warp arrives.
+bool CudaGen::wgmma_reads_only(const Op& L) {
+  std::vector<ValueId> roots;
+  for (const Op& c : L.regions[0].ops)
+    if (is_tma_copy(c)) roots.push_back(root_of(c.operands[1]));
   bool only = true;
-  std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
-    for (const Op& op : b.ops) {
-      if (op.kind == OpKind::For) {
-        if (ring_head(&op) == head) {
-          std::vector<ValueId> roots;
-          for (const Op& c : op.regions[0].ops)
-            if (is_tma_copy(c)) roots.push_back(root_of(c.operands[1]));
-          std::function<void(const ir::Block&)> readers = [&](const ir::Block& body) {
-            for (const Op& x : body.ops) {
-              for (const ir::Block& r : x.regions) readers(r);
-              if (x.role == ir::Role::Dma || (x.kind != OpKind::Call && x.kind != OpKind::Copy) || is_wgmma(x)) continue;
-              for (ValueId root : roots)
-                if (touches(x, root)) only = false;
-            }
-          };
-          readers(op.regions[0]);
-        }
-      }
-      for (const ir::Block& r : op.regions) walk(r);
+  std::function<void(const ir::Block&)> readers = [&](const ir::Block& body) {
+    for (const Op& x : body.ops) {
+      for (const ir::Block& r : x.regions) readers(r);
+      if (x.role == ir::Role::Dma || (x.kind != OpKind::Call && x.kind != OpKind::Copy) || is_wgmma(x)) continue;
+      for (ValueId root : roots)
+        if (touches(x, root)) only = false;
     }
   };
-  walk(*kernel_);
+  readers(L.regions[0]);
   return only;
 }
 

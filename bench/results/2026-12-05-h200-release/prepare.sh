@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Session 40, on the development machine: the binaries of r1.sh in build-gpu/s40. examples/gemm plus
 # bench/results/2026-12-02-h200-limits/candidates2.sh's six multicast(S, T) mappings (23-28), three ways:
-#   a: this session's loom (the release by lanes at once, to the S + T - 1 blocks of the row and
-#      column when both operands are shared): gm_a (bench/gemm_mappings.cu) and e2e_a (tests/gpu/gemm_correctness.cu)
+#   a: this session's loom as it was then, before the per-warpgroup step (never committed: lanes at once, to the
+#      S + T - 1 blocks of the row and column when both operands are shared, every warp arriving; its calls read
+#      `arrive_cluster(&bar[slot], S, T, peers)`): gm_a (bench/gemm_mappings.cu) and e2e_a (tests/gpu/gemm_correctness.cu).
+#      Later looms generate other calls (ed93721: arrive_cluster_wg where b has it; since the re-read, one
+#      arrive_cluster with a fifth, per-warpgroup argument, the same SASS), so this script reproduces r1 only with
+#      that loom; the committed compiler's kernels are r2's (prepare2.sh).
 #   b: the same code with one arrival per warpgroup (variant.py wg): gm_b, e2e_b
 #   o: loom at 6e788a3 (the release loop of lane 0, every block): gm_o; OLD_CU names the gemm.cu that loom
 #      generated from the same gemm_c.loom (session 40: build/loom before the change, into /tmp/mc/gen)

@@ -8155,14 +8155,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       __syncwarp();
@@ -8200,14 +8200,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_l > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_7 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true);
       }
       v_e_1_base += v_7;  // the next tile's iterations continue the rings
       const int64_t v_Dp_2_o0 = v_Ep_o0 + (v_g * v_4);
@@ -9292,14 +9292,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       __syncwarp();
@@ -9337,14 +9337,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_l > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_7 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true);
       }
       v_e_1_base += v_7;  // the next tile's iterations continue the rings
       const int64_t v_Dp_2_o0 = v_Ep_o0 + (v_g * v_4);
@@ -10422,14 +10422,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       __syncwarp();
@@ -10467,14 +10467,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_l > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_7 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster_wg(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true);
       }
       v_e_1_base += v_7;  // the next tile's iterations continue the rings
       const int64_t v_Dp_2_o0 = v_Ep_o0 + (v_g * v_4);
