@@ -5,25 +5,8 @@ pack writing B, the second's reading B and writing A, an odd last iteration afte
 the loop reading A or B by the parity of the last iteration. A = the hoisted array the deferred mma reads
 (`%A.1: declared before the loop`), B a second one declared beside it."""
 import re, sys
-exec(open(__file__.replace('dbuf.py', 'peel.py')).read().split('out = []')[0])  # code(), block_end()
+exec(open(__file__.replace('dbuf.py', 'peel.py')).read().split('out = []')[0])  # code(), block_end(), split_deferred()
 src = open(sys.argv[1]).read().split('\n')
-
-def split_deferred(body, k, which):
-    """The body with each `if (k > 0) {W} else {E}` replaced by W's arm (which='W') or E's (which='E')."""
-    res, j = [], 0
-    while j < len(body):
-        b = body[j]
-        if re.match(r'^\s*if \(%s > 0\) \{.*deferred into this turn' % k, b):
-            e = block_end(body, j)
-            e2 = block_end(['{'] + body[e + 1:], 0) + e
-            if which == 'W':
-                res.append(b.replace('if (%s > 0) {' % k, '{', 1)); res += body[j + 1:e]; res.append(body[e].replace('} else {', '}'))
-            else:
-                res.append(re.sub(r'\S.*', "{  // the peeled first iteration: the empty group in W's place", b)); res += body[e + 1:e2]; res.append(body[e2])
-            j = e2 + 1
-            continue
-        res.append(b); j += 1
-    return res
 
 def rename(lines, arr, read, write):
     """W's reads of arr -> read (inside the deferred block), the pack's writes of arr -> write."""

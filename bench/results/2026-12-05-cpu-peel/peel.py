@@ -14,6 +14,23 @@ def block_end(lines, i):  # index of the line closing the block opened on line i
                 depth -= 1
                 if depth == 0: return j
     raise ValueError
+def split_deferred(body, k, which):
+    """The body with each `if (k > 0) {W} else {E}` replaced by W's arm (which='W') or E's (which='E')."""
+    res, j = [], 0
+    while j < len(body):
+        b = body[j]
+        if re.match(r'^\s*if \(%s > 0\) \{.*deferred into this turn' % k, b):
+            e = block_end(body, j)
+            e2 = block_end(['{'] + body[e + 1:], 0) + e
+            if which == 'W':
+                res.append(b.replace('if (%s > 0) {' % k, '{', 1)); res += body[j + 1:e]; res.append(body[e].replace('} else {', '}'))
+            else:
+                res.append(re.sub(r'\S.*', "{  // the peeled first iteration: the empty group in W's place", b)); res += body[e + 1:e2]; res.append(body[e2])
+            j = e2 + 1
+            continue
+        res.append(b); j += 1
+    return res
+
 out = []
 i = 0
 n = 0
@@ -27,35 +44,12 @@ while i < len(src):
         dl = [j for j, b in enumerate(body) if re.match(r'^\s*if \(%s > 0\) \{.*deferred into this turn' % k, b)]
         if dl:
             n += 1
-            # split each deferred if/else into its two arms
-            def arm(body, which):
-                res = []
-                j = 0
-                while j < len(body):
-                    b = body[j]
-                    if re.match(r'^\s*if \(%s > 0\) \{.*deferred into this turn' % k, b):
-                        e = block_end(body, j)  # the line '} else {'
-                        assert body[e].strip() == '} else {', body[e]
-                        e2 = block_end(['{'] + body[e + 1:], 0) + e
-                        if which == 'W':
-                            res.append(b.replace('if (%s > 0) {' % k, '{', 1))
-                            res += body[j + 1:e]
-                            res.append(body[e].replace('} else {', '}'))
-                        else:
-                            res.append(re.sub(r'\S.*', '{  // peeled first iteration: the empty group in W\'s place', b))
-                            res += body[e + 1:e2]
-                            res.append(body[e2])
-                        j = e2 + 1
-                        continue
-                    res.append(b)
-                    j += 1
-                return res
             out.append(ind + 'if (%s > 0) {  // the first iteration, peeled (nothing deferred into it)' % trips)
             out.append(ind + '  const int64_t %s = 0;' % k)
-            out += arm(body, 'E')
+            out += split_deferred(body, k, 'E')
             out.append(ind + '}')
             out.append(ind + 'for (int64_t %s = 1; %s < %s; ++%s) {  // the deferred mma of the previous iteration on every path' % (k, k, trips, k))
-            out += arm(body, 'W')
+            out += split_deferred(body, k, 'W')
             out.append(src[end])
             i = end + 1
             continue
