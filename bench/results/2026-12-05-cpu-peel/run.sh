@@ -6,7 +6,10 @@ set -eu
 W=${W:-/tmp/fx}; H=bench/results/2026-12-05-cpu-peel; L=${LOOM:-build/loom}
 export W
 mkdir -p $W
-LOOM_FORCE_FA3PP=1 $L compile $H/flash_attention_3_pp.loom -o $W/fa3pp
+# examples/flash_attention_3 with `pingpong` on its mappings
+sed 's/warpspecialize pipeline(2) smem(227KB);/warpspecialize pipeline(2) pingpong smem(227KB);/' \
+  examples/flash_attention_3/flash_attention_3.loom > $W/flash_attention_3_pp.loom
+LOOM_FORCE_FA3PP=1 $L compile $W/flash_attention_3_pp.loom -o $W/fa3pp
 $L compile examples/flash_attention_2/flash_attention_2.loom -o $W/fa2
 for n in fa3pp fa2; do
   mkdir -p $W/${n}_peel && cp $W/$n/mha.h $W/${n}_peel/ && python3 $H/peel.py $W/$n/mha.cu $W/${n}_peel/mha.cu
