@@ -114,15 +114,8 @@ std::string some_mappings(std::mt19937_64& r, const std::string& text) {
 }
 
 TEST(MappingMutationProperty, NoMappingCrashesTheCompiler) {
-  std::vector<uint64_t> seeds;
-  if (const char* s = std::getenv("LOOM_MAPPING_MUTATION_SEED")) {
-    seeds.push_back(std::strtoull(s, nullptr, 10));
-  } else {
-    const char* n = std::getenv("LOOM_MAPPING_MUTATION_CASES");
-    const int cases = n ? std::atoi(n) : 200;
-    std::mt19937_64 rng(20261205);
-    for (int c = 0; c < cases; ++c) seeds.push_back(rng());
-  }
+  const char* n = std::getenv("LOOM_MAPPING_MUTATION_CASES");
+  const std::vector<uint64_t> seeds = test::property_seeds("LOOM_MAPPING_MUTATION_SEED", 20261205, n ? std::atoi(n) : 200);
   int compiled = 0, refused = 0;
   for (const uint64_t seed : seeds) {
     std::mt19937_64 r(seed);

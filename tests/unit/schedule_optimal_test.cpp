@@ -324,13 +324,7 @@ TEST(ScheduleOptimalProperty, RandomLoopsRunOnTheCpuAndRealizeTheSolversSchedule
       {"relu_gemm", {"M", "N", "K"}},     {"gemm_bias_act", {"M", "N", "K"}},      {"gemm_residual", {"M", "N", "K"}},
       {"gemm_reduce", {"M", "N", "K"}},   {"gemm_reduce_shared", {"M", "N", "K"}},
   };
-  std::vector<uint64_t> case_seeds;
-  if (const char* s = std::getenv("LOOM_SCHED_PROPERTY_SEED")) {
-    case_seeds.push_back(std::strtoull(s, nullptr, 10));
-  } else {
-    std::mt19937_64 rng(20261127);
-    for (int c = 0; c < 8; ++c) case_seeds.push_back(rng());
-  }
+  const std::vector<uint64_t> case_seeds = test::property_seeds("LOOM_SCHED_PROPERTY_SEED", 20261127, 8);
   for (const uint64_t case_seed : case_seeds) {
     std::mt19937_64 r(case_seed);
     const Example& ex = examples[r() % examples.size()];

@@ -8,6 +8,7 @@
 #include <functional>
 #include <fstream>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -62,6 +63,19 @@ inline void expect_golden(const std::string& rel, const std::string& actual) {
   }
   EXPECT_EQ(read_file(p), actual) << "output differs from golden " << p
                                   << "; if the change is intended run `UPDATE_GOLDEN=1 make test`";
+}
+
+// The cases of a seeded property test: the one seed in environment variable `seed_env` when it is set
+// (to rerun a printed case), else `count` seeds drawn from `base_seed`.
+inline std::vector<uint64_t> property_seeds(const char* seed_env, uint64_t base_seed, int count) {
+  std::vector<uint64_t> seeds;
+  if (const char* s = std::getenv(seed_env)) {
+    seeds.push_back(std::strtoull(s, nullptr, 10));
+    return seeds;
+  }
+  std::mt19937_64 rng(base_seed);
+  for (int c = 0; c < count; ++c) seeds.push_back(rng());
+  return seeds;
 }
 
 // ---- the built `loom` binary, as a user runs it ----------------------------------------------------
