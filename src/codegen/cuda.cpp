@@ -169,6 +169,16 @@ CudaArtifact generate_cuda(const ir::Function& f, const std::string& source) {
   return a;
 }
 
+std::optional<Diagnostic> turns_refused(const ir::Function& f) {
+  CudaGen gen(f, "turns", /*staging_allowed=*/false);
+  try {
+    gen.run();
+  } catch (const CompileError& e) {
+    if (gen.refused_turns()) return e.diagnostic;
+  }
+  return std::nullopt;
+}
+
 CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std::string& source) {
   if (kernels.empty()) throw InternalError("codegen: no mapping to generate");
   if (kernels.size() == 1) return generate_cuda(*kernels[0].function, source);

@@ -45,10 +45,12 @@
 // tests/gpu/gemm_correctness.cu and bench/ on the GPU.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/signature.h"
+#include "loom/diagnostics.h"
 #include "ir/ir.h"
 
 namespace loom::codegen {
@@ -75,5 +77,10 @@ struct MappingKernel {
   std::string when_text;  // "when(...)" as written, with its file:line for comments
 };
 CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std::string& source);
+
+// Whether the back end refuses turns on the tensor cores (`pingpong`) to one of f's loops, and why
+// (its diagnostic): what schedule(optimal) asks before it realizes a schedule with turns. Any other
+// problem with f is left to generate_cuda to report (nullopt).
+std::optional<Diagnostic> turns_refused(const ir::Function& f);
 
 }  // namespace loom::codegen

@@ -95,10 +95,12 @@ std::optional<CudaGen::Rotation> CudaGen::plan_rotation(const Op& loop) {
       if (o.result == acc) carried = false;
     for (const Op* o : compute) {
       if (o == r.first || !carried) break;
-      if (touches(*o, acc))
+      if (touches(*o, acc)) {
+        refused_turns_ = true;
         cannot(&loop, "`pingpong` on a loop whose first wgmma (" + r.first->origin +
                           ") overwrites an accumulator that the iteration reads before it (a hand-pipelined loop's scores)",
                "leave `pingpong` off: the loop's own pipelining already overlaps the element-wise work with the next wgmma");
+      }
     }
   }
   const Op& W = *r.deferred;

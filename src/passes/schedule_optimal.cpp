@@ -372,7 +372,8 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     const int64_t compute_wgs = f0.warp_roles ? f0.warp_roles->compute_warpgroups : 1;
     // Without a schedule, turns by the rule when the kernel has two compute warpgroups to take them.
     const bool rule_pingpong = !d.solved && fallback_turns && compute_wgs >= 2 && !teams && !written_pingpong;
-    const bool pingpong = written_pingpong || (d.solved && d.compute_groups >= 2 && !teams) || rule_pingpong;
+    bool pingpong = written_pingpong || (d.solved && d.compute_groups >= 2 && !teams) || rule_pingpong;
+    std::string turns_why;  // why the back end refused the turns the schedule (or the rule) asked for
     // Teams taking the tiles in turn (alternate(T)), from the tile loop's schedule: not with teams,
     // pingpong, splitk or streamk written on the instance, nor turns within the tile.
     Teams derived;
@@ -397,13 +398,6 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       });
     } else {
       report << "  no schedule: " << why_not << "\n";
-      note.warning = "schedule(optimal) on instance '" + name + "': " + why_not + "; using the rule-based settings (warpspecialize, pipeline(" +
-                     std::to_string(depth) + ")" + (written_pingpong || rule_pingpong ? ", pingpong" : "") + ")" +
-                     (rule_pingpong ? ": " + rule_why : "") +
-                     (r.budget_exhausted && budget < Instance::kMaxScheduleBudget
-                          ? " (a larger budget may find one: schedule(optimal, budget=B) with B > " + std::to_string(budget) +
-                                ", about a quarter second of solver work a million)"
-                          : "");
     }
     report << derived.report;
     // The register split per role: only for a solved schedule whose loads have a warp group of their
@@ -433,6 +427,16 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
         // splitk(S)'s partial-sum buffers come on top of the ring, added by the back end
         // (splitk.cpp, check_split_budget): a depth they do not fit with is one too deep.
         if (in.splitk.value_or(1) > 1) (void)codegen::generate_cuda(lowered, "schedule(optimal) trial");
+        // Turns the compiler chose (not written) only where the back end can take them: a loop
+        // that carries its first wgmma's accumulator (a hand-pipelined attention loop) keeps its
+        // own overlap instead (pingpong.cpp). Then the same depth again, without turns.
+        if (pingpong && !written_pingpong)
+          if (const std::optional<Diagnostic> why = codegen::turns_refused(lowered)) {
+            pingpong = false;
+            turns_why = why->message;
+            ++dd;
+            continue;
+          }
         chosen = dd;
       } catch (const CompileError& e) {
         const std::string& msg = e.diagnostic.message;
@@ -441,6 +445,13 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       }
     }
     if (!chosen) throw *last;
+    if (!d.solved)  // (after the trial: the rule's turns may have been refused)
+      note.warning = "schedule(optimal) on instance '" + name + "': " + why_not + "; using the rule-based settings (warpspecialize, pipeline(" +
+                     std::to_string(depth) + ")" + (pingpong ? ", pingpong" : "") + ")" + (rule_pingpong && pingpong ? ": " + rule_why : "") +
+                     (r.budget_exhausted && budget < Instance::kMaxScheduleBudget
+                          ? " (a larger budget may find one: schedule(optimal, budget=B) with B > " + std::to_string(budget) +
+                                ", about a quarter second of solver work a million)"
+                          : "");
     std::ostringstream realized;
     realized << (d.warp_specialize ? "warpspecialize (the loads on a warp group of their own)" : "nowarpspecialize (loads and compute share a group)")
              << (forced_ws ? std::string(" (") + (teams ? "alternate" : "multicast") + " needs a DMA role)" : std::string())
@@ -451,7 +462,10 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       realized << "no load latency model: 2";
     if (chosen < depth) realized << ", " << chosen << " fit the shared-memory budget";
     realized << ")";
-    if (rule_pingpong)
+    if (!turns_why.empty())
+      realized << ", no pingpong (" << (rule_pingpong ? "the rule's turns" : "the turns of the schedule's " + std::to_string(d.compute_groups) + " compute warp groups")
+               << " refused: " << turns_why << ")";
+    else if (rule_pingpong)
       realized << ", pingpong (no schedule: the rule — " << rule_why << ")";
     else if (pingpong)
       realized << ", pingpong (" << (written_pingpong && !(d.solved && d.compute_groups >= 2) ? "written on the instance"

@@ -213,6 +213,36 @@ TEST(ScheduleOptimal, FlashAttentionGetsTheFa3Structure) {
   EXPECT_NE(n.realized.find("pingpong (2 compute warp groups take turns)"), std::string::npos) << n.report << n.realized;
 }
 
+TEST(ScheduleOptimal, AHandPipelinedAttentionLoopKeepsItsOwnOverlap) {
+  // examples/flash_attention_3's loop carries its scores (the next tile's QK^T issued before this
+  // tile's softmax, by hand). The solver puts its compute on two warp groups, but the back end
+  // cannot give them turns on that loop (pingpong.cpp); schedule(optimal) asks it before it
+  // realizes turns and keeps the loop's own overlap: the hand mapping's `warpspecialize
+  // pipeline(2)` with the schedule's register split, op for op, and the kernel compiles (it used
+  // to stop with the back end's "cannot lower `pingpong`", which the user had not written).
+  const std::string base = default_only(example_text("flash_attention_3"), "mapping sm_90a when(D <= 64)");
+  const std::string hand = replaced(base, "warpspecialize pipeline(2) smem", "warpspecialize pipeline(2) regs(24, 240) smem");
+  const std::string solved = replaced(base, "warpspecialize pipeline(2) smem", "schedule(optimal) smem");
+  ir::Function h = lower(hand, "flash_attention_3"), s = lower(solved, "flash_attention_3");
+  EXPECT_EQ(ir::print(s), ir::print(h));
+  ASSERT_EQ(s.schedule_notes.size(), 1u);
+  const ir::ScheduleNote& n = s.schedule_notes[0];
+  EXPECT_TRUE(n.warning.empty()) << n.warning;
+  EXPECT_NE(n.report.find("optimal: yes"), std::string::npos) << n.report;
+  EXPECT_NE(n.realized.find("no pingpong (the turns of the schedule's 2 compute warp groups refused: the CUDA back end cannot lower "
+                            "`pingpong` on a loop whose first wgmma"),
+            std::string::npos)
+      << n.realized;
+  EXPECT_FALSE(codegen::turns_refused(s).has_value());
+  EXPECT_NO_THROW((void)codegen::generate_cuda(s, "flash_attention_3.loom"));
+  // The same loop with `pingpong` written by hand is still the back end's located refusal.
+  ir::Function w = lower(replaced(base, "warpspecialize pipeline(2) smem", "warpspecialize pipeline(2) pingpong smem"), "flash_attention_3");
+  const std::optional<Diagnostic> why = codegen::turns_refused(w);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_GT(why->loc.line, 0u);
+  EXPECT_NE(why->message.find("cannot lower `pingpong`"), std::string::npos) << why->message;
+}
+
 // The IR of the program under its last mapping (a specialization: mapping_units), and its notes.
 ir::Function lower_last_mapping(const std::string& text, const std::string& name) {
   auto r = check_text(text, name + ".loom");
