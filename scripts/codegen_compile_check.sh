@@ -148,6 +148,27 @@ if "$LOOM" compile examples/flash_attention_3_causal/flash_attention_3_causal.lo
 else
   fail "flash_attention_3_causal (mha): loom compile + nvcc -c" "$WORK/fa3c.log"
 fi
+# pingpong(double_buffer) (docs/codegen.md, "Double-buffered turns"): flash_attention_2's turns with
+# P's A fragments in two copies (no advisory), and the hand-pipelined flash_attention_3 with turns,
+# which plain `pingpong` refuses (C7512 on every kernel: it is out of registers, known). Their SASS
+# is scanned below with the others.
+sed 's/warpspecialize pipeline(2) pingpong /warpspecialize pipeline(2) pingpong(double_buffer) /' \
+  examples/flash_attention_2/flash_attention_2.loom >"$WORK/fa2db.loom"
+sed 's/warpspecialize pipeline(2) smem(227KB);/warpspecialize pipeline(2) pingpong(double_buffer) smem(227KB);/' \
+  examples/flash_attention_3/flash_attention_3.loom >"$WORK/fa3db.loom"
+for k in fa2db fa3db; do
+  allowed='^$'
+  [ $k = fa3db ] && allowed='C7512'
+  if [ "$(grep -c 'pingpong(double_buffer)' "$WORK/$k.loom")" -ge 2 ] &&
+      "$LOOM" compile "$WORK/$k.loom" -o "$WORK/$k" >"$WORK/$k.log" 2>&1 &&
+      grep -q "v_A_1_odd" "$WORK/$k/mha.cu" &&
+      "$NVCC" "${NVCC_FLAGS[@]}" -I "$WORK/$k" -c "$WORK/$k/mha.cu" -o "$WORK/$k/mha.o" >>"$WORK/$k.log" 2>&1 &&
+      ! grep -E "warning|C75[0-9][0-9]" "$WORK/$k.log" | grep -Evq "$allowed"; then
+    echo "ok   $k (pingpong(double_buffer)): loom compile + nvcc -c (sm_90a)$([ $k = fa3db ] && echo "; ptxas C7512 (wgmma serialized), known")"
+  else
+    fail "$k (pingpong(double_buffer)): loom compile + nvcc -c" "$WORK/$k.log"
+  fi
+done
 
 # 2c, the SASS. The attention kernels': no write to the A registers of a wgmma still in flight
 # (scripts/sass_hazards.py: ptxas has given the registers of a deferred P V, issued under a branch,
@@ -156,7 +177,7 @@ fi
 PYENV=${LOOM_PYENV:-$HOME/.cache/loom/pyenv}
 SASS_BIN=$(dirname "$(ls "$PYENV"/lib/python3*/site-packages/nvidia/cu13/bin/cuobjdump 2>/dev/null | head -1)" 2>/dev/null)
 if [ -x "$SASS_BIN/cuobjdump" ] && [ -x "$SASS_BIN/nvdisasm" ]; then
-  for k in fa2 fa3 fa3c; do
+  for k in fa2 fa3 fa3c fa2db fa3db; do
     [ -f "$WORK/$k/mha.o" ] || continue
     if PATH="$SASS_BIN:$PATH" "$SASS_BIN/cuobjdump" -sass "$WORK/$k/mha.o" >"$WORK/$k.sass" 2>"$WORK/$k.sass.log" &&
         python3 scripts/sass_hazards.py "$WORK/$k.sass" >"$WORK/$k.hazards" 2>&1; then

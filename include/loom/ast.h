@@ -193,6 +193,9 @@ struct Instance {
   SourceLoc pipeline_loc;
   bool pingpong = false;  // `pingpong`: the compute warpgroups take turns issuing tensor-core work
   SourceLoc pingpong_loc;
+  // `pingpong(double_buffer)`: and a rotated loop's deferred mma reads register operands that the
+  // next iteration writes into a second copy (docs/codegen.md, "Double-buffered turns").
+  bool pingpong_double_buffer = false;
   // `splitk(S)`: a cluster of S blocks per output tile, each running a contiguous share of the
   // srange loop's iterations; their partial sums are added over distributed shared memory.
   std::optional<int64_t> splitk;

@@ -562,6 +562,7 @@ void CudaGen::emit_for(const Op& op) {
     rotation_ = rot ? &*rot : nullptr;
   }
   std::vector<int> outer_scopes;  // per stream of ss
+  size_t for_line = 0;            // the compute stream's `for` line (double_buffer_loop)
   std::vector<std::set<std::string>> outer_waited;  // per stream of ss: the waits that hold in the body
   for (Stream* s : ss) {
     // The loop's preconditions, once before it.
@@ -575,9 +576,19 @@ void CudaGen::emit_for(const Op& op) {
         s->line("// " + names_[static_cast<size_t>(h->result)] +
                 ": declared before the loop, the deferred mma reads it in the next iteration");
         for (const std::string& l : alloc_lines(*h)) s->line(l);
+        if (rot->double_buffer) {  // pingpong(double_buffer): the odd iterations' copy
+          const std::string v = var(h->result);
+          for (const std::string& l : alloc_lines(*h)) {
+            const size_t at = l.find(v + "[");
+            if (at != std::string::npos) s->line(l.substr(0, at) + v + "_odd" + l.substr(at + v.size()) + "  (the odd iterations' copy)");
+          }
+        }
         hoisted_.insert(h->result);
         s->defined.insert(h->result);
       }
+      if (op.pingpong_double_buffer && !(rot && rot->double_buffer))
+        s->line("// pingpong(double_buffer): nothing to double-buffer (" +
+                std::string(rot ? "the deferred mma reads no register array of the body" : "the loop is not rotated") + ")");
     }
     s->line("// " + (op.origin.empty() ? std::string("loop") : op.origin) + "  [" + source_ + ":" + std::to_string(op.loc.line) + "]" +
             (op.pipeline_depth > 1 ? "  pipelined " + std::to_string(op.pipeline_depth) + " deep" : ""));
@@ -594,6 +605,7 @@ void CudaGen::emit_for(const Op& op) {
       s->line("for (int64_t " + var(k) + " = " + loop_start(&op) + "; " + var(k) + " < " + var(k) + "_hi; ++" + var(k) + ") {");
     } else {
       alternate_turn_begin(*s, op);
+      if (s == &compute_) for_line = s->lines.size();
       s->line("for (int64_t " + var(k) + " = 0; " + var(k) + " < " + n + "; ++" + var(k) + ") {");
     }
     s->indent += 2;
@@ -631,6 +643,7 @@ void CudaGen::emit_for(const Op& op) {
           break;
         }
     s->indent -= 2;
+    const size_t close_line = s->lines.size();
     s->line("}");
     s->waited = outer_waited[si];  // (the body may have run no iteration)
     s->scope = outer_scopes[si];
@@ -643,6 +656,7 @@ void CudaGen::emit_for(const Op& op) {
       turn_end(*s);
       s->indent -= 2;
       s->line("}");
+      if (rot->double_buffer) double_buffer_loop(*s, *rot, for_line, close_line);
     }
     alternate_turn_end(*s, op);  // (the last iteration's wgmmas are issued: the next team may issue its own)
     if (s == &compute_ && sig != signal_of_loop_.end()) yield_signal(*s, op, signals_[static_cast<size_t>(sig->second)], false);

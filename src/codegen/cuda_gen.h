@@ -538,12 +538,16 @@ class CudaGen {
     int late_signal = -1;
     std::set<ValueId> late_roots;
     const Op* early_last = nullptr;     // the body's last compute op reading an early buffer
+    // pingpong(double_buffer) with hoisted arrays: each in two copies, iteration k writing copy
+    // k % 2 (the hoisted name, then `_odd`), the loop peeled and unrolled by two (double_buffer_loop).
+    bool double_buffer = false;
   };
   std::optional<Rotation> plan_rotation(const Op& loop);
   void plan_split_release(Rotation& r);
   void arm_release(const Rotation& r, Stream::Group& g, bool late);
   void rotated_release_early(Stream& s, const Rotation& r, const Op& op);
   void emit_deferred(Stream& s, const Rotation& r, const std::string& k, const std::string& guard);
+  void double_buffer_loop(Stream& s, const Rotation& r, size_t for_line, size_t close_line);
   int64_t turn_barrier0() const;
   void turn_begin(Stream& s);
   void turn_end(Stream& s);

@@ -89,20 +89,26 @@ std::optional<CudaGen::Rotation> CudaGen::plan_rotation(const Op& loop) {
   // (issued under emit_deferred's guard) may still read, to the element-wise work; issuing W on
   // every path fixes that but makes ptxas serialize the wgmmas (C7513; docs/codegen.md,
   // bench/results/2026-12-05-h200-sched.md). Refuse it.
+  // With pingpong(double_buffer) the deferred mma's register operands are never written while it
+  // may read them (double_buffer_loop), so the loop is rotated like any other.
+  bool carries = false;
   if (ValueId acc = register_origin(r.first->operands[0]); acc != kNone) {
     bool carried = true;
     for (const Op& o : body.ops)
       if (o.result == acc) carried = false;
     for (const Op* o : compute) {
       if (o == r.first || !carried) break;
-      if (touches(*o, acc)) {
-        refused_turns_ = true;
-        cannot(&loop, "`pingpong` on a loop whose first wgmma (" + r.first->origin +
-                          ") overwrites an accumulator that the iteration reads before it (a hand-pipelined loop's scores)",
-               "leave `pingpong` off: the loop's own pipelining already overlaps the element-wise work with the next wgmma");
-      }
+      if (touches(*o, acc)) carries = true;
     }
   }
+  auto refuse = [&] {
+    refused_turns_ = true;
+    cannot(&loop, "`pingpong` on a loop whose first wgmma (" + r.first->origin +
+                      ") overwrites an accumulator that the iteration reads before it (a hand-pipelined loop's scores)",
+           "leave `pingpong` off (the loop's own pipelining already overlaps the element-wise work with the next wgmma), or "
+           "write `pingpong(double_buffer)`: the deferred mma's register operands in two copies (docs/codegen.md)");
+  };
+  if (carries && !loop.pingpong_double_buffer) refuse();
   const Op& W = *r.deferred;
   // W's operand roots: defined outside the body, TMA ring tiles, or register arrays of the body
   // (hoisted; a forwarded A tile stands for its register array).
@@ -129,6 +135,8 @@ std::optional<CudaGen::Rotation> CudaGen::plan_rotation(const Op& loop) {
       return std::nullopt;
     r.hoisted.push_back(d->second);
   }
+  r.double_buffer = loop.pingpong_double_buffer && !r.hoisted.empty();
+  if (carries && !r.double_buffer) refuse();  // (no register operand of W to double-buffer)
   // Nothing before Q touches W's operands.
   for (const Op* o : compute) {
     if (o == r.first) break;
@@ -221,6 +229,137 @@ void CudaGen::emit_deferred(Stream& s, const Rotation& r, const std::string& k, 
     s.line("  loom::rt::wgmma_commit();  // an empty group in W's place: nothing was deferred into the first turn");
     s.line("}");
   }
+}
+
+namespace {
+
+std::string trimmed(const std::string& l) {
+  const size_t b = l.find_first_not_of(' ');
+  return b == std::string::npos ? std::string() : l.substr(b);
+}
+
+std::string indent_of(const std::string& l) { return l.substr(0, l.size() - trimmed(l).size()); }
+
+// The line at or after `from` that is `text` at the indentation `ind` (the close of a block
+// emit_deferred opened at that indentation).
+size_t find_at(const std::vector<std::string>& lines, size_t from, const std::string& ind, const std::string& text) {
+  for (size_t i = from; i < lines.size(); ++i)
+    if (lines[i] == ind + text) return i;
+  throw InternalError("codegen: double_buffer_loop: no `" + text + "` closing a deferred mma's block");
+}
+
+// `name` as a whole identifier replaced by `to` (names are v_..., so \b is the identifier's edge).
+std::string renamed(const std::string& l, const std::string& name, const std::string& to) {
+  std::string out;
+  size_t at = 0;
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t p = l.find(name); p != std::string::npos; p = l.find(name, p + 1)) {
+    const size_t e = p + name.size();
+    if ((p > 0 && ident(l[p - 1])) || (e < l.size() && ident(l[e]))) continue;
+    out += l.substr(at, p - at) + to;
+    at = e;
+  }
+  return out + l.substr(at);
+}
+
+}  // namespace
+
+// pingpong(double_buffer): the rotated loop `for (k = 0; k < n; ++k) { body }` (lines for_line ..
+// close_line of s, the body's deferred mma W(k - 1) under `if (k > 0) { W } else { empty group }`)
+// becomes
+//
+//   if (n > 0) { k = 0: body, the empty group in W's place }           (peeled: nothing deferred)
+//   for (k2 = 1; k2 + 1 < n; k2 += 2) { k = k2: body; k = k2 + 1: body }  (W on every path)
+//   if (k2 < n) { k = k2: body }                                        (an odd last iteration)
+//
+// and iteration k writes the hoisted arrays' copy k % 2 (the name; `_odd`) while W(k - 1), in
+// its body, reads the other: no register an issued wgmma may still read is written before the
+// wgmma_wait that retires it, by the program's text rather than by ptxas's liveness (the guarded
+// form leaves ptxas free to give W's registers to the softmax on the path without W, which it
+// did: docs/codegen.md "Double-buffered turns"). The tail's W(n - 1) reads copy (n - 1) % 2. Every
+// copy's text is the body's, so the stream's bookkeeping (wgmma groups, waits) done for the one
+// emission holds for each.
+void CudaGen::double_buffer_loop(Stream& s, const Rotation& r, size_t for_line, size_t close_line) {
+  const std::string k = var(r.loop->regions[0].args[0]), n = var(r.loop->operands[0]);
+  std::vector<std::string> names;
+  for (const Op* h : r.hoisted) names.push_back(var(h->result));
+  if (for_line >= close_line || trimmed(s.lines[for_line]).rfind("for (int64_t " + k + " = 0; ", 0) != 0)
+    throw InternalError("codegen: double_buffer_loop: the rotated loop is not `for (" + k + " = 0; ...)`");
+  const std::string ind = indent_of(s.lines[for_line]);
+  const std::vector<std::string> body(s.lines.begin() + static_cast<long>(for_line) + 1, s.lines.begin() + static_cast<long>(close_line));
+  const std::string guard = "if (" + k + " > 0) {  // ";
+  // The body for iteration parity `odd` (peeled: k = 0, the empty group), `extra` more spaces.
+  auto copy = [&](bool peeled, bool odd, const std::string& extra) {
+    auto rename = [&](std::string l, bool odd_copy) {
+      if (odd_copy)
+        for (const std::string& a : names) l = renamed(l, a, a + "_odd");
+      return extra + l;
+    };
+    std::vector<std::string> out;
+    for (size_t i = 0; i < body.size(); ++i) {
+      const std::string& l = body[i];
+      if (trimmed(l).rfind(guard, 0) != 0 || l.find("(pingpong: deferred into this turn)") == std::string::npos) {
+        out.push_back(rename(l, odd));  // this iteration's arrays
+        continue;
+      }
+      const std::string li = indent_of(l);
+      const size_t els = find_at(body, i + 1, li, "} else {"), end = find_at(body, els + 1, li, "}");
+      if (peeled) {
+        out.push_back(extra + li + "{  // nothing was deferred into iteration 0 (peeled): an empty group in W's place");
+        for (size_t j = els + 1; j < end; ++j) out.push_back(rename(body[j], odd));
+      } else {
+        out.push_back(extra + li + "{  // " + l.substr(li.size() + guard.size()));  // W of iteration k - 1 ...
+        for (size_t j = i + 1; j < els; ++j) out.push_back(rename(body[j], !odd));  // W(k - 1): the other copy
+      }
+      out.push_back(extra + li + "}");
+      i = end;
+    }
+    return out;
+  };
+  std::string arrays;
+  for (const std::string& a : names) arrays += (arrays.empty() ? "" : ", ") + a + " / " + a + "_odd";
+  const std::string k2 = k + "_next";
+  std::vector<std::string> out = {
+      ind + "// pingpong(double_buffer): iteration k writes " + arrays + " by k % 2 and its deferred mma reads the other",
+      ind + "if (" + n + " > 0) {  // iteration 0, peeled",
+      ind + "  const int64_t " + k + " = 0;"};
+  for (std::string& l : copy(true, false, "")) out.push_back(std::move(l));
+  out.push_back(ind + "}");
+  out.push_back(ind + "int64_t " + k2 + " = 1;");
+  out.push_back(ind + "for (; " + k2 + " + 1 < " + n + "; " + k2 + " += 2) {  // two iterations a trip: odd, then even");
+  for (bool odd : {true, false}) {
+    out.push_back(ind + "  {");
+    out.push_back(ind + "    const int64_t " + k + " = " + k2 + (odd ? "" : " + 1") + ";");
+    for (std::string& l : copy(false, odd, "  ")) out.push_back(std::move(l));
+    out.push_back(ind + "  }");
+  }
+  out.push_back(ind + "}");
+  out.push_back(ind + "if (" + k2 + " < " + n + ") {  // an odd last iteration");
+  out.push_back(ind + "  const int64_t " + k + " = " + k2 + ";");
+  for (std::string& l : copy(false, true, "")) out.push_back(std::move(l));
+  out.push_back(ind + "}");
+  // After the loop: W(n - 1) reads the copy the last iteration wrote.
+  std::vector<std::string> tail(s.lines.begin() + static_cast<long>(close_line) + 1, s.lines.end());
+  size_t w = 0;
+  while (w < tail.size() && (trimmed(tail[w]).rfind("{  // ", 0) != 0 || tail[w].find("(pingpong: deferred into this turn)") == std::string::npos))
+    ++w;
+  if (w == tail.size()) throw InternalError("codegen: double_buffer_loop: no deferred mma after the loop");
+  const std::string wi = indent_of(tail[w]);
+  const size_t wend = find_at(tail, w + 1, wi, "}");
+  std::vector<std::string> t(tail.begin(), tail.begin() + static_cast<long>(w));
+  t.push_back(wi + "if (((" + n + " - 1) & 1) == 0) {  // the last iteration wrote the even copy");
+  for (size_t j = w; j <= wend; ++j) t.push_back("  " + tail[j]);
+  t.push_back(wi + "} else {");
+  for (size_t j = w; j <= wend; ++j) {
+    std::string l = tail[j];
+    for (const std::string& a : names) l = renamed(l, a, a + "_odd");
+    t.push_back("  " + l);
+  }
+  t.push_back(wi + "}");
+  t.insert(t.end(), tail.begin() + static_cast<long>(wend) + 1, tail.end());
+  s.lines.resize(for_line);
+  s.lines.insert(s.lines.end(), out.begin(), out.end());
+  s.lines.insert(s.lines.end(), t.begin(), t.end());
 }
 
 }  // namespace loom::codegen::detail

@@ -194,6 +194,8 @@ struct Op {
   bool warp_specialize = false;   // For: the mapping's warpspecialize
   bool pingpong = false;          // For: the mapping's pingpong (compute warpgroups take turns on
                                   // the tensor cores; src/codegen/pingpong.cpp)
+  bool pingpong_double_buffer = false;  // For: pingpong(double_buffer): the deferred mma's register
+                                        // operands in two copies by iteration parity
   int64_t split_k = 1;            // For: the mapping's splitk(S): S blocks of a cluster share the
                                   // iterations, each a contiguous share, and add their partial
                                   // sums (1 = not split; the loop's meaning is unchanged, only the

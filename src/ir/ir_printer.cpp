@@ -194,7 +194,7 @@ class Printer {
             out += ")";
             if (op.pipeline_depth != 1) out += " pipeline(" + std::to_string(op.pipeline_depth) + ")";
             if (op.warp_specialize) out += " warpspecialize";
-            if (op.pingpong) out += " pingpong";
+            if (op.pingpong) out += op.pingpong_double_buffer ? " pingpong(double_buffer)" : " pingpong";
             if (op.split_k != 1) out += " splitk(" + std::to_string(op.split_k) + ")";
             if (op.stream_k) out += " streamk";
             if (op.multicast != 1 || op.multicast_n != 1)

@@ -166,11 +166,12 @@ class Verifier {
               problem(where + ": regs(" + std::to_string(op.dma_regs) + ", " + std::to_string(op.compute_regs) +
                       ") is not a register split (both positive, or both 0)");
           }
-          if (op.kind != OpKind::For && (!op.distances.empty() || op.pipeline_depth != 1 || op.warp_specialize || op.pingpong ||
+          if (op.kind != OpKind::For && (!op.distances.empty() || op.pipeline_depth != 1 || op.warp_specialize || op.pingpong || op.pingpong_double_buffer ||
                                     op.split_k != 1 || op.stream_k || op.multicast != 1 || op.multicast_n != 1 || op.alternate != 1 || op.dma_regs ||
                                     op.compute_regs))
             problem(where + ": only a for loop has carried distances, a pipeline depth, warp specialization, pingpong, split_k, stream_k, multicast, alternate or regs");
           if (op.stream_k && op.split_k != 1) problem(where + ": a loop both split (split_k) and streamed (stream_k)");
+          if (op.pingpong_double_buffer && !op.pingpong) problem(where + ": pingpong(double_buffer) without pingpong");
           block(body, scopes);
           if (body.yield.value != kNone) check_ref(body.yield, scopes, where + " yield");
           if (body.yield.cross) problem(where + ": a yield is not a wait and cannot cross roles");

@@ -533,6 +533,15 @@ class Parser {
       } else if (c.name == "pingpong") {
         in.pingpong = true;
         in.pingpong_loc = c.loc;
+        if (at(Tok::LParen)) {
+          take();
+          if (!at(Tok::Ident) || cur().text != "double_buffer")
+            error_here("expected 'double_buffer' in 'pingpong(...)'",
+                       "pingpong(double_buffer) keeps the deferred mma's register operands in two copies; plain `pingpong` takes no argument");
+          take();
+          expect(Tok::RParen, "to close 'pingpong'");
+          in.pingpong_double_buffer = true;
+        }
       } else if (c.name == "schedule") {
         in.schedule_loc = c.loc;
         expect(Tok::LParen, "after 'schedule'");

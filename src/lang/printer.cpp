@@ -156,7 +156,7 @@ std::vector<std::string> instance_clauses(const Instance& in) {
     cs.push_back("call(" + join(in.calls, [](const Dispatch& d) { return d.key.name + ": " + d.instance.name; }) + ")");
   if (in.warp_specialize) cs.push_back(*in.warp_specialize ? "warpspecialize" : "nowarpspecialize");
   if (in.pipeline) cs.push_back("pipeline(" + std::to_string(*in.pipeline) + ")");
-  if (in.pingpong) cs.push_back("pingpong");
+  if (in.pingpong) cs.push_back(in.pingpong_double_buffer ? "pingpong(double_buffer)" : "pingpong");
   if (in.splitk) cs.push_back("splitk(" + std::to_string(*in.splitk) + ")");
   if (in.streamk) cs.push_back("streamk");
   if (in.multicast)
@@ -362,7 +362,7 @@ std::string dump_program(const Program& p) {
       for (const Dispatch& d : in.calls) out += " (call " + d.key.name + " " + d.instance.name + ")";
       if (in.warp_specialize) out += *in.warp_specialize ? " warpspecialize" : " nowarpspecialize";
       if (in.pipeline) out += " (pipeline " + std::to_string(*in.pipeline) + ")";
-      if (in.pingpong) out += " pingpong";
+      if (in.pingpong) out += in.pingpong_double_buffer ? " (pingpong double_buffer)" : " pingpong";
       if (in.splitk) out += " (splitk " + std::to_string(*in.splitk) + ")";
       if (in.streamk) out += " streamk";
       if (in.multicast)

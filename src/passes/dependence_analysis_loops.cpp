@@ -218,6 +218,7 @@ void Lowering::loop_level(const Stmt& s, size_t level, const std::vector<ValueId
     op.pipeline_depth = fr_->inst->pipeline.value_or(1);
     op.warp_specialize = fr_->inst->warp_specialize.value_or(false);
     op.pingpong = fr_->inst->pingpong;
+    op.pingpong_double_buffer = fr_->inst->pingpong && fr_->inst->pingpong_double_buffer;
     op.split_k = fr_->inst->splitk.value_or(1);
     op.stream_k = fr_->inst->streamk;
     op.multicast = fr_->inst->multicast.value_or(1);

@@ -191,6 +191,67 @@ TEST(Codegen, FlashAttention2PingpongRotation) {
   EXPECT_GT(decl, a.cu.find("// ---- consumer"));
 }
 
+// pingpong(double_buffer) (pingpong.cpp, double_buffer_loop): P's A fragments in two copies; the
+// rotated loop peeled (iteration 0 with the empty group) and unrolled by two, so that the pack of
+// P(k) never writes the copy the deferred P V of k - 1 reads; no guarded deferred mma is left.
+TEST(Codegen, FlashAttention2DoubleBufferedTurns) {
+  const std::string text = test::replaced_all(test::example_text("flash_attention_2"), "warpspecialize pipeline(2) pingpong smem",
+                                    "warpspecialize pipeline(2) pingpong(double_buffer) smem");
+  Generated g = generate("flash_attention_2", text);
+  ASSERT_TRUE(g.artifact) << g.diagnostics << (g.error ? g.error->message : "") << g.internal;
+  const std::string cu = tma_kernels(g.artifact->cu);
+  auto has = [&](const std::string& s) { return cu.find(s) != std::string::npos; };
+  // Per kernel (three): the second copy, the peeled iteration, the pairs, the odd remainder, the
+  // last deferred mma by parity.
+  EXPECT_EQ(count(cu, "uint32_t v_A_1_odd["), 3);
+  EXPECT_EQ(count(cu, "// pingpong(double_buffer): iteration k writes"), 3);
+  EXPECT_EQ(count(cu, "if (v_6 > 0) {  // iteration 0, peeled"), 3);
+  EXPECT_EQ(count(cu, "for (; v_j_next + 1 < v_6; v_j_next += 2) {  // two iterations a trip: odd, then even"), 3);
+  EXPECT_EQ(count(cu, "if (v_j_next < v_6) {  // an odd last iteration"), 3);
+  EXPECT_EQ(count(cu, "if (((v_6 - 1) & 1) == 0) {  // the last iteration wrote the even copy"), 3);
+  EXPECT_FALSE(has("if (v_j > 0) {  // pv_thread")) << "no deferred mma under a guard";
+  // Per loop: the peeled body's empty groups (whole and clipped tile) and the four copies with W.
+  EXPECT_EQ(count(cu, "{  // nothing was deferred into iteration 0 (peeled): an empty group in W's place"), 6);
+  // In each copy with W, the pack writes one copy and W reads the other: the odd copies write
+  // v_A_1_odd and read v_A_1, the even ones the reverse (every wgmma from registers reads A).
+  const size_t pair = cu.find("for (; v_j_next + 1 < v_6;");
+  const size_t odd = cu.find("const int64_t v_j = v_j_next;", pair), even = cu.find("const int64_t v_j = v_j_next + 1;", pair);
+  ASSERT_LT(odd, even);
+  const std::string odd_body = cu.substr(odd, even - odd);
+  EXPECT_NE(odd_body.find("&v_A_1[0]"), std::string::npos);
+  EXPECT_EQ(odd_body.find("&v_A_1_odd[0]"), std::string::npos);
+  EXPECT_NE(odd_body.find("v_A_1_odd[i] = loom::rt::pack_pair"), std::string::npos);
+  EXPECT_EQ(odd_body.find("v_A_1[i] = loom::rt::pack_pair"), std::string::npos);
+  const std::string even_body = cu.substr(even, cu.find("if (v_j_next < v_6)", even) - even);
+  EXPECT_NE(even_body.find("&v_A_1_odd[0]"), std::string::npos);
+  EXPECT_EQ(even_body.find("&v_A_1[0]"), std::string::npos);
+  EXPECT_NE(even_body.find("v_A_1[i] = loom::rt::pack_pair"), std::string::npos);
+}
+
+// pingpong(double_buffer) lifts the refusal of turns on the hand-pipelined FlashAttention-3 loop:
+// the deferred P V's registers are never written while it may read them, whatever ptxas does with
+// the registers (which it serializes for want of them there: C7512, scripts/codegen_compile_check.sh).
+TEST(Codegen, DoubleBufferedTurnsParsePrintAndReachTheLoop) {
+  const std::string text = test::replaced_all(test::example_text("flash_attention_2"), "warpspecialize pipeline(2) pingpong smem",
+                                          "warpspecialize pipeline(2) pingpong(double_buffer) smem");
+  auto r = test::check_text(text, "flash_attention_2.loom");
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_NE(format_program(r.program).find("pipeline(2) pingpong(double_buffer) smem(227KB);"), std::string::npos) << format_program(r.program);
+  test::CompiledMappings c = test::compile_mappings(text, "flash_attention_2");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  EXPECT_NE(c.ir.find("pipeline(2) warpspecialize pingpong(double_buffer)"), std::string::npos) << c.ir;
+}
+
+TEST(Codegen, DoubleBufferedTurnsOnAHandPipelinedLoop) {
+  const std::string text = test::replaced_all(test::example_text("flash_attention_3"), "warpspecialize pipeline(2) smem(227KB);",
+                                    "warpspecialize pipeline(2) pingpong(double_buffer) smem(227KB);");
+  Generated g = generate("flash_attention_3", text);
+  ASSERT_TRUE(g.artifact) << g.diagnostics << (g.error ? g.error->message : "") << g.internal;
+  const std::string cu = tma_kernels(g.artifact->cu);
+  EXPECT_EQ(count(cu, "if (v_j_next < v_last) {  // an odd last iteration"), 2);  // (its loop runs to `last`)
+  EXPECT_EQ(count(cu, "loom::rt::named_barrier_sync(3 + consumer_wg, 256);") % 2, 0);
+}
+
 // Causal attention: the key loop's trip count grows with the Q tile's index, so the kernel can walk
 // that index folded (n - 1, 0, n - 2, 1, ...) and the launcher decides per call which order
 // balances its persistent blocks (tile_order.cpp); gemm's tiles are alike and have one order.

@@ -31,6 +31,13 @@ inline std::string replaced(std::string text, const std::string& from, const std
   return text;
 }
 
+// Every occurrence replaced (at least one expected).
+inline std::string replaced_all(std::string text, const std::string& from, const std::string& to) {
+  EXPECT_NE(text.find(from), std::string::npos) << from;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+  return text;
+}
+
 // The position of the brace that closes the one at `open` in `s` (npos when it is not closed).
 inline size_t closing_brace(const std::string& s, size_t open) {
   int depth = 0;
