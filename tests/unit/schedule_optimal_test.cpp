@@ -353,8 +353,12 @@ TEST(ScheduleOptimalProperty, RandomLoopsRunOnTheCpuAndRealizeTheSolversSchedule
       {"gemm", {"M", "N", "K"}},          {"batched_gemm", {"Bt", "M", "N", "K"}}, {"dual_gemm", {"M", "N", "K"}},
       {"relu_gemm", {"M", "N", "K"}},     {"gemm_bias_act", {"M", "N", "K"}},      {"gemm_residual", {"M", "N", "K"}},
       {"gemm_reduce", {"M", "N", "K"}},   {"gemm_reduce_shared", {"M", "N", "K"}},
+      // Attention loops (the softmax recurrence; flash_attention_3's carried scores, where the
+      // back end refuses turns and the schedule keeps the loop's own overlap).
+      {"flash_attention_2", {"BH", "M", "N", "D"}}, {"flash_attention_3", {"BH", "M", "N", "D"}},
+      {"flash_attention_3_causal", {"BH", "M", "N", "D"}},
   };
-  const std::vector<uint64_t> case_seeds = test::property_seeds("LOOM_SCHED_PROPERTY_SEED", 20261127, 8);
+  const std::vector<uint64_t> case_seeds = test::property_seeds("LOOM_SCHED_PROPERTY_SEED", 20261127, 10);
   for (const uint64_t case_seed : case_seeds) {
     std::mt19937_64 r(case_seed);
     const Example& ex = examples[r() % examples.size()];
@@ -368,7 +372,10 @@ TEST(ScheduleOptimalProperty, RandomLoopsRunOnTheCpuAndRealizeTheSolversSchedule
       }
     std::string size;
     for (const char* d : ex.dims) {
-      const int64_t v = std::string(d) == "Bt" ? 1 + static_cast<int64_t>(r() % 3) : 1 + static_cast<int64_t>(r() % 300);
+      const std::string dim = d;
+      const int64_t v = dim == "Bt" || dim == "BH" ? 1 + static_cast<int64_t>(r() % (dim == "BH" ? 2 : 3))
+                        : dim == "D"               ? 1 + static_cast<int64_t>(r() % 128)  // (the D > 128 mapping's tiles are 256 wide)
+                                                   : 1 + static_cast<int64_t>(r() % (ex.dims.size() == 4 && dim != "K" ? 200 : 300));
       size += std::string(size.empty() ? "" : ",") + d + "=" + std::to_string(v);
     }
     const uint64_t run_seed = r() % 1000;
@@ -398,7 +405,11 @@ TEST(ScheduleOptimalProperty, RandomLoopsRunOnTheCpuAndRealizeTheSolversSchedule
     EXPECT_LE(loop.pipeline_depth, want) << note.realized;
     if (loop.pipeline_depth < want) EXPECT_NE(note.realized.find("fit the shared-memory budget"), std::string::npos) << note.realized;
     else EXPECT_EQ(loop.pipeline_depth, want);
-    EXPECT_EQ(loop.pingpong, compute_groups.size() >= 2) << note.report << note.realized;
+    // Turns where the schedule's compute takes two or more groups, unless the back end refuses them
+    // on this loop (flash_attention_3's carried scores; the note says so).
+    const bool refused = note.realized.find("no pingpong (the turns of the schedule's") != std::string::npos;
+    if (refused) EXPECT_EQ(std::string(ex.name).rfind("flash_attention_3", 0), 0u) << note.realized;
+    EXPECT_EQ(loop.pingpong, compute_groups.size() >= 2 && !refused) << note.report << note.realized;
     // Teams: the tile loop's schedule's (or alternate(T) as written, kept).
     EXPECT_EQ(loop.alternate, note.teams) << note.report << note.realized;
     if (!note.tile_graphs.empty()) {
