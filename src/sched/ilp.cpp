@@ -37,21 +37,26 @@ Ilp::Result Ilp::solve(double max_seconds, int max_nodes) const {
   auto start = std::chrono::steady_clock::now();
   Result res;
   const int n = num_vars();
-  CoinPackedMatrix m(false, 0, 0);
-  m.setDimensions(0, n);
-  std::vector<double> rlo, rhi;
+  // The rows as one row-ordered matrix, built from its arrays at once (appending row by row
+  // regrows the matrix each time: quadratic in its size, minutes for a time-indexed ILP of a few
+  // million nonzeros).
+  std::vector<CoinBigIndex> starts;
+  std::vector<int> idx, lengths;
+  std::vector<double> val, rlo, rhi;
   for (const Row& r : rows_) {
-    std::vector<int> idx;
-    std::vector<double> val;
+    starts.push_back(static_cast<CoinBigIndex>(idx.size()));
     for (auto [c, v] : r.terms) {
       if (v == 0) continue;
       idx.push_back(c);
       val.push_back(v);
     }
-    m.appendRow(static_cast<int>(idx.size()), idx.data(), val.data());
+    lengths.push_back(static_cast<int>(idx.size() - static_cast<size_t>(starts.back())));
     rlo.push_back(r.lo <= -kInf ? -COIN_DBL_MAX : r.lo);
     rhi.push_back(r.hi >= kInf ? COIN_DBL_MAX : r.hi);
   }
+  starts.push_back(static_cast<CoinBigIndex>(idx.size()));  // (one past the last row: never empty)
+  const CoinPackedMatrix m(false, n, static_cast<int>(rows_.size()), static_cast<CoinBigIndex>(idx.size()), val.data(), idx.data(),
+                           starts.data(), lengths.data());
   std::vector<double> clo(lo_), chi(hi_);
   for (auto& v : clo) if (v <= -kInf) v = -COIN_DBL_MAX;
   for (auto& v : chi) if (v >= kInf) v = COIN_DBL_MAX;

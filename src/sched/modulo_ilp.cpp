@@ -250,6 +250,41 @@ bool greedy_schedule(const Problem& p, int ii, const std::vector<long long>& est
   return found;
 }
 
+// The nonzeros of time_indexed's constraint matrix at horizon H (its rows as built there), to keep
+// a model CBC cannot even start on within the budget from being built: CBC's root LP does not
+// watch the clock, so a matrix of millions of nonzeros (a graph whose normalized II is in the
+// hundreds, with long reservation tables) would run for minutes past --time-limit.
+long long time_indexed_nonzeros(const Problem& p, int ii, long long H, const std::vector<long long>& est,
+                                const std::vector<long long>& tail) {
+  const int n = static_cast<int>(p.ops.size());
+  long long nnz = 0;
+  std::vector<long long> lst(n);
+  for (int v = 0; v < n; ++v) {
+    lst[v] = H - tail[v];
+    if (lst[v] < est[v]) return 0;  // infeasible before any row
+    nnz += 2 * (lst[v] - est[v] + 1);  // one start; the length row
+  }
+  for (std::size_t f = 0; f < p.units.size(); ++f) {
+    if (!unit_can_overflow(p, f)) continue;
+    for (int v = 0; v < n; ++v) {
+      long long used = 0;
+      for (int k = 0; k < p.ops[v].len; ++k) used += p.ops[v].rrt[k][f] != 0;
+      nnz += (lst[v] - est[v] + 1) * std::min<long long>(used, ii);
+    }
+  }
+  for (const Dep& d : p.deps) {
+    if (d.from == d.to) continue;
+    const long long need = d.delay - static_cast<long long>(ii) * d.distance;
+    const int u = d.from, v = d.to;
+    for (long long tau = est[v]; tau <= lst[v]; ++tau) {
+      const long long upto = std::min(lst[u], tau - need);
+      if (upto >= lst[u]) continue;
+      nnz += (tau - est[v] + 1) + std::max<long long>(0, upto - est[u] + 1);
+    }
+  }
+  return nnz;
+}
+
 // Time-indexed formulation over the horizon [0, H): binary x[v][t] for t in v's window
 // [est(v), H - tail(v)]; the modular reservation table per unit and slot; dependences in the
 // strong (disaggregated) form "v issued by τ => u issued by τ - need"; minimize L >= t(v) + span(v).
@@ -283,19 +318,29 @@ ModuloResult time_indexed(const Problem& p, int ii, int H, long long lb, const s
     ilp.add_row(len, 0, Ilp::kInf);
   }
   auto X = [&](int v, long long t) { return x[v][t - est[v]]; };
+  // The reservation rows, all II slots of a unit in one pass over the ops' windows and reservation
+  // tables (a pass per slot would cost II times as much: minutes for a graph whose normalized II is
+  // in the hundreds).
   for (std::size_t f = 0; f < p.units.size(); ++f) {
     if (!unit_can_overflow(p, f)) continue;
-    for (int r = 0; r < ii; ++r) {
-      std::vector<std::pair<int, double>> row;
-      for (int v = 0; v < n; ++v)
-        for (long long t = est[v]; t <= lst[v]; ++t) {
-          double c = 0;
-          for (int k = 0; k < p.ops[v].len; ++k)
-            if ((t + k) % ii == r) c += p.ops[v].rrt[k][f];
-          if (c != 0) row.push_back({X(v, t), c});
+    std::vector<std::vector<std::pair<int, double>>> rows(static_cast<size_t>(ii));
+    std::vector<double> c(static_cast<size_t>(ii));
+    for (int v = 0; v < n; ++v)
+      for (long long t = est[v]; t <= lst[v]; ++t) {
+        std::fill(c.begin(), c.end(), 0.0);
+        std::vector<int> touched;
+        for (int k = 0; k < p.ops[v].len; ++k) {
+          const double use = p.ops[v].rrt[k][f];
+          if (use == 0) continue;
+          const int r = static_cast<int>((t + k) % ii);
+          if (c[static_cast<size_t>(r)] == 0) touched.push_back(r);
+          c[static_cast<size_t>(r)] += use;
         }
-      if (!row.empty()) ilp.add_row(row, -Ilp::kInf, p.capacity[f]);
-    }
+        for (int r : touched)
+          if (c[static_cast<size_t>(r)] != 0) rows[static_cast<size_t>(r)].push_back({X(v, t), c[static_cast<size_t>(r)]});
+      }
+    for (int r = 0; r < ii; ++r)
+      if (!rows[static_cast<size_t>(r)].empty()) ilp.add_row(rows[static_cast<size_t>(r)], -Ilp::kInf, p.capacity[f]);
   }
   for (const Dep& d : p.deps) {
     if (d.from == d.to) continue;  // self edges: need <= 0 (no positive cycle), always satisfied
@@ -462,6 +507,9 @@ ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_second
   // closer H is to it, the cheaper). H starts at the smallest stage count the bound allows and
   // grows by I/4, ending at the incumbent's length.
   const long long kMaxCells = 40000;  // variables of one time-indexed ILP
+  // ... and nonzeros: about four times the largest model of the example graphs (FlashAttention-2's
+  // loop from the IR at the CLI's --norm-budget 300: 231k, solved in about 2 s)
+  const long long kMaxNonzeros = 1000000;
   const int kMaxSolves = 12;
   std::vector<long long> horizons;
   const long long step = std::max(1, ii / 4);
@@ -475,6 +523,7 @@ ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_second
   for (long long H : horizons) {
     if (H < lb) continue;
     if (H * n > kMaxCells) break;
+    if (time_indexed_nonzeros(p, ii, H, est, tail) > kMaxNonzeros) break;
     double left = max_seconds - elapsed();
     if (left <= 0) break;
     ModuloResult r = time_indexed(p, ii, static_cast<int>(H), lb, est, tail, left, max_nodes);

@@ -1,8 +1,11 @@
 // Tests of joint_smt.h and search.h (Algorithm 1).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "sched/joint_smt.h"
 #include "sched/search.h"
@@ -90,6 +93,30 @@ TEST(Search, BudgetExhaustionIsNotOptimal) {
   EXPECT_FALSE(r.optimal);
   if (r.found) EXPECT_TRUE(validate_schedule(p, r.schedule).empty());
   else EXPECT_NE(r.infeasible.find("budget"), std::string::npos) << r.infeasible;
+}
+
+// A graph whose normalized II is in the hundreds (fa-forward-hopper with one GEMM shrunk to 7
+// FMAs: the normalization stretches every other cost) made a time-indexed ILP of 8.7 million
+// nonzeros, which took minutes to build and CBC's root LP, past any --time-limit (found by
+// mutating the example graphs, 2026-12-05). Now such a model is not built (modulo_ilp.cpp,
+// kMaxNonzeros): the search ends near its limit and says the budget ran out.
+TEST(Search, AHugeModuloIlpIsNotBuiltPastTheTimeLimit) {
+  std::ifstream in(std::string(LOOM_SCHED_EXAMPLES) + "/fa-forward-hopper.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str());
+  for (auto& node : j["nodes"])
+    if (node["name"] == "O0") node["shape"] = {7};
+  Problem p = build_problem(parse_graph(j.dump()), builtin_machine("hopper"), {});
+  SearchOptions o;
+  o.time_limit = 2;
+  o.groups_time_limit = 1;
+  const auto start = std::chrono::steady_clock::now();
+  SearchResult r = search_schedule(p, o);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 30) << "the search ran far past its 2 s limit";
+  EXPECT_FALSE(r.optimal);
+  if (r.found) EXPECT_TRUE(validate_schedule(p, r.schedule).empty());
 }
 
 // The secondary objective: fewest warp groups at the optimal (II, L).
