@@ -162,6 +162,9 @@ int schedule_main(int argc, char** argv) {
       // Every schedule leaves through the independent validator; a failure is a compiler bug.
       ValidateOptions vo;
       vo.check_warps = r.schedule.has_warps();
+      // Memory capacity is a constraint of the joint query only: --no-ws schedules, like the
+      // document's Twill-SWP, do not model it (the report says when its peak is over).
+      vo.check_memory = r.schedule.has_warps();
       auto bad = validate_schedule(p, r.schedule, vo);
       if (!bad.empty()) {
         std::string why = "internal error: the schedule found fails validation:";

@@ -108,15 +108,20 @@ std::string text_report(const Problem& p, const SearchResult& r) {
                     unit_of(p, o).c_str(), o.len, o.regs, o.streaming ? "  (streaming: depth is a tunable)" : "");
       out << line;
     }
+    const Pressure pr = peak_pressure(p, s);
     if (s.has_warps()) {
-      Pressure pr = peak_pressure(p, s);
       out << "\n  registers/thread (peak per warp group):";
       for (std::size_t w = 0; w < pr.regs_per_warp.size(); ++w) out << " w" << w << "=" << pr.regs_per_warp[w];
       out << " (limit " << p.reg_limit << (p.reg_file ? ", total " + std::to_string(p.reg_file) : std::string()) << ")\n";
-      for (std::size_t m = 0; m < p.memories.size(); ++m)
-        if (pr.memory_peak[m] > 0)
-          out << "  " << p.memories[m] << " peak: " << pr.memory_peak[m] << " of " << p.memory_capacity[m] << " bytes\n";
+    } else {
+      out << "\n";
     }
+    // (Without warps, --no-ws, only over capacity: modulo scheduling alone does not model memory.)
+    for (std::size_t m = 0; m < p.memories.size(); ++m)
+      if (pr.memory_peak[m] > 0 && (s.has_warps() || pr.memory_peak[m] > p.memory_capacity[m]))
+        out << "  " << p.memories[m] << " peak: " << pr.memory_peak[m] << " of " << p.memory_capacity[m] << " bytes"
+            << (pr.memory_peak[m] > p.memory_capacity[m] ? " (over: modulo scheduling alone, --no-ws, does not model memory)" : "")
+            << "\n";
     out << "\n" << straight_line_text(p, s);
   }
   out << "\nsolve: " << fmt("%.3f", r.seconds) << " s total (" << fmt("%.3f", r.cpu_seconds) << " s CPU); modulo ILP " << r.ilp_calls << " call(s) "
