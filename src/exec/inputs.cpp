@@ -69,6 +69,13 @@ Args make_inputs(const Program& p, const TaskTree& tree, const std::map<std::str
     if (!scalar_names.count(k))
       throw std::runtime_error("'" + k + "' is not a scalar parameter of task '" + t->name.name + "'");
 
+  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  for (const Param& prm : t->params) {
+    if (!prm.is_tensor) continue;
+    shapes.push_back({prm.name.name, {}});
+    for (const Ident& d : prm.dims) shapes.back().second.push_back(sizes.at(d.name));
+  }
+  check_executor_elements(shapes);
   std::mt19937_64 rng(seed);
   Args out;
   for (size_t i = 0; i < t->params.size(); ++i) {
@@ -118,6 +125,30 @@ Args copy_args(const Args& a) {
     x.view = View(c);
   }
   return out;
+}
+
+void check_executor_elements(const std::vector<std::pair<std::string, std::vector<int64_t>>>& tensors) {
+  constexpr int64_t kMax = kMaxExecutorElements;
+  int64_t total = 0, biggest_n = -1;
+  std::string biggest;
+  for (const auto& [name, extents] : tensors) {
+    int64_t n = 1;
+    std::string shape;
+    for (const int64_t e : extents) {
+      n = e != 0 && n > kMax / e ? kMax + 1 : n * e;  // (saturating: sizes of up to 15 digits multiply)
+      shape += (shape.empty() ? "" : " x ") + std::to_string(e);
+    }
+    total = std::min(kMax + 1, total + n);
+    if (n > biggest_n) {
+      biggest_n = n;
+      biggest = name + ": " + (shape.empty() ? "a scalar" : shape);
+    }
+  }
+  if (total > kMax)
+    throw std::runtime_error("the tensors at these sizes hold more than the CPU executor's " + std::to_string(kMax) +
+                             " elements (the largest: " + biggest +
+                             "); it runs the program element by element, for proofs at small sizes (e.g. M=129,N=257,K=65): "
+                             "time large shapes on the GPU (bench/)");
 }
 
 std::map<std::string, int64_t> parse_sizes(const std::string& text) {

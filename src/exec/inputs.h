@@ -52,6 +52,12 @@ Args copy_args(const Args& a);
 // The executor's view of the same arguments (views share the buffers of `a`).
 std::vector<ExecArg> exec_args(const Args& a);
 
+// The CPU executor holds every tensor in memory, a double an element, in several copies: throws
+// std::runtime_error (saying which tensor is largest) when `tensors` (name, extents) hold more
+// than kMaxExecutorElements elements in all, instead of failing in the allocator.
+constexpr int64_t kMaxExecutorElements = int64_t{1} << 26;  // 512 MB a copy
+void check_executor_elements(const std::vector<std::pair<std::string, std::vector<int64_t>>>& tensors);
+
 // Parses "M=129,N=257,K=65" (the --size syntax). Throws std::runtime_error on bad syntax.
 std::map<std::string, int64_t> parse_sizes(const std::string& text);
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "exec/inputs.h"
 #include "tx/cpu_compare.h"
 #include "tx/interp.h"
 #include "tx/lower.h"
@@ -38,7 +39,7 @@ bool parse_sizes(const std::string& text, std::map<std::string, int64_t>& out, s
     char* end = nullptr;
     const long long n = std::strtoll(v.c_str(), &end, 10);
     if (v.empty() || *end != '\0' || n < 1 || n > (1LL << 31)) {
-      why = "size " + item.substr(0, eq) + " needs a positive integer, found '" + v + "'";
+      why = "size " + item.substr(0, eq) + " needs a positive integer up to 2^31, found '" + v + "'";
       return false;
     }
     out[item.substr(0, eq)] = n;
@@ -202,6 +203,14 @@ int run_tx_command(const TxCommand& c, std::string& out, std::string& err) {
     return finish(diag, c.json_diagnostics, err);
   }
   const std::vector<std::string> defaulted = default_sizes(*m, c.path, sizes);
+  try {  // (the interpreter and the executor hold every tensor: refuse sizes they cannot hold)
+    std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+    for (size_t t = 0; t < m->tensors.size(); ++t) shapes.push_back({m->tensors[t].name, tensor_extents(*m, static_cast<int>(t), sizes)});
+    exec::check_executor_elements(shapes);
+  } catch (const std::runtime_error& e) {
+    diag.error(SourceLoc{}, e.what());
+    return finish(diag, c.json_diagnostics, err);
+  }
   try {
     std::map<std::string, Array> inputs = random_inputs(*m, sizes, c.seed);
     std::map<std::string, Array> outputs = interpret_tx(*m, sizes, inputs);

@@ -116,6 +116,23 @@ TEST(CliDiagnostics, RunErrors) {
   EXPECT_NE(d[0]["message"].get<std::string>().find("--size"), std::string::npos);
 }
 
+// Sizes past what the CPU executor can hold are a user error that says so (they were an internal
+// error, std::bad_alloc from the allocator), for .loom programs and .tx files alike.
+TEST(CliDiagnostics, RunAtSizesTooLargeForTheCpu) {
+  test::Cli r = run_loom("run --cpu --size M=3000000,N=3000000,K=5 " + example("gemm"), "");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("error: the tensors at these sizes hold more than the CPU executor's 67108864 elements (the largest: C: 3000000 x 3000000)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("internal"), std::string::npos) << r.err;
+  test::Cli t = run_loom("run --cpu --size M=2000000000,N=5,K=5 " + test::source_dir() + "/examples/tx/gemm.tx", "");
+  EXPECT_EQ(t.status, 1) << t.err;
+  EXPECT_NE(t.err.find("more than the CPU executor's 67108864 elements"), std::string::npos) << t.err;
+  EXPECT_EQ(t.err.find("internal"), std::string::npos) << t.err;
+  test::Cli big = run_loom("run --cpu --size M=99999999999,N=5,K=5 " + test::source_dir() + "/examples/tx/gemm.tx", "");
+  EXPECT_NE(big.err.find("error: size M needs a positive integer up to 2^31, found '99999999999'"), std::string::npos) << big.err;
+}
+
 // `loom run --cpu` runs every mapping whose condition holds at --size (SMS: the machine model's 132)
 // and names the ones it skips: flash_attention_2's when(D <= 64) mapping splits D into 64-wide
 // tiles, so it cannot compute D = 128, and the launcher never picks it there; its when(D > 128)
