@@ -103,6 +103,8 @@ Machine load_machine(const Args& a, const Graph& g, const std::string& file) {
     } catch (const nlohmann::json::parse_error& ex) {
       throw UserError(a.machine + ": invalid JSON: " + std::string(ex.what()),
                       position_of_offset(text, ex.byte > 0 ? ex.byte - 1 : 0));
+    } catch (const UserError& e) {  // (reported at the graph: say which file is wrong)
+      throw UserError("machine file '" + a.machine + "': " + e.what());
     }
   }
   if (g.machine.is_null()) return builtin_machine("hopper");

@@ -166,8 +166,12 @@ Machine machine_from_json(const nlohmann::json& j) {
       m.ops[k] = om;
     }
   }
-  if (m.warps < 1) throw UserError("machine must have at least one warp group");
+  // (An SM holds at most 16 warp groups on Hopper and Blackwell; 64 leaves room for other models
+  // while keeping the warp variables of the joint query bounded: 100,000 ran it past any budget.)
+  if (m.warps < 1 || m.warps > 64) throw UserError("machine must have 1 to 64 warp groups, found " + std::to_string(m.warps));
   if (m.reg_limit < 0 || m.reg_file < 0) throw UserError("register limits must be non-negative");
+  if (m.cross_warp_min < 0 || m.cross_warp_per_reg < 0)
+    throw UserError("machine field 'cross_warp' must be non-negative (cycles for a value handed to another warp group)");
   for (auto& [k, om] : m.ops)
     if (m.unit_index(om.unit) < 0) throw UserError("machine op '" + k + "' uses unknown unit '" + om.unit + "'");
   return m;

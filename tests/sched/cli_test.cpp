@@ -145,5 +145,16 @@ TEST(Cli, ModuloOnlyReportsMemoryItDoesNotModel) {
   EXPECT_EQ(w.out.find("fails validation"), std::string::npos) << w.out;
 }
 
+// Machine files out of range are errors that name the file (100,000 warp groups ran the joint query
+// past any budget; a negative cross-warp latency was accepted).
+TEST(Cli, MachineFileOutOfRange) {
+  for (const std::string& m : {std::string(R"({"base": "hopper", "warps": 100000})"), std::string(R"({"base": "hopper", "cross_warp": -5})")}) {
+    const std::string path = temp_file("bad_machine.json", m);
+    CliRun r = run({example("gemm-mainloop.json"), "--machine", path, "--time-limit", "5"});
+    EXPECT_EQ(r.rc, 1) << m << r.out;
+    EXPECT_NE(r.err.find("error: machine file '" + path + "': machine "), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace loom::sched
