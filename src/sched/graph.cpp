@@ -23,11 +23,19 @@ struct Reader {
   SourcePos node_pos(const std::string& name) const { return find_position(text, "\"" + name + "\"", "\"nodes\""); }
 };
 
-std::int64_t get_int(const json& o, const char* key, const std::string& what, SourcePos pos, std::int64_t lo) {
+// An integer field in [lo, hi]. The bounds keep what the search expands finite: a distance is a
+// copy of the loop body per iteration a value is carried (1e9 of them ran the validator out of
+// memory), registers and cycles are summed over copies and cycles.
+constexpr std::int64_t kMaxDistance = 1024, kMaxRegs = 65536, kMaxCycles = std::int64_t{1} << 40;
+std::int64_t get_int(const json& o, const char* key, const std::string& what, SourcePos pos, std::int64_t lo,
+                     std::int64_t hi = kMaxCycles) {
   const json& v = o.at(key);
   if (!v.is_number_integer()) throw UserError(what + ": '" + key + "' must be an integer", pos);
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
+    throw UserError(what + ": '" + key + "' must be <= " + std::to_string(hi), pos);
   std::int64_t x = v.get<std::int64_t>();
   if (x < lo) throw UserError(what + ": '" + key + "' must be >= " + std::to_string(lo), pos);
+  if (x > hi) throw UserError(what + ": '" + key + "' must be <= " + std::to_string(hi), pos);
   return x;
 }
 
@@ -74,8 +82,9 @@ GraphNode read_node(const json& jn, std::size_t idx, const Reader& rd) {
       if (!row.is_object()) throw UserError(what + ": 'rrt' rows must be objects {unit: count}", n.pos);
       std::map<std::string, int> m;
       for (auto& [u, c] : row.items()) {
-        if (!c.is_number_integer() || c.get<int>() < 0)
-          throw UserError(what + ": rrt count for unit '" + u + "' must be a non-negative integer", n.pos);
+        if (!c.is_number_integer() || c.get<std::int64_t>() < 0 || c.get<std::int64_t>() > kMaxRegs ||
+            (c.is_number_unsigned() && c.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxRegs)))
+          throw UserError(what + ": rrt count for unit '" + u + "' must be a non-negative integer up to " + std::to_string(kMaxRegs), n.pos);
         if (c.get<int>() > 0) m[u] = c.get<int>();
       }
       n.rrt.push_back(std::move(m));
@@ -88,7 +97,7 @@ GraphNode read_node(const json& jn, std::size_t idx, const Reader& rd) {
       throw UserError(what + ": needs 'unit' and 'cycles', an 'rrt', or an 'op' with a 'shape'", n.pos);
   if (!n.op.empty() && n.shape.empty() && !n.cycles)
     throw UserError(what + ": 'op' needs a 'shape' (or explicit 'cycles')", n.pos);
-  if (jn.contains("regs")) n.regs = static_cast<int>(get_int(jn, "regs", what, n.pos, 0));
+  if (jn.contains("regs")) n.regs = static_cast<int>(get_int(jn, "regs", what, n.pos, 0, kMaxRegs));
   if (jn.contains("smem")) n.memory["smem"] = get_int(jn, "smem", what, n.pos, 0);
   if (jn.contains("memory")) {
     if (!jn["memory"].is_object()) throw UserError(what + ": 'memory' must be an object {memory: bytes}", n.pos);
@@ -124,7 +133,7 @@ GraphEdge read_edge(const json& je, std::size_t idx, const Graph& g, const Reade
   }
   what = "edge " + g.nodes[e.from].name + " -> " + g.nodes[e.to].name;
   if (je.contains("delay")) e.delay = get_int(je, "delay", what, pos, 0);
-  if (je.contains("distance")) e.distance = static_cast<int>(get_int(je, "distance", what, pos, 0));
+  if (je.contains("distance")) e.distance = static_cast<int>(get_int(je, "distance", what, pos, 0, kMaxDistance));
   if (je.contains("blocking")) e.blocking = get_bool(je, "blocking", what, pos);
   return e;
 }

@@ -3,7 +3,7 @@
 // graph would (or a broken generator): a node's field set to another value (zero, negative, huge,
 // fractional, a string, null, a list), an edge's field likewise, a node or edge removed, a node
 // duplicated, an edge added (any distance), the op or the shape of a node changed, a top-level
-// field replaced. Then the command line runs it (schedule_main, as `loom schedule G.json
+// field replaced, a machine of the graph's own with one field so changed. Then the command line runs it (schedule_main, as `loom schedule G.json
 // --time-limit 1 --groups-time-limit 0.5`, a third of the cases with --no-ws): it must exit 0 (a
 // schedule, or a graph without one, reported) or 1 with a diagnostic, never 2 (an internal error,
 // e.g. a schedule the validator rejects), and end within 30 times its limit. A failure prints the
@@ -66,7 +66,7 @@ json mutate(std::mt19937_64& r, json g, std::string& what) {
   for (int c = 0; c < changes; ++c) {
     const bool nodes_ok = g.contains("nodes") && list_of_objects(g["nodes"]) && !g["nodes"].empty();
     const bool edges_ok = g.contains("edges") && list_of_objects(g["edges"]) && !g["edges"].empty();
-    const int kind = static_cast<int>(r() % 10);
+    const int kind = static_cast<int>(r() % 11);
     if (kind == 0 && nodes_ok) {
       json& n = g["nodes"][r() % g["nodes"].size()];
       std::vector<std::string> keys = {"regs", "smem", "shape", "op", "unit", "cycles"};
@@ -110,6 +110,10 @@ json mutate(std::mt19937_64& r, json g, std::string& what) {
     } else if (kind == 8 && edges_ok) {
       g["edges"].erase(r() % g["edges"].size());
       what += " edge removed";
+    } else if (kind == 10) {  // a machine of the graph's own: the base model with one field changed
+      const std::string k = pick(r, std::vector<std::string>{"warps", "reg_limit", "reg_file", "cross_warp", "units", "memories", "ops"});
+      g["machine"] = {{"base", pick(r, std::vector<std::string>{"hopper", "blackwell"})}, {k, any_value(r)}};
+      what += " machine=" + g["machine"].dump();
     } else if (kind == 9 && nodes_ok) {
       json& n = g["nodes"][r() % g["nodes"].size()];
       if (!n.empty()) {
