@@ -238,10 +238,10 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
     }
     if (in.pingpong) {
       block_only(in.pingpong_loc, "pingpong");
-      if (!in.warp_specialize.value_or(false)) {
+      if (!in.warp_specialize.value_or(false) && !in.schedule_optimal) {  // (schedule(optimal) keeps a DMA role for it)
         auto& d = r.error(in.pingpong_loc, "pingpong on instance '" + in.name.name +
                                                "' without warpspecialize: the warpgroups that take turns are the compute role's");
-        d.hint = "add warpspecialize (and pipeline(2) or deeper) to the instance";
+        d.hint = "add warpspecialize (and pipeline(2) or deeper) to the instance, or schedule(optimal)";
       } else if (!vi.has_srange) {
         auto& d = r.error(in.pingpong_loc, "pingpong on instance '" + in.name.name + "', but variant '" + v.name.name +
                                                "' has no srange loop whose tensor-core work could take turns");

@@ -362,13 +362,13 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       note.node_ops = node_ops;
       note.node_warp.assign(r.schedule.warp.begin(), r.schedule.warp.end());
     }
-    // alternate(T) and multicast(S) need a DMA role (their teams are the compute role's warpgroups,
-    // their shared loads the producer's): the loads keep a warp group of their own whatever the
-    // schedule says, and the teams of alternate(T) already take turns on the tensor cores.
+    // alternate(T), multicast(S) and a written pingpong need a DMA role (teams and turns are the
+    // compute role's warpgroups, shared loads the producer's): the loads keep a warp group of their
+    // own whatever the schedule says, and the teams of alternate(T) already take turns on the tensor cores.
     const bool teams = in.alternate.value_or(1) > 1, shared_loads = in.multicast.value_or(1) > 1;
-    const bool forced_ws = (teams || shared_loads) && !d.warp_specialize;
+    const bool written_pingpong = in.pingpong;  // (its turns are the compute role's: it needs one too)
+    const bool forced_ws = (teams || shared_loads || written_pingpong) && !d.warp_specialize;
     if (forced_ws) d.warp_specialize = true;
-    const bool written_pingpong = in.pingpong;
     const int64_t compute_wgs = f0.warp_roles ? f0.warp_roles->compute_warpgroups : 1;
     // Without a schedule, turns by the rule when the kernel has two compute warpgroups to take them.
     const bool rule_pingpong = !d.solved && fallback_turns && compute_wgs >= 2 && !teams && !written_pingpong;
@@ -454,7 +454,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
                           : "");
     std::ostringstream realized;
     realized << (d.warp_specialize ? "warpspecialize (the loads on a warp group of their own)" : "nowarpspecialize (loads and compute share a group)")
-             << (forced_ws ? std::string(" (") + (teams ? "alternate" : "multicast") + " needs a DMA role)" : std::string())
+             << (forced_ws ? std::string(" (") + (teams ? "alternate" : shared_loads ? "multicast" : "pingpong") + " needs a DMA role)" : std::string())
              << ", pipeline(" << chosen << ") (";
     if (latency > 0 && d.ii_cycles > 0)
       realized << "ceil(" << latency << " cycles of load latency / " << std::llround(d.ii_cycles) << " per iteration) + 1 = " << depth;
@@ -468,7 +468,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     else if (rule_pingpong)
       realized << ", pingpong (no schedule: the rule — " << rule_why << ")";
     else if (pingpong)
-      realized << ", pingpong (" << (written_pingpong && !(d.solved && d.compute_groups >= 2) ? "written on the instance"
+      realized << (in.pingpong_double_buffer ? ", pingpong(double_buffer) (" : ", pingpong (") << (written_pingpong && !(d.solved && d.compute_groups >= 2) ? "written on the instance"
                                                                                           : std::to_string(d.compute_groups) +
                                                                                                 " compute warp groups take turns")
                << ")";

@@ -243,6 +243,23 @@ TEST(ScheduleOptimal, AHandPipelinedAttentionLoopKeepsItsOwnOverlap) {
   EXPECT_NE(why->message.find("cannot lower `pingpong`"), std::string::npos) << why->message;
 }
 
+TEST(ScheduleOptimal, AWrittenPingpongIsKeptWithItsDoubleBuffer) {
+  // `schedule(optimal) pingpong(double_buffer)`: the schedule chooses the ring and the split, the
+  // written turns are kept (with the DMA role they need) and so is their double buffer.
+  const std::string base = default_only(example_text("flash_attention_2"), "mapping sm_90a when(D <= 64)");
+  ir::Function s = lower(replaced(base, "warpspecialize pipeline(2) pingpong smem", "schedule(optimal) pingpong(double_buffer) smem"),
+                         "flash_attention_2");
+  ASSERT_EQ(s.schedule_notes.size(), 1u);
+  const ir::ScheduleNote& n = s.schedule_notes[0];
+  EXPECT_NE(n.realized.find("warpspecialize"), std::string::npos) << n.realized;
+  EXPECT_NE(n.realized.find(", pingpong(double_buffer) ("), std::string::npos) << n.realized;
+  const std::vector<const ir::Op*> loops = pipelined_loops(s);
+  ASSERT_FALSE(loops.empty());
+  EXPECT_TRUE(loops.front()->pingpong);
+  EXPECT_TRUE(loops.front()->pingpong_double_buffer);
+  EXPECT_TRUE(loops.front()->warp_specialize);
+}
+
 // The IR of the program under its last mapping (a specialization: mapping_units), and its notes.
 ir::Function lower_last_mapping(const std::string& text, const std::string& name) {
   auto r = check_text(text, name + ".loom");
