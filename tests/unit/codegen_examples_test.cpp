@@ -191,12 +191,20 @@ TEST(Codegen, FlashAttention2PingpongRotation) {
   EXPECT_GT(decl, a.cu.find("// ---- consumer"));
 }
 
+// An attention example with `pingpong(double_buffer)` on every mapping's block instance (in place
+// of flash_attention_2's `pingpong`; added to flash_attention_3's, which has none).
+std::string double_buffered(const std::string& example) {
+  const std::string text = test::example_text(example);
+  return text.find("warpspecialize pipeline(2) pingpong smem") != std::string::npos
+             ? test::replaced_all(text, "warpspecialize pipeline(2) pingpong smem", "warpspecialize pipeline(2) pingpong(double_buffer) smem")
+             : test::replaced_all(text, "warpspecialize pipeline(2) smem", "warpspecialize pipeline(2) pingpong(double_buffer) smem");
+}
+
 // pingpong(double_buffer) (pingpong.cpp, double_buffer_loop): P's A fragments in two copies; the
 // rotated loop peeled (iteration 0 with the empty group) and unrolled by two, so that the pack of
 // P(k) never writes the copy the deferred P V of k - 1 reads; no guarded deferred mma is left.
 TEST(Codegen, FlashAttention2DoubleBufferedTurns) {
-  const std::string text = test::replaced_all(test::example_text("flash_attention_2"), "warpspecialize pipeline(2) pingpong smem",
-                                    "warpspecialize pipeline(2) pingpong(double_buffer) smem");
+  const std::string text = double_buffered("flash_attention_2");
   Generated g = generate("flash_attention_2", text);
   ASSERT_TRUE(g.artifact) << g.diagnostics << (g.error ? g.error->message : "") << g.internal;
   const std::string cu = tma_kernels(g.artifact->cu);
@@ -232,8 +240,7 @@ TEST(Codegen, FlashAttention2DoubleBufferedTurns) {
 // the deferred P V's registers are never written while it may read them, whatever ptxas does with
 // the registers (which it serializes for want of them there: C7512, scripts/codegen_compile_check.sh).
 TEST(Codegen, DoubleBufferedTurnsParsePrintAndReachTheLoop) {
-  const std::string text = test::replaced_all(test::example_text("flash_attention_2"), "warpspecialize pipeline(2) pingpong smem",
-                                          "warpspecialize pipeline(2) pingpong(double_buffer) smem");
+  const std::string text = double_buffered("flash_attention_2");
   auto r = test::check_text(text, "flash_attention_2.loom");
   ASSERT_TRUE(r.ok) << r.diagnostics;
   EXPECT_NE(format_program(r.program).find("pipeline(2) pingpong(double_buffer) smem(227KB);"), std::string::npos) << format_program(r.program);
@@ -243,8 +250,7 @@ TEST(Codegen, DoubleBufferedTurnsParsePrintAndReachTheLoop) {
 }
 
 TEST(Codegen, DoubleBufferedTurnsOnAHandPipelinedLoop) {
-  const std::string text = test::replaced_all(test::example_text("flash_attention_3"), "warpspecialize pipeline(2) smem(227KB);",
-                                    "warpspecialize pipeline(2) pingpong(double_buffer) smem(227KB);");
+  const std::string text = double_buffered("flash_attention_3");
   Generated g = generate("flash_attention_3", text);
   ASSERT_TRUE(g.artifact) << g.diagnostics << (g.error ? g.error->message : "") << g.internal;
   const std::string cu = tma_kernels(g.artifact->cu);
