@@ -169,14 +169,16 @@ CudaArtifact generate_cuda(const ir::Function& f, const std::string& source) {
   return a;
 }
 
-std::optional<Diagnostic> turns_refused(const ir::Function& f) {
+TurnsReport turns_report(const ir::Function& f) {
   CudaGen gen(f, "turns", /*staging_allowed=*/false);
+  TurnsReport r;
   try {
     gen.run();
+    r.deferred = gen.deferred_mmas();
   } catch (const CompileError& e) {
-    if (gen.refused_turns()) return e.diagnostic;
+    if (gen.refused_turns()) r.refused = e.diagnostic;
   }
-  return std::nullopt;
+  return r;
 }
 
 CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std::string& source) {

@@ -78,9 +78,16 @@ struct MappingKernel {
 };
 CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std::string& source);
 
-// Whether the back end refuses turns on the tensor cores (`pingpong`) to one of f's loops, and why
-// (its diagnostic): what schedule(optimal) asks before it realizes a schedule with turns. Any other
-// problem with f is left to generate_cuda to report (nullopt).
-std::optional<Diagnostic> turns_refused(const ir::Function& f);
+// How the back end takes f's turns on the tensor cores (`pingpong`): whether it refuses them to a
+// loop, and why (its diagnostic), else the mmas it defers into the next iteration of a rotated loop
+// (their result values' names without the '%', as the scheduling graph names its nodes:
+// "mma:e.37" is the op of e.37). What schedule(optimal) asks before it realizes a schedule with
+// turns, and reports against the schedule's stages. Any other problem with f is left to
+// generate_cuda to report (neither refused nor deferred).
+struct TurnsReport {
+  std::optional<Diagnostic> refused;
+  std::vector<std::string> deferred;
+};
+TurnsReport turns_report(const ir::Function& f);
 
 }  // namespace loom::codegen

@@ -560,6 +560,7 @@ void CudaGen::emit_for(const Op& op) {
     turn_loop_ = &op;
     rot = plan_rotation(op);
     rotation_ = rot ? &*rot : nullptr;
+    if (rot) deferred_mmas_.push_back(names_[static_cast<size_t>(rot->deferred->result)].substr(1));
   }
   std::vector<int> outer_scopes;  // per stream of ss
   size_t for_line = 0;            // the compute stream's `for` line (double_buffer_loop)

@@ -200,6 +200,8 @@ class CudaGen {
   bool uses_stream_k() const { return stream_; }
   // Whether run() stopped because a `pingpong` loop cannot take turns (plan_rotation's refusal).
   bool refused_turns() const { return refused_turns_; }
+  // The mmas rotated loops defer into their next iteration (their result values' names, no '%').
+  const std::vector<std::string>& deferred_mmas() const { return deferred_mmas_; }
   static constexpr const char* kStreamKInclude = "#include \"loom/streamk.h\"\n";
   const std::string& body() const { return body_; }
   const std::string& kernel_line() const { return kernel_line_; }
@@ -673,7 +675,8 @@ class CudaGen {
   bool split_owner_open_ = false;           // emitting the owner-only rest of the tile
   int64_t split_offset_ = 0;                // the partial-sum buffers in dynamic shared memory
   bool pingpong_ = false;                   // some loop takes turns: the turn barriers' hand-overs
-  bool refused_turns_ = false;              // plan_rotation refused turns on a loop (cuda.h: turns_refused)
+  bool refused_turns_ = false;              // plan_rotation refused turns on a loop (cuda.h: turns_report)
+  std::vector<std::string> deferred_mmas_;  // the rotated loops' deferred mmas (cuda.h: turns_report)
   std::vector<std::string> extent_branches_;  // run-time extents emit_by_columns branched on (whole_tiles.cpp)
   const Op* turn_loop_ = nullptr;           // the pingpong loop being emitted (its wgmmas are turns)
   const Rotation* rotation_ = nullptr;      // its rotation, if any

@@ -374,6 +374,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     const bool rule_pingpong = !d.solved && fallback_turns && compute_wgs >= 2 && !teams && !written_pingpong;
     bool pingpong = written_pingpong || (d.solved && d.compute_groups >= 2 && !teams) || rule_pingpong;
     std::string turns_why;  // why the back end refused the turns the schedule (or the rule) asked for
+    std::vector<std::string> deferred;  // the mmas the back end defers one iteration (a rotated loop)
     // Teams taking the tiles in turn (alternate(T)), from the tile loop's schedule: not with teams,
     // pingpong, splitk or streamk written on the instance, nor turns within the tile.
     Teams derived;
@@ -430,13 +431,16 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
         // Turns the compiler chose (not written) only where the back end can take them: a loop
         // that carries its first wgmma's accumulator (a hand-pipelined attention loop) keeps its
         // own overlap instead (pingpong.cpp). Then the same depth again, without turns.
-        if (pingpong && !written_pingpong)
-          if (const std::optional<Diagnostic> why = codegen::turns_refused(lowered)) {
+        if (pingpong) {
+          const codegen::TurnsReport turns = codegen::turns_report(lowered);
+          if (turns.refused && !written_pingpong) {
             pingpong = false;
-            turns_why = why->message;
+            turns_why = turns.refused->message;
             ++dd;
             continue;
           }
+          deferred = turns.deferred;
+        }
         chosen = dd;
       } catch (const CompileError& e) {
         const std::string& msg = e.diagnostic.message;
@@ -482,6 +486,24 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
                << d.load_regs << " register(s) the schedule keeps live on the load groups; the " << all_wgs
                << " compute warpgroup(s) share the rest of the block's " << register_pool(1 + all_wgs, *tree.machine)
                << " registers a thread slot; the schedule keeps at most " << d.compute_regs << " live on a compute group)";
+    // The schedule's stages against the kernel's: the loads' are the ring's; of the compute ops, a
+    // rotated loop's deferred mma runs one iteration late and every other op in its own iteration.
+    if (d.solved) {
+      std::string late, other;
+      for (size_t i = 0; i < node_names.size() && i < r.schedule.time.size(); ++i) {
+        if (node_ops[i] == "tma_load") continue;
+        const int stage = r.schedule.time[i] / r.schedule.ii;
+        const std::string ev = node_names[i].substr(node_names[i].find(':') + 1);
+        const int kernel = std::count(deferred.begin(), deferred.end(), ev) ? 1 : 0;
+        if (stage == kernel && stage > 0) late += (late.empty() ? "" : ", ") + node_names[i];
+        if (stage != kernel)
+          other += (other.empty() ? "" : ", ") + node_names[i] + " (scheduled in stage " + std::to_string(stage) + ", run in " +
+                   std::to_string(kernel) + ")";
+      }
+      report << "  stages realized: the loads' by the ring (" << chosen << " deep)"
+             << (late.empty() ? "" : "; " + late + " one iteration late (the loop rotated), as scheduled")
+             << (other.empty() ? "; every compute op as scheduled" : "; not as scheduled: " + other) << "\n";
+    }
     note.realized = realized.str();
     note.report = report.str();
     notes.push_back(std::move(note));
