@@ -508,8 +508,10 @@ ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_second
   // grows by I/4, ending at the incumbent's length.
   const long long kMaxCells = 40000;  // variables of one time-indexed ILP
   // ... and nonzeros: about four times the largest model of the example graphs (FlashAttention-2's
-  // loop from the IR at the CLI's --norm-budget 300: 231k, solved in about 2 s)
-  const long long kMaxNonzeros = 1000000;
+  // loop from the IR at the CLI's --norm-budget 300: 231k nonzeros, 0.3 s), and no more than a
+  // quarter million for each second left: CBC's root LP does not watch the clock (a model of about
+  // a million nonzeros took 15 s of a 1 s limit).
+  const long long kMaxNonzeros = 1000000, kNonzerosPerSecond = 250000;
   const int kMaxSolves = 12;
   std::vector<long long> horizons;
   const long long step = std::max(1, ii / 4);
@@ -523,9 +525,10 @@ ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_second
   for (long long H : horizons) {
     if (H < lb) continue;
     if (H * n > kMaxCells) break;
-    if (time_indexed_nonzeros(p, ii, H, est, tail) > kMaxNonzeros) break;
     double left = max_seconds - elapsed();
     if (left <= 0) break;
+    const long long cap = std::min(kMaxNonzeros, static_cast<long long>(kNonzerosPerSecond * left));
+    if (time_indexed_nonzeros(p, ii, H, est, tail) > cap) break;
     ModuloResult r = time_indexed(p, ii, static_cast<int>(H), lb, est, tail, left, max_nodes);
     out.nodes += r.nodes;
     out.solves++;
