@@ -89,7 +89,7 @@ json mutate(std::mt19937_64& r, json g, std::string& what) {
       const json& a = g["nodes"][r() % g["nodes"].size()];
       const json& b = g["nodes"][r() % g["nodes"].size()];
       if (!g.contains("edges") || !g["edges"].is_array()) g["edges"] = json::array();
-      const int distance = pick(r, std::vector<int>{0, 0, 1, 2, 5, 64});
+      const int distance = pick(r, std::vector<int>{0, 0, 1, 2, 5, 8, 64});
       g["edges"].push_back({{"from", a.contains("name") ? a["name"] : json("x")},
                             {"to", b.contains("name") ? b["name"] : json("x")},
                             {"distance", distance}});
