@@ -430,7 +430,8 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
         if (in.splitk.value_or(1) > 1) (void)codegen::generate_cuda(lowered, "schedule(optimal) trial");
         // Turns the compiler chose (not written) only where the back end can take them: a loop
         // that carries its first wgmma's accumulator (a hand-pipelined attention loop) keeps its
-        // own overlap instead (pingpong.cpp). Then the same depth again, without turns.
+        // own overlap instead (pingpong.cpp), lowered again at the same depth without turns. With
+        // turns kept, the back end's deferred mmas are the kernel's stage-1 ops (the report below).
         if (pingpong) {
           const codegen::TurnsReport turns = codegen::turns_report(lowered);
           if (turns.refused && !written_pingpong) {
