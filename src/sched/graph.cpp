@@ -24,12 +24,12 @@ struct Reader {
 };
 
 // An integer field in [lo, hi]. The bounds keep what the search expands finite: a distance is a
-// copy of the value per iteration it is carried, in the validator and in the joint query's liveness
-// (1e9 of them ran the validator out of memory, 1,000 the joint query's encoding to 3 GB and 17
-// minutes, 64 to 1.4 GB and minutes: its register constraints grow with the square of the live
-// copies; loops carry values 1 or 2 iterations), registers and cycles are summed over copies and
+// copy of the value per iteration it is carried, in the validator (a cycle-by-cycle liveness table
+// per copy: 1e9 of them ran it out of memory) and in the joint query's liveness (quadratic in the
+// copies; joint_smt.cpp declines an encoding past its own bound, which a carry of 1,000 iterations
+// passes); loops carry values 1 or 2 iterations. Registers and cycles are summed over copies and
 // cycles.
-constexpr std::int64_t kMaxDistance = 8, kMaxRegs = 65536, kMaxCycles = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxDistance = 64, kMaxRegs = 65536, kMaxCycles = std::int64_t{1} << 40;
 std::int64_t get_int(const json& o, const char* key, const std::string& what, SourcePos pos, std::int64_t lo,
                      std::int64_t hi = kMaxCycles) {
   const json& v = o.at(key);
