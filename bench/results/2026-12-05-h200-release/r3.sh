@@ -14,6 +14,7 @@ prof() {  # SHAPE KERNEL-REGEX TAG
   timeout 60 $NCU --kernel-name-base demangled -k "regex:$2" -c 1 --section SpeedOfLight --section MemoryWorkloadAnalysis \
     --section WarpStateStats --section SchedulerStats --section LaunchStats --section SourceCounters \
     $S/gm_n --out $T/ncu-$3.md --check-only --shape $1 >> $T/r3-ncu.txt 2>&1 || echo "ncu rc=$? $1 $2"
+  tar czf $OUT/r3.tgz -C $T .  # after each profile: a caller's timeout keeps what was done
 }
 prof 487x1688x7536 'mapping23::' m23
 prof 487x1688x7536 'mapping3::' m3
