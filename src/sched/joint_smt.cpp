@@ -137,11 +137,12 @@ struct Encoder {
   // An upper bound on the terms of the liveness constraints (registers, the register file, each
   // memory), counted before any is built: one sum over the live copies per anchor copy, so the square
   // of the copies, and an op has a copy per iteration of Q and per iteration its value is carried
-  // (values()). Deep carries made this the whole query's size (a distance of 64 took 1.4 GB).
+  // (values()). Deep carries made this the whole query's size (a distance of 64 took 1.4 GB). A
+  // family whose every copy together fits its limit is not built (registers(), memory()): no terms.
   double liveness_terms() const {
     const int N = static_cast<int>(p.ops.size());
-    double reg_copies = 0, reg_terms = 0;
-    std::vector<double> mem_copies(p.memories.size(), 0), mem_terms(p.memories.size(), 0);
+    double reg_copies = 0, reg_terms = 0, reg_sum = 0;
+    std::vector<double> mem_copies(p.memories.size(), 0), mem_terms(p.memories.size(), 0), mem_sum(p.memories.size(), 0);
     for (int v = 0; v < N; ++v) {
       int reach = 0, uses = 0;
       for (const Dep& d : p.deps)
@@ -154,15 +155,19 @@ struct Encoder {
       if (p.ops[v].regs > 0) {
         reg_copies += copies;
         reg_terms += each;
+        reg_sum += copies * p.ops[v].regs;
       }
       for (std::size_t m = 0; m < p.memories.size(); ++m)
         if (p.ops[v].mem[m] > 0) {
           mem_copies[m] += copies;
           mem_terms[m] += each;
+          mem_sum[m] += copies * static_cast<double>(p.ops[v].mem[m]);
         }
     }
-    double total = reg_copies * (reg_terms + W);
-    for (std::size_t m = 0; m < p.memories.size(); ++m) total += mem_copies[m] * mem_terms[m];
+    double total = 0;
+    if (reg_sum > p.reg_limit || (p.reg_file > 0 && reg_sum > p.reg_file)) total += reg_copies * (reg_terms + W);
+    for (std::size_t m = 0; m < p.memories.size(); ++m)
+      if (mem_sum[m] > static_cast<double>(p.memory_capacity[m])) total += mem_copies[m] * mem_terms[m];
     return total;
   }
 
