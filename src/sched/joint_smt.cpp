@@ -134,6 +134,15 @@ struct Encoder {
     }
   }
 
+  // The first copy of v's value that may be live in Q (values()): copies i < 0 are earlier
+  // iterations' values still carried into Q, as far back as v's longest distance reaches.
+  int first_copy(int v) const {
+    int reach = 0;
+    for (const Dep& d : p.deps)
+      if (d.from == v) reach = std::max(reach, d.distance);
+    return reach > 0 ? -(n - 1) - reach : 0;
+  }
+
   // An upper bound on the terms of the liveness constraints (registers, the register file, each
   // memory), counted before any is built: one sum over the live copies per anchor copy, so the square
   // of the copies, and an op has a copy per iteration of Q and per iteration its value is carried
@@ -144,13 +153,8 @@ struct Encoder {
     double reg_copies = 0, reg_terms = 0, reg_sum = 0;
     std::vector<double> mem_copies(p.memories.size(), 0), mem_terms(p.memories.size(), 0), mem_sum(p.memories.size(), 0);
     for (int v = 0; v < N; ++v) {
-      int reach = 0, uses = 0;
-      for (const Dep& d : p.deps)
-        if (d.from == v) {
-          reach = std::max(reach, d.distance);
-          uses++;
-        }
-      const double copies = static_cast<double>(n) + (reach > 0 ? static_cast<double>(n - 1) + reach : 0.0);
+      const int uses = static_cast<int>(std::count_if(p.deps.begin(), p.deps.end(), [&](const Dep& d) { return d.from == v; }));
+      const double copies = static_cast<double>(n) - first_copy(v);
       const double each = copies * (2 + uses);  // a copy's definition, its uses and the ite around them
       if (p.ops[v].regs > 0) {
         reg_copies += copies;
@@ -186,11 +190,7 @@ struct Encoder {
     const int N = static_cast<int>(p.ops.size());
     for (int v = 0; v < N; ++v) {
       if (!want(p, v)) continue;
-      int reach = 0;
-      for (const Dep& d : p.deps)
-        if (d.from == v) reach = std::max(reach, d.distance);
-      const int first = reach > 0 ? -(n - 1) - reach : 0;
-      for (int i = first; i < n; ++i) {
+      for (int i = first_copy(v); i < n; ++i) {
         Value val{v, i, t[v] + i * I, {}, false};
         for (const Dep& d : p.deps) {
           if (d.from != v) continue;
@@ -342,7 +342,6 @@ z3::check_result run_query(const Problem& p, int ii, int length, const JointOpti
   Encoder e{p, ii, length, (length + ii - 1) / ii, 0, warps, ctx, s, {}, {}, {}, {}, {}};
   e.lazy_mode = opt.lazy && (!fixed || only);  // with all times fixed the liveness constraints are small
   e.T = (e.n - 1) * ii + length;
-  e.variables(fixed, only);
   if (const double terms = e.liveness_terms(); terms > kMaxLivenessTerms) {
     char buf[160];
     std::snprintf(buf, sizeof buf,
@@ -353,6 +352,7 @@ z3::check_result run_query(const Problem& p, int ii, int length, const JointOpti
     out.reason = buf;
     return z3::unknown;
   }
+  e.variables(fixed, only);
   e.dependence();
   e.capacity();
   e.warps();
