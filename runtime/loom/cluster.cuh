@@ -37,9 +37,10 @@ __device__ __forceinline__ void cluster_sync() {
 
 // mapa.shared::cluster.u32: the shared::cluster address of `p` (this block's shared memory) in
 // the block of rank `rank` of the cluster: the same offset in the peer's shared memory.
+// Not volatile: mapa only computes an address, so the compiler may hoist it out of a loop or reuse it.
 __device__ __forceinline__ std::uint32_t peer_smem(const void* p, std::uint32_t rank) {
   std::uint32_t out;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+  asm("mapa.shared::cluster.u32 %0, %1, %2;"
                : "=r"(out)
                : "r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(p))), "r"(rank));
   return out;
@@ -94,10 +95,11 @@ __device__ __forceinline__ void wait_cluster(std::uint64_t* bar, std::uint32_t p
 // warps (CUTLASS's consumer_release), and the barrier counts warpgroups. mbarrier.arrive's default
 // semantics (release, CTA scope), as CUTLASS's: it does not make the caller's generic-proxy writes
 // visible to the peer (HOPPER-FACTS F7, "Multicast pipeline"). Called by every lane, after
-// __syncwarp.
+// __syncwarp, with `self` the caller's cluster_rank() (read once by the kernel: a read of
+// %cluster_ctarank in the loop costs the K loop its latency at every iteration).
 __device__ __forceinline__ void arrive_cluster(std::uint64_t* bar, std::uint32_t S, std::uint32_t T, bool peers,
-                                               bool warpgroup) {
-  const std::uint32_t lane = threadIdx.x % 32, self = cluster_rank();
+                                               bool warpgroup, std::uint32_t self) {
+  const std::uint32_t lane = threadIdx.x % 32;
   const std::uint32_t d = warpgroup ? lane * 4 + (threadIdx.x / 32) % 4 : lane;
   if (d < S * T && (!peers || d % S == self % S || d / S == self / S))
     asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(peer_smem(bar, d)) : "memory");

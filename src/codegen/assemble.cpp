@@ -140,7 +140,7 @@ std::string CudaGen::assemble() {
   // block loops), recompute the tile's index and view values, then the role's code.
   auto tile_loop = [&](const Stream& st, const std::string& ind) {
     for (const Op* L : loops_)
-      if (ring_head(L) == L) o << ind << "int64_t " << base(L) << " = 0;  // iterations of loop " << var(L->result) << " so far\n";
+      if (ring_head(L) == L) o << ind << "uint64_t " << base(L) << " = 0;  // iterations of loop " << var(L->result) << " so far\n";
     o << ind << "int64_t tile_iter = 0;  // tiles this block has run\n";
     o << ind << "(void)tile_iter;\n";
     const size_t G = grid_.size();

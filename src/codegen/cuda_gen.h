@@ -286,7 +286,9 @@ class CudaGen {
   bool piece_of(ValueId t, ValueId of) const;
   // The pipeline position of loop L's current iteration: the loop's iterations over every tile
   // this block has run so far (the kernel is persistent: a block runs tile after tile, and a ring
-  // buffer's slots and its barriers' phases carry on from one tile to the next).
+  // buffer's slots and its barriers' phases carry on from one tile to the next). Unsigned (the base
+  // is a uint64_t, assemble.cpp): a position is never negative, and unsigned % and / by the ring's
+  // depth compile without the sign fix-ups that int64_t needs on every iteration.
   std::string iter(const Op* L) const {
     const std::string k = var(L->regions[0].args[0]);
     return "(" + base(L) + " + " + (L == split_loop_ ? k + " - " + loop_start(L) : k) + ")";

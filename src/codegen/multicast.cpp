@@ -181,7 +181,7 @@ void CudaGen::plan_multicast() {
 std::string CudaGen::arrive_stmt(const Barrier& b, const std::string& slot) const {
   if (b.cluster)
     return "loom::rt::mbarrier::arrive_cluster(&" + b.name + "[" + slot + "], " + std::to_string(mc_rows_) + ", " +
-           std::to_string(mc_cols_) + ", " + (b.peers ? "true" : "false") + ", " + (b.per_warpgroup ? "true" : "false") + ");";
+           std::to_string(mc_cols_) + ", " + (b.peers ? "true" : "false") + ", " + (b.per_warpgroup ? "true" : "false") + ", mc_rank);";
   return "if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&" + b.name + "[" + slot + "]);";
 }
 

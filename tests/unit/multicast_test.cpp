@@ -89,7 +89,7 @@ TEST(Multicast, ClusterKernel) {
   // the 2 blocks arrives once in both (a wgmma retired in one warp has read for all four).
   EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 4);"), std::string::npos);
   EXPECT_EQ(count_of(tma, "loom::rt::mbarrier::arrive_cluster(&bar_v_w["), 2);  // in the loop, and after it
-  EXPECT_EQ(count_of(tma, "], 2, 1, false, true);"), 2);                         // every block, per warpgroup
+  EXPECT_EQ(count_of(tma, "], 2, 1, false, true, mc_rank);"), 2);                         // every block, per warpgroup
   EXPECT_NE(tma.find("compute warpgroups of every block of the cluster done with iteration k"), std::string::npos);
   // The launch: clusters of 2 over pairs of row tiles.
   EXPECT_NE(tma.find("const int64_t clusters = blocks / grid_n0 * loom_cdiv(grid_n0, 2);"), std::string::npos);
@@ -180,7 +180,7 @@ TEST(Multicast, TwoDimensionalClusters) {
   // (itself, the other row tile of its column, the other column tile of its row) free its slots.
   EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 6);"), std::string::npos) << tma;
   EXPECT_EQ(count_of(tma, "loom::rt::mbarrier::arrive_cluster(&bar_v_w["), 2);
-  EXPECT_EQ(count_of(tma, "], 2, 2, true, true);"), 2);  // the row and column, per warpgroup
+  EXPECT_EQ(count_of(tma, "], 2, 2, true, true, mc_rank);"), 2);  // the row and column, per warpgroup
   EXPECT_NE(tma.find("compute warpgroups of the blocks of this block's cluster row and column done with iteration k"), std::string::npos);
   // The launch and the estimate: groups of 2 x 2 tiles, clusters of 4.
   EXPECT_NE(tma.find("const int64_t clusters = blocks / grid_n0 / grid_n1 * loom_cdiv(grid_n0, 2) * loom_cdiv(grid_n1, 2);"), std::string::npos);
@@ -202,7 +202,7 @@ TEST(Multicast, OneByTwoSharesOnlyA) {
   // One row tile per cluster: every block is in the block's row, the release cluster-wide (both
   // blocks, 2 warpgroups each).
   EXPECT_NE(m1.find("loom::rt::mbarrier::init(&bar_v_w[s], 4);"), std::string::npos);
-  EXPECT_EQ(count_of(m1, "], 1, 2, false, true);"), 2);
+  EXPECT_EQ(count_of(m1, "], 1, 2, false, true, mc_rank);"), 2);
 }
 
 TEST(Multicast, WarpsReleaseWhatTheyReadThemselves) {
@@ -213,7 +213,7 @@ TEST(Multicast, WarpsReleaseWhatTheyReadThemselves) {
   ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
   const std::string& cu = c.artifact->cu;
   EXPECT_GT(count_of(cu, "loom::rt::mbarrier::arrive_cluster(&"), 0);
-  EXPECT_EQ(count_of(cu, "loom::rt::mbarrier::arrive_cluster(&"), count_of(cu, ", 2, 1, false, false);"));  // all per warp
+  EXPECT_EQ(count_of(cu, "loom::rt::mbarrier::arrive_cluster(&"), count_of(cu, ", 2, 1, false, false, mc_rank);"));  // all per warp
   EXPECT_NE(cu.find("compute warps of every block of the cluster done with iteration k"), std::string::npos);
 }
 

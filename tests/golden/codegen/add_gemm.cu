@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -532,7 +532,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -644,7 +644,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1133,7 +1133,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1257,7 +1257,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1596,7 +1596,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1703,7 +1703,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2187,7 +2187,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2311,7 +2311,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2651,7 +2651,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2758,7 +2758,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -3242,7 +3242,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -3367,7 +3367,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -3708,7 +3708,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -3818,7 +3818,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -4306,7 +4306,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -4431,7 +4431,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -4772,7 +4772,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -4880,7 +4880,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -5367,7 +5367,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -5491,7 +5491,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 1 warpgroups
     loom::rt::setmaxnreg_inc<256>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -5831,7 +5831,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -5938,7 +5938,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 1 warpgroups
     loom::rt::setmaxnreg_inc<256>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6423,7 +6423,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6547,7 +6547,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6886,7 +6886,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6995,7 +6995,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -7480,7 +7480,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -7605,7 +7605,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -7950,7 +7950,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -8062,7 +8062,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -8155,14 +8155,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       __syncwarp();
@@ -8200,14 +8200,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_l > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_7 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_7;  // the next tile's iterations continue the rings
       const int64_t v_Dp_2_o0 = v_Ep_o0 + (v_g * v_4);
@@ -8615,7 +8615,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -8740,7 +8740,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -9085,7 +9085,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -9199,7 +9199,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -9292,14 +9292,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       __syncwarp();
@@ -9337,14 +9337,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_l > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_7 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_7;  // the next tile's iterations continue the rings
       const int64_t v_Dp_2_o0 = v_Ep_o0 + (v_g * v_4);
@@ -9750,7 +9750,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -9874,7 +9874,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -10217,7 +10217,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -10330,7 +10330,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -10422,14 +10422,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       __syncwarp();
@@ -10467,14 +10467,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_l > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_7 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_7;  // the next tile's iterations continue the rings
       const int64_t v_Dp_2_o0 = v_Ep_o0 + (v_g * v_4);

@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -467,7 +467,7 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+      uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -556,7 +556,7 @@ __global__ void __launch_bounds__(kThreads, 1) dual_gemm_kernel(const loom_tenso
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {

@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
     // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
     if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1044,7 +1044,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+      uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1147,7 +1147,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
     // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
     if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2103,7 +2103,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2217,7 +2217,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
     // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
     if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -3080,7 +3080,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+      uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -3180,7 +3180,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
     // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
     if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -4136,7 +4136,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -4251,7 +4251,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
     // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
     if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -5103,7 +5103,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+      uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -5213,7 +5213,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
     // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
     if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {

@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
+    uint64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
+    uint64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1008,7 +1008,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
+      uint64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1142,7 +1142,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
+    uint64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1979,7 +1979,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
+    uint64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2132,7 +2132,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
+    uint64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2918,7 +2918,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
+      uint64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -3047,7 +3047,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
+    uint64_t v_e_9_base = 0;  // iterations of loop v_e_9 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {

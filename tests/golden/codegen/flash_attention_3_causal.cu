@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
     // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
     if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1155,7 +1155,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+      uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1267,7 +1267,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
     // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
     if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2324,7 +2324,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2447,7 +2447,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
     // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
     if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -3412,7 +3412,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+      uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -3521,7 +3521,7 @@ __global__ void __launch_bounds__(kThreads, 1) mha_kernel(const loom_tensor O,
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
     // pingpong: warpgroup 0 takes the first turn on the tensor cores (pingpong.cpp)
     if (consumer_wg == 1) loom::rt::named_barrier_arrive(3, 256);
-    int64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
+    uint64_t v_e_6_base = 0;  // iterations of loop v_e_6 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {

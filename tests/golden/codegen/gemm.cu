@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -403,7 +403,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -480,7 +480,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -848,7 +848,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -930,7 +930,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1186,7 +1186,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1260,7 +1260,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1623,7 +1623,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1705,7 +1705,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1962,7 +1962,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2036,7 +2036,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2407,7 +2407,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -2492,7 +2492,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -2849,7 +2849,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -2926,7 +2926,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -3399,7 +3399,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -3484,7 +3484,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -3841,7 +3841,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -3918,7 +3918,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -4391,7 +4391,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -4476,7 +4476,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -4834,7 +4834,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -4911,7 +4911,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -5376,7 +5376,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -5459,7 +5459,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -5717,7 +5717,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -5793,7 +5793,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6160,7 +6160,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6243,7 +6243,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6501,7 +6501,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6576,7 +6576,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6942,7 +6942,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -7024,7 +7024,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 1 warpgroups
     loom::rt::setmaxnreg_inc<256>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -7281,7 +7281,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -7355,7 +7355,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 1 warpgroups
     loom::rt::setmaxnreg_inc<256>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -7719,7 +7719,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -7801,7 +7801,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -8057,7 +8057,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -8132,7 +8132,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -8496,7 +8496,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -8579,7 +8579,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -8841,7 +8841,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -8919,7 +8919,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -9007,14 +9007,14 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -9351,7 +9351,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -9434,7 +9434,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -9696,7 +9696,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -9775,7 +9775,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -9863,14 +9863,14 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -10205,7 +10205,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -10287,7 +10287,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -10547,7 +10547,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -10625,7 +10625,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -10712,14 +10712,14 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -11061,7 +11061,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -11146,7 +11146,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 1 warpgroups
     loom::rt::setmaxnreg_inc<256>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -11503,7 +11503,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -11580,7 +11580,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 1 warpgroups
     loom::rt::setmaxnreg_inc<256>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -12044,7 +12044,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -12126,7 +12126,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 1 warpgroups
     loom::rt::setmaxnreg_inc<256>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -12382,7 +12382,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -12456,7 +12456,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 1 warpgroups
     loom::rt::setmaxnreg_inc<256>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -12818,7 +12818,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -12901,7 +12901,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -13139,7 +13139,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -13214,7 +13214,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -13568,7 +13568,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -13651,7 +13651,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -13889,7 +13889,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -13964,7 +13964,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -14318,7 +14318,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -14401,7 +14401,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -14639,7 +14639,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -14714,7 +14714,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -15068,7 +15068,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -15151,7 +15151,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -15389,7 +15389,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -15464,7 +15464,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -15818,7 +15818,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -15901,7 +15901,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -16139,7 +16139,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -16214,7 +16214,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -16568,7 +16568,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -16651,7 +16651,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -16889,7 +16889,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -16964,7 +16964,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -17318,7 +17318,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -17401,7 +17401,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -17639,7 +17639,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -17714,7 +17714,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -18068,7 +18068,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -18150,7 +18150,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 1 warpgroups
     loom::rt::setmaxnreg_inc<256>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -18387,7 +18387,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -18460,7 +18460,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
     // ---- consumer: the compute role, 1 warpgroups
     loom::rt::setmaxnreg_inc<256>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {

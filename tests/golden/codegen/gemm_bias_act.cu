@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -430,7 +430,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -509,7 +509,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -902,7 +902,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -986,7 +986,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1266,7 +1266,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1342,7 +1342,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1730,7 +1730,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1814,7 +1814,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2095,7 +2095,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2171,7 +2171,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2567,7 +2567,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -2654,7 +2654,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -3035,7 +3035,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -3114,7 +3114,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -3612,7 +3612,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -3699,7 +3699,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -4080,7 +4080,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -4159,7 +4159,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -4657,7 +4657,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -4744,7 +4744,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -5126,7 +5126,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -5205,7 +5205,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = loom::rt::cluster_id_x(); tile < grid_n0 * grid_n1; tile += loom::rt::cluster_count_x()) {
@@ -5695,7 +5695,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -5780,7 +5780,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6062,7 +6062,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6140,7 +6140,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6532,7 +6532,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6617,7 +6617,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6899,7 +6899,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -6976,7 +6976,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -7367,7 +7367,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -7451,7 +7451,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 1 warpgroups
     loom::rt::setmaxnreg_inc<256>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -7732,7 +7732,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -7808,7 +7808,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 1 warpgroups
     loom::rt::setmaxnreg_inc<256>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -8197,7 +8197,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -8282,7 +8282,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -8568,7 +8568,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -8648,7 +8648,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -8738,14 +8738,14 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -9105,7 +9105,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -9190,7 +9190,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -9476,7 +9476,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -9557,7 +9557,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -9647,14 +9647,14 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -10012,7 +10012,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -10097,7 +10097,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -10383,7 +10383,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -10462,7 +10462,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- consumer: the compute role, 3 warpgroups
     loom::rt::setmaxnreg_inc<152>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -10552,14 +10552,14 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_Dp_o0 = v_Cp_o0 + (v_g * v_4);
@@ -10916,7 +10916,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -11003,7 +11003,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // alternate(2): 2 teams of 1 warpgroup(s) take the block's tiles in turn (alternate.cpp)
     const int64_t team = consumer_wg / 1;
     if (team == 1) loom::rt::named_barrier_arrive(3, 256);  // alternate: team 0 takes the first turn
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -11302,7 +11302,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -11381,7 +11381,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
     // alternate(2): 2 teams of 1 warpgroup(s) take the block's tiles in turn (alternate.cpp)
     const int64_t team = consumer_wg / 1;
     if (team == 1) loom::rt::named_barrier_arrive(3, 256);  // alternate: team 0 takes the first turn
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -464,7 +464,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+      uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -543,7 +543,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -971,7 +971,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1055,7 +1055,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1369,7 +1369,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+      uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1445,7 +1445,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1868,7 +1868,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<24>();
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1955,7 +1955,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     // alternate(2): 2 teams of 1 warpgroup(s) take the block's tiles in turn (alternate.cpp)
     const int64_t team = consumer_wg / 1;
     if (team == 1) loom::rt::named_barrier_arrive(3, 256);  // alternate: team 0 takes the first turn
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2294,7 +2294,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<24>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+      uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2373,7 +2373,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     // alternate(2): 2 teams of 1 warpgroup(s) take the block's tiles in turn (alternate.cpp)
     const int64_t team = consumer_wg / 1;
     if (team == 1) loom::rt::named_barrier_arrive(3, 256);  // alternate: team 0 takes the first turn
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {

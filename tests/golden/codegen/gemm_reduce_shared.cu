@@ -56,8 +56,8 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
-    int64_t v_e_4_base = 0;  // iterations of loop v_e_4 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_4_base = 0;  // iterations of loop v_e_4 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0; tile += gridDim.x) {
@@ -144,8 +144,8 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
-    int64_t v_e_4_base = 0;  // iterations of loop v_e_4 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_4_base = 0;  // iterations of loop v_e_4 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0; tile += gridDim.x) {
@@ -501,8 +501,8 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
-      int64_t v_e_4_base = 0;  // iterations of loop v_e_4 so far
+      uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+      uint64_t v_e_4_base = 0;  // iterations of loop v_e_4 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0; tile += gridDim.x) {
@@ -583,8 +583,8 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_reduce_kernel(const loom_ten
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
-    int64_t v_e_4_base = 0;  // iterations of loop v_e_4 so far
+    uint64_t v_e_2_base = 0;  // iterations of loop v_e_2 so far
+    uint64_t v_e_4_base = 0;  // iterations of loop v_e_4 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0; tile += gridDim.x) {

@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -472,7 +472,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -557,7 +557,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -988,7 +988,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1086,7 +1086,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1395,7 +1395,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1485,7 +1485,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -1921,7 +1921,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2019,7 +2019,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2328,7 +2328,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2416,7 +2416,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2852,7 +2852,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
   if (loom::rt::warpgroup_index() < 1) {
     // ---- producer: the DMA role, every thread of the DMA warpgroup copies its chunks of each tile
     loom::rt::setmaxnreg_dec<40>();
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -2950,7 +2950,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     for (int64_t tile = blockIdx.x; tile < grid_n0 * grid_n1; tile += gridDim.x) {
@@ -3263,7 +3263,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     // ---- producer: the DMA role, one elected thread issues every TMA copy
     loom::rt::setmaxnreg_dec<40>();
     if (loom::rt::warpgroup_index() == 0 && loom::rt::warp_in_warpgroup() == 0 && loom::rt::elect_one_sync()) {
-      int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+      uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
       int64_t tile_iter = 0;  // tiles this block has run
       (void)tile_iter;
       // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -3354,7 +3354,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
     // ---- consumer: the compute role, 2 warpgroups
     loom::rt::setmaxnreg_inc<232>();
     const int64_t consumer_wg = loom::rt::warpgroup_index() - 1;
-    int64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
+    uint64_t v_e_1_base = 0;  // iterations of loop v_e_1 so far
     int64_t tile_iter = 0;  // tiles this block has run
     (void)tile_iter;
     // multicast(2): the cluster's 2 blocks run tiles 2 p, ..., 2 p + 1 of loop 0 (a tile past the edge runs clipped to nothing)
@@ -3446,14 +3446,14 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
         if (v_k > 0) {
           __syncwarp();
-          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 3], 2, 1, false, true);
+          loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 3], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
       if (v_6 > 0) {
         __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 3], 2, 1, false, true);
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 3], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       // block: residual(D, Acc, C, alpha)
