@@ -279,10 +279,10 @@ void CudaGen::mc_tile_decode(std::ostream& o, const std::string& ind) const {
   } else if (G >= 2) {
     const std::string b = "grid_n" + std::to_string(G - 1);
     grouped_decode(o, in, "mc_groups", b, group);  // groups of S tiles of loop G - 2 as its rows
-    o << in << "const int64_t " << var(mc_index_) << " = (first + within % gsize) * " << S << " + loom::rt::cluster_rank();\n"
+    o << in << "const int64_t " << var(mc_index_) << " = (first + within % gsize) * " << S << " + mc_rank;\n"
       << in << "const int64_t " << var(grid_[G - 1]->regions[0].args[0]) << " = within / gsize;\n";
   } else {
-    o << in << "const int64_t " << var(mc_index_) << " = lin * " << S << " + loom::rt::cluster_rank();\n";
+    o << in << "const int64_t " << var(mc_index_) << " = lin * " << S << " + mc_rank;\n";
   }
 }
 

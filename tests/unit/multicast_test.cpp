@@ -73,7 +73,7 @@ TEST(Multicast, ClusterKernel) {
   EXPECT_EQ(count_of(tma, "const int64_t mc_groups = loom_cdiv(grid_n0, 2);"), 2);  // producer and consumer
   EXPECT_EQ(count_of(tma, "for (int64_t tile = loom::rt::cluster_id_x(); tile < mc_groups * grid_n1; tile += loom::rt::cluster_count_x()) {"), 2);
   EXPECT_EQ(count_of(tma, "const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;"), 2);
-  EXPECT_EQ(count_of(tma, "const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();"), 2);
+  EXPECT_EQ(count_of(tma, "const int64_t v_i = (first + within % gsize) * 2 + mc_rank;"), 2);
   EXPECT_EQ(count_of(tma, "loom::rt::cluster_sync();"), 2);
   // B (the same for both row tiles): the whole tile expected, slices mc_rank, mc_rank + 2 issued for both.
   EXPECT_NE(tma.find("loom::rt::mbarrier::arrive_expect_tx(&bar_v_e_3[(v_e_1_base + v_k) % 3], 32768);  // the whole tile lands here"),

@@ -7961,7 +7961,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 256;
@@ -8073,7 +8073,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
@@ -9096,7 +9096,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 192;
@@ -9210,7 +9210,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
@@ -10228,7 +10228,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_U = 192;
         const int64_t v_M = E.shape[0];
@@ -10341,7 +10341,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_M = E.shape[0];

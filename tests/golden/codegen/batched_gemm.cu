@@ -9470,7 +9470,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
@@ -9556,7 +9556,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
@@ -10384,7 +10384,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
@@ -10471,7 +10471,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];
@@ -11294,7 +11294,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_Bt = C.shape[0];
         const int64_t v_M = C.shape[1];
@@ -11380,7 +11380,7 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n2), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_Bt = C.shape[0];
       const int64_t v_M = C.shape[1];

@@ -8852,7 +8852,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 256;
@@ -8930,7 +8930,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
@@ -9707,7 +9707,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 192;
@@ -9786,7 +9786,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
@@ -10558,7 +10558,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_U = 192;
         const int64_t v_M = C.shape[0];
@@ -10636,7 +10636,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_M = C.shape[0];

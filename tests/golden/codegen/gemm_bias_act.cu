@@ -8579,7 +8579,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 256;
@@ -8659,7 +8659,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
@@ -9487,7 +9487,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 192;
@@ -9568,7 +9568,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 192;
@@ -10394,7 +10394,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_U = 192;
         const int64_t v_V = 128;
@@ -10473,7 +10473,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_U = 192;
       const int64_t v_V = 128;

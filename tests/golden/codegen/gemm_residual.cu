@@ -3274,7 +3274,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
         // 4 rows of tiles walk the columns together (their operands stay in L2)
         const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
         const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-        const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+        const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
         const int64_t v_j = within / gsize;
         const int64_t v_U = 128;
         const int64_t v_V = 256;
@@ -3365,7 +3365,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_residual_kernel(const loom_t
       // 4 rows of tiles walk the columns together (their operands stay in L2)
       const uint32_t band = static_cast<uint32_t>(loom_min(mc_groups, 4) * grid_n1), group = l32 / band, first = group * 4;
       const uint32_t gsize = static_cast<uint32_t>(loom_min(mc_groups - first, 4)), within = l32 - group * band;
-      const int64_t v_i = (first + within % gsize) * 2 + loom::rt::cluster_rank();
+      const int64_t v_i = (first + within % gsize) * 2 + mc_rank;
       const int64_t v_j = within / gsize;
       const int64_t v_U = 128;
       const int64_t v_V = 256;
