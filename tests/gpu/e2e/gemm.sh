@@ -35,8 +35,9 @@ for tool in memcheck racecheck synccheck; do
   # splitk(4) (mapping 13) forced at 1000x1000x1000, where each cluster runs several tiles.
   # And the 64 x 64 tiles on one warpgroup (mapping 14) forced there (several tiles a block, the ring
   # running on across them) and at 129x257x65 (edge tiles both ways); and the 4-stage multicast
-  # mappings 10 and 12, whose epilogue stores its tile in halves or thirds through one staging buffer.
-  for m in 4 10 12 13 14; do
+  # mappings 10 and 12, whose epilogue stores its tile in halves or thirds through one staging buffer;
+  # and 64 x 128 tiles on clusters of 4 x 2 (mapping 23), whose edge clusters hold ghost tiles there.
+  for m in 4 10 12 13 14 23; do
     echo "== compute-sanitizer --tool $tool, 1000x1000x1000 on mapping $m"
     "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$WORK/gemm_e2e" --only 1000x1000x1000 --mapping "$m" --runs 1 || fail=1
   done
