@@ -11,7 +11,7 @@
 #                                    build-gpu/gen/<entry>/ (and, for tests/gpu/run.sh, dual_gemm and
 #                                    gemm with a column-major B, with multicast(2) or alternate(2) or as the ping-pong kernel, gemm_residual
 #                                    with C from global, into gen/dual_gemm, gen/gemm_colmajor_b,
-#                                    gen/gemm_multicast, gen/gemm_alternate, gen/gemm_pingpong, gen/gemm_width224, gen/gemm_reduce_pingpong, gen/gemm_residual_global),
+#                                    gen/gemm_multicast, gen/gemm_alternate, gen/gemm_kteams, gen/gemm_pingpong, gen/gemm_width224, gen/gemm_reduce_pingpong, gen/gemm_residual_global),
 #                                    builds examples/consumer_cmake against it and leaves the binary
 #                                    in build-gpu/gen/consumer.
 #   bash bench/run.sh [options]      on the GPU machine, in ONE device call that carries
@@ -172,6 +172,12 @@ generate() {  # loom compile each example into $gen/<entry>, timing it
   sed -f tests/gpu/e2e/alternate.sed examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' \
     >"$gen/gemm_alternate/gemm_alternate.loom"
   step "loom compile gemm (alternate)" 300 "$build/loom" compile "$gen/gemm_alternate/gemm_alternate.loom" -o "$gen/gemm_alternate"
+  # gemm with kteams(2) on 64 x 128 tiles as its default mapping, alone (tests/gpu/e2e/kteams.sed).
+  rm -rf "${gen:?}/gemm_kteams"
+  mkdir -p "$gen/gemm_kteams"
+  sed -f tests/gpu/e2e/kteams.sed examples/gemm/gemm.loom | awk '/^mapping sm_90a when\(/ { exit } { print }' \
+    >"$gen/gemm_kteams/gemm_kteams.loom"
+  step "loom compile gemm (kteams)" 300 "$build/loom" compile "$gen/gemm_kteams/gemm_kteams.loom" -o "$gen/gemm_kteams"
   # gemm with 128 x 224 tiles on its default mapping, alone (tests/gpu/e2e/widths.sed: padded B rows, a 64-byte tail slice).
   rm -rf "${gen:?}/gemm_width224"
   mkdir -p "$gen/gemm_width224"

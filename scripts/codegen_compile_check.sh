@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile-only check of the CUDA that loom generates, for CI (no GPU needed). Run by CTest as
-# `codegen_nvcc_compile`. For examples/gemm (also with multicast(2), with alternate(2) and as the ping-pong kernel), batched_gemm, dual_gemm, gemm_bias_act, gemm_residual, add_gemm, gemm_reduce and relu_gemm (and
+# `codegen_nvcc_compile`. For examples/gemm (also with multicast(2), with alternate(2), with kteams(2) and as the ping-pong kernel), batched_gemm, dual_gemm, gemm_bias_act, gemm_residual, add_gemm, gemm_reduce and relu_gemm (and
 # flash_attention_2, flash_attention_3 and flash_attention_3_causal in step 2c, whose SASS is also
 # scanned for writes to an in-flight wgmma's A registers (scripts/sass_hazards.py); the fused epilogues' GPU harnesses in step 2d; two lowered tensor-expression
 # kernels, tests/golden/tx/, in step 2e) it
@@ -111,6 +111,9 @@ variant gemm_multicast tests/gpu/e2e/multicast.sed "multicast(2)" "tma_load_2d_m
 # alternate(2): two teams of one compute warpgroup taking the block's 64 x 256 tiles in turn (the
 # ring skipped by trip counts, the turn barriers).
 variant gemm_alternate tests/gpu/e2e/alternate.sed "alternate(2)" "alternate: this team's turn on the ring"
+# kteams(2): two teams of one compute warpgroup sharing each 64 x 128 tile's K loop (the partial sums'
+# hand-over through shared memory).
+variant gemm_kteams tests/gpu/e2e/kteams.sed "kteams(2)" "kteams(2): this team's iterations"
 # The ping-pong kernel: one warpgroup a 128 x 128 tile (two wgmma row blocks), alternate(2) and multicast(2).
 variant gemm_pingpong tests/gpu/e2e/pingpong.sed "128-row warpgroup tiles, alternate(2), multicast(2)" "rows 64 .. 127 of the warpgroup's tile"
 # A block width that is not whole swizzle slices (tests/gpu/e2e/widths.sed): 128 x 224 tiles, B's rows

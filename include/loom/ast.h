@@ -219,6 +219,12 @@ struct Instance {
   // tensor cores. The DMA role serves the teams from one ring, in tile order.
   std::optional<int64_t> alternate;
   SourceLoc alternate_loc;
+  // `kteams(T)`: the block's compute warpgroups form T teams that share every tile: team t runs the
+  // srange loop's iterations whose ring positions are t modulo T (its own accumulator), and the T
+  // partial sums are added in a fixed order through shared memory before team 0 runs the epilogue.
+  // Two accumulator chains of one tile keep the tensor cores busy where one would wait.
+  std::optional<int64_t> kteams;
+  SourceLoc kteams_loc;
   // `schedule(optimal)`: the compiler solves the srange loop's schedule (src/sched) and chooses the
   // warp specialization, the pipeline depth and the turns of the compute warpgroups from it
   // (src/passes/schedule_optimal.h) instead of `warpspecialize pipeline(D) pingpong` by hand.

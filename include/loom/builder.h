@@ -154,6 +154,7 @@ class InstanceRef {
   InstanceRef& splitk(int64_t blocks);  // splitk(S): a cluster of S blocks shares each tile's K loop
   InstanceRef& streamk();  // streamk: persistent blocks share all tiles' K iterations equally (stream-K)
   InstanceRef& alternate(int64_t teams);  // alternate(T): T teams of compute warpgroups take the block's tiles in turn
+  InstanceRef& kteams(int64_t teams);     // kteams(T): T teams of compute warpgroups share each tile's K loop
   // multicast(S): clusters of S blocks share the loads that do not move between their tiles;
   // multicast(S, T) with inner = T: clusters of S x T tiles of the two innermost block loops
   InstanceRef& multicast(int64_t blocks, int64_t inner = 0);

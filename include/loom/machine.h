@@ -131,6 +131,9 @@ struct CostModel {
   // 512-cycle K step); fitted offline on the measured tables of bench/results/2026-12-02-h200-streamk.md.
   // 0: not modelled.
   int64_t intake_bytes_per_cycle = 0;
+  // Bytes per SM and cycle of the SM's own shared memory (loads or stores): the hand-over of
+  // kteams(T)'s partial sums between the teams of a block (src/codegen/kteams.cpp). 0: not modelled.
+  int64_t smem_bytes_per_cycle = 0;
 };
 
 struct Machine {

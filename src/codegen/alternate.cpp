@@ -37,6 +37,8 @@ namespace loom::codegen::detail {
 void CudaGen::plan_alternate() {
   teams_ = ws_ ? std::max<int64_t>(1, f_.warp_roles->teams) : 1;
   if (teams_ <= 1) return;
+  k_split_ = f_.warp_roles->k_split;
+  if (k_split_) return plan_kteams();  // kteams.cpp: the teams share every tile
   // The loop that says alternate (for the errors' location), and any loop that also takes turns.
   const Op* at = nullptr;
   const Op* turns = nullptr;
@@ -61,6 +63,9 @@ void CudaGen::plan_alternate() {
 int64_t CudaGen::team_wgs() const { return compute_wgs_ / std::max<int64_t>(1, teams_); }
 
 void CudaGen::refuse_per_tile_barrier(const Op* at, const std::string& what) const {
+  if (k_split_)
+    cannot(at, kteams_what() + " with " + what,
+           "its barrier's arrivals would count every team, but only team 0 runs the rest of the tile; remove kteams");
   if (teams_ > 1)
     cannot(at, "alternate(" + std::to_string(teams_) + ") with " + what,
            "its one barrier would flip phase once per tile for teams that run every other tile; remove alternate");
@@ -74,7 +79,7 @@ void CudaGen::refuse_nested(const Op& loop) const {
 
 // The start of a compute-role tile: another team's tile only advances the running counters.
 void CudaGen::alternate_skip(std::ostream& o, const std::string& in) {
-  if (teams_ <= 1) return;
+  if (teams_ <= 1 || k_split_) return;
   o << in << "if (tile_iter % " << teams_ << " != team) {  // alternate(" << teams_
     << "): another team's tile; its loops' iterations continue the rings\n";
   std::set<ValueId> have = prologue_have_;
@@ -92,7 +97,7 @@ int64_t CudaGen::alternate_barrier0() const { return 1 + compute_wgs_; }  // pin
 std::string CudaGen::alternate_threads() const { return std::to_string(2 * 128 * team_wgs()); }
 
 void CudaGen::alternate_turn_begin(Stream& s, const Op& loop) {
-  if (teams_ <= 1 || &s != &compute_) return;
+  if (teams_ <= 1 || k_split_ || &s != &compute_) return;
   refuse_nested(loop);
   if (alternate_loop_ && alternate_loop_ != &loop)
     cannot(&loop, "alternate(" + std::to_string(teams_) + ") with a second loop in the tile",
@@ -109,13 +114,13 @@ void CudaGen::alternate_turn_end(Stream& s, const Op& loop) {
 }
 
 void CudaGen::alternate_before_tiles(std::ostream& o, const std::string& ind) const {
-  if (teams_ <= 1) return;
+  if (teams_ <= 1 || k_split_) return;
   o << ind << "if (team == " << teams_ - 1 << ") loom::rt::named_barrier_arrive(" << alternate_barrier0() << ", " << alternate_threads()
     << ");  // alternate: team 0 takes the first turn\n";
 }
 
 void CudaGen::alternate_after_tiles(std::ostream& o, const std::string& ind) const {
-  if (teams_ <= 1) return;
+  if (teams_ <= 1 || k_split_) return;
   o << ind << "if (team == tile_iter % " << teams_ << ") loom::rt::named_barrier_sync(" << alternate_barrier0() << " + team, "
     << alternate_threads() << ");  // alternate: the hand-over after the block's last tile\n";
 }

@@ -14,9 +14,13 @@ int64_t CudaGen::layout_barriers() {
   int64_t end = 0;
   for (auto& [v, s] : f_.smem_slots)
     if (mem_of(v) == MemKind::Shared) end = std::max(end, s.offset + s.bytes);  // a tile kept in registers leaves its slot unused
-  if (stage_bytes_) {
+  if (stage_bytes_) {  // (kteams: only team 0 runs the epilogue)
     stage_offset_ = (end + 1023) / 1024 * 1024;
-    end = stage_offset_ + compute_wgs_ * stage_bytes_;
+    end = stage_offset_ + (k_split_ ? team_wgs() : compute_wgs_) * stage_bytes_;
+  }
+  if (k_split_) {  // kteams.cpp: one partial-sum buffer per warpgroup of teams 1..T-1
+    kteam_offset_ = (end + 1023) / 1024 * 1024;
+    end = kteam_offset_ + kteam_buffers_bytes();
   }
   if (cluster_split()) {  // splitk.cpp: one partial-sum buffer per compute warpgroup
     split_offset_ = (end + 1023) / 1024 * 1024;
@@ -39,7 +43,7 @@ std::string CudaGen::assemble() {
   // the alignment slack come on top, and the whole must fit the machine. (A kernel with staging
   // tiles over the budget is generated again without them: cuda.cpp, staging_over_budget; splitk's
   // partial-sum buffers have their own check: splitk.cpp.)
-  if (const int64_t max = f_.smem.machine_max; max > 0 && smem_bytes > max && stage_bytes_ == 0 && !cluster_split()) {
+  if (const int64_t max = f_.smem.machine_max; max > 0 && smem_bytes > max && stage_bytes_ == 0 && !cluster_split() && !k_split_) {
     Diagnostic d;
     d.loc = f_.smem.loc;
     d.message = "the kernel of instance '" + f_.smem.instance + "' needs " + std::to_string(smem_bytes) +
@@ -112,8 +116,14 @@ std::string CudaGen::assemble() {
     o << "  uint64_t* const " << b.name << " = reinterpret_cast<uint64_t*>(smem + " << b.offset << ");  // [" << b.ring
       << "] " << b.comment << "\n";
   if (stage_bytes_)
-    o << "  // epilogue staging tiles, one per compute warpgroup (" << compute_wgs_ << " x " << stage_bytes_ << " bytes)\n"
+    o << "  // epilogue staging tiles, one per compute warpgroup" << (k_split_ ? " of team 0" : "") << " ("
+      << (k_split_ ? team_wgs() : compute_wgs_) << " x " << stage_bytes_ << " bytes)\n"
       << "  uint8_t* const loom_stage = smem + " << stage_offset_ << ";\n";
+  if (k_split_)
+    o << "  // " << kteams_what() << ": the partial sums of team" << (teams_ > 2 ? "s 1.." + std::to_string(teams_ - 1) : std::string(" 1"))
+      << ", one buffer per warpgroup ("
+      << compute_wgs_ - team_wgs() << " x " << kteam_wg_bytes() << " bytes; kteams.cpp)\n"
+      << "  uint8_t* const loom_kteams = smem + " << kteam_offset_ << ";\n";
   if (cluster_split())
     o << "  // splitk(" << split_ << "): the partial sum a block hands on in the tree of a warpgroup's rows, one buffer per compute\n"
       << "  // warpgroup (" << compute_wgs_ << " x " << split_wg_bytes() << " bytes; splitk.cpp)\n"
@@ -199,7 +209,11 @@ std::string CudaGen::assemble() {
     o << "    // ---- consumer: the compute role, " << compute_wgs_ << " warpgroups\n";
     if (f_.warp_roles->compute_regs) o << "    loom::rt::setmaxnreg_inc<" << f_.warp_roles->compute_regs << ">();\n";
     o << "    const int64_t consumer_wg = loom::rt::warpgroup_index() - " << dma_wgs_ << ";\n";
-    if (teams_ > 1)
+    if (k_split_)
+      o << "    // " << kteams_what() << ": " << teams_ << " teams of " << team_wgs()
+        << " warpgroup(s) share each tile's K loop (kteams.cpp)\n"
+        << "    const int64_t team = consumer_wg / " << team_wgs() << ";\n";
+    else if (teams_ > 1)
       o << "    // alternate(" << teams_ << "): " << teams_ << " teams of " << team_wgs()
         << " warpgroup(s) take the block's tiles in turn (alternate.cpp)\n"
         << "    const int64_t team = consumer_wg / " << team_wgs() << ";\n";

@@ -66,11 +66,13 @@ CudaArtifact CudaGen::run() {
   plan_releases();
   emit_kernel_block();
   end_split_owner(compute_);
+  end_kteam_owner(compute_);
   tile_end_sync(compute_);
   CudaArtifact a;
   a.entry = entry_.task;
   a.cu = assemble();
   check_split_budget();
+  check_kteam_budget();
   a.header = header();
   a.signature = codegen::abi_signature(f_);
   return a;
@@ -604,6 +606,8 @@ void CudaGen::emit_for(const Op& op) {
       s->line("const int64_t " + loop_start(&op) + " = " + n + " * splitk_rank / " + std::to_string(split_) + ";");
       s->line("const int64_t " + var(k) + "_hi = " + n + " * (splitk_rank + 1) / " + std::to_string(split_) + ";");
       s->line("for (int64_t " + var(k) + " = " + loop_start(&op) + "; " + var(k) + " < " + var(k) + "_hi; ++" + var(k) + ") {");
+    } else if (&op == kteam_loop_ && s == &compute_) {
+      kteam_loop_head(*s, op, n);  // kteams.cpp: this team's iterations
     } else {
       alternate_turn_begin(*s, op);
       if (s == &compute_) for_line = s->lines.size();
@@ -666,6 +670,7 @@ void CudaGen::emit_for(const Op& op) {
     s->defined.insert(op.result);
   }
   if (&op == split_loop_) stream_ ? emit_stream_reduce(compute_, op) : emit_split_reduce(compute_, op);
+  if (&op == kteam_loop_) emit_kteam_reduce(compute_, op);
   turn_loop_ = outer_turn;
   rotation_ = outer_rotation;
 }

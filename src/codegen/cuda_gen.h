@@ -16,6 +16,8 @@
 //   multicast.cpp   — multicast(S): clusters of S blocks on neighbouring tiles, the loads they
 //                     share issued once per cluster (TMA multicast), ring slots freed cluster-wide;
 //   alternate.cpp   — alternate(T): teams of compute warpgroups taking the block's tiles in turn;
+//   kteams.cpp      — kteams(T): teams of compute warpgroups sharing each tile's K loop, their
+//                     partial sums added through shared memory;
 //   epilogue.cpp    — stores of accumulator fragments to global memory (staged TMA or direct);
 //   assemble.cpp    — the kernel skeleton (setup / producer / consumer) and shared-memory layout;
 //   launcher.cpp    — the host launcher and the C ABI functions (loom_<entry>, loom_<entry>_info);
@@ -342,6 +344,24 @@ class CudaGen {
   void alternate_turn_end(Stream& s, const Op& loop);
   void alternate_before_tiles(std::ostream& o, const std::string& ind) const;
   void alternate_after_tiles(std::ostream& o, const std::string& ind) const;
+
+  // ---- kteams.cpp: kteams(T), teams of compute warpgroups sharing each tile's K loop -------------
+  // The shared loop (kteam_loop_): in the compute stream team t runs the iterations whose ring
+  // positions are t mod T (kteam_loop_head; kteam_first: its first), then
+  // emit_kteam_reduce adds the teams' sums and opens team 0's rest of the tile.
+  void plan_kteams();
+  std::string kteams_what() const;
+  int64_t kteam_wg_bytes() const;        // one warpgroup's partial sums in shared memory
+  int64_t kteam_buffers_bytes() const;   // teams 1..T-1's buffers (0 without kteams)
+  std::string kteam_first(const Op& loop) const;
+  void kteam_loop_head(Stream& s, const Op& loop, const std::string& n);
+  void emit_kteam_reduce(Stream& s, const Op& loop);
+  void end_kteam_owner(Stream& s);
+  void check_kteam_budget() const;
+  // splitk.cpp: the accumulators a loop shared between blocks or teams sums (and the checks that it
+  // only sums), with their registers per thread.
+  std::vector<std::pair<std::string, int64_t>> summed_accumulators(const Op& L, const std::string& what, const std::string& who,
+                                                                   const std::string& one);
   bool view_moves(ValueId t, ValueId lv) const;
   struct McSplit {
     bool by_rows = false;  // each block loads outer / S rows of every slice (else: slices r, r + S, ...)
@@ -688,6 +708,11 @@ class CudaGen {
   int64_t teams_ = 1;                        // alternate.cpp: teams taking the tiles in turn (1: none)
   std::vector<const Op*> compute_loops_;     // the loops whose counters the compute role advances
   const Op* alternate_loop_ = nullptr;       // the tile's loop the teams take turns on
+  bool k_split_ = false;                     // kteams.cpp: the teams share each tile's K loop (kteams(T))
+  const Op* kteam_loop_ = nullptr;           // the shared loop
+  std::vector<std::pair<std::string, int64_t>> kteam_accs_;  // its accumulators: variable, registers
+  bool kteam_owner_open_ = false;            // emitting team 0's rest of the tile
+  int64_t kteam_offset_ = 0;                 // the partial-sum buffers in dynamic shared memory
   bool staging_allowed_ = true;
   bool async_copy_ = false;        // this is the async-copy variant (Producer::AsyncCopy)
   std::string async_copy_body_;    // the TMA kernel's fallback (set_async_copy_variant)

@@ -23,6 +23,10 @@
 // loads, recorded while the kernel body was generated (emit_wgmma, emit_copy): the model reads the
 // same event IR the kernel is made of. trips(L) is the loop's trip count in the first tile.
 //
+// kteams(T) (kteams.cpp): the teams share each tile's K loop; an iteration's work is one team's, so
+// the loop's terms are unchanged, and the tile adds the hand-over of T - 1 teams' partial sums
+// through shared memory (written and read at CostModel::smem_bytes_per_cycle).
+//
 // splitk(S) (splitk.cpp): a tile is a cluster of S blocks, so as many tiles run at once as clusters
 // fit (slots below: the launcher's cluster_slots(), which asks cudaOccupancyMaxActiveClusters;
 // floor(SMS / S) when it cannot say); the split loop's trips(L) becomes ceil(trips(L) / S) per block; a block writes
@@ -125,7 +129,7 @@ std::string CudaGen::estimate_function() {
   const ir::Block& tile = grid_.back()->regions[0];
   // alternate(T): the fixed costs of a tile (tile_cycles, its stores) run under the next tile's main
   // loop, which another team runs; only the last tile's are exposed.
-  const bool teams = teams_ > 1;
+  const bool teams = teams_ > 1 && !k_split_;  // (kteams(T)'s teams share every tile: below)
   o << "  double tile = " << (teams ? 0 : cm.tile_cycles) << ".0;\n";
   if (teams) o << "  double fixed = " << cm.tile_cycles << ".0;  // alternate(" << teams_ << "): under the next tile's main loop\n";
   for (const Op& L : tile.ops) {
@@ -192,6 +196,9 @@ std::string CudaGen::estimate_function() {
   if (!written.empty())
     o << "  " << (teams ? "fixed" : "tile") << " += (" << written << ") / static_cast<double>(blocks) / " << cm.fill_bytes_per_cycle << ".0"
       << (cluster_split() ? " * " + std::to_string(owners) + ".0 / " + std::to_string(compute_wgs_) + ".0" : "") << ";\n";
+  if (k_split_ && cm.smem_bytes_per_cycle > 0)
+    o << "  // " << kteams_what() << ": the other teams write their partial sums to shared memory, team 0 reads them\n"
+      << "  tile += " << 2 * kteam_buffers_bytes() << ".0 / " << cm.smem_bytes_per_cycle << ".0;\n";
   if (stream_) {
     o << stream_estimate("tile", "sk_iter", "sk_trips") << "}\n\n";
     return o.str();

@@ -140,6 +140,9 @@ void CudaGen::arrive(Stream& s, const Signal& sig, const std::string& slot) {
   if (split_owner_open_ && &s == &compute_)
     cannot(split_loop_, "a signal to the DMA role after a " + split_what() + " loop (" + b.comment + ")",
            split_what() + " needs a block whose producer has nothing left to load after the shared loop");
+  if (kteam_owner_open_ && &s == &compute_)
+    cannot(kteam_loop_, "a signal to the DMA role after a " + kteams_what() + " loop (" + b.comment + ")",
+           "only team 0 runs the rest of the tile: its arrivals would not meet a count of every team");
   s.line("__syncwarp();");
   s.line(arrive_stmt(b, slot) + "  // " + b.comment);
 }
@@ -238,6 +241,18 @@ void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in
   const Barrier& b = barriers_[static_cast<size_t>(sig.barrier)];
   const std::string R = std::to_string(b.ring);
   bool wg = yield_is_wgmma(loop);
+  // kteams(T) (kteams.cpp): a team waits for its own wgmmas at the end of each of its iterations
+  // (the other teams' keep the tensor cores busy) and releases the iteration's slots at once.
+  const bool kt = &loop == kteam_loop_ && &s == &compute_;
+  if (kt && wg) {
+    if (!in_body) return;  // (every iteration released its slots in the body)
+    s.line("// " + kteams_what() + ": this team's wgmmas of iteration " + k + " are done, the other teams' run on: release it (" +
+           b.comment + ")");
+    wgmma_drain(s, loop);
+    s.line("__syncwarp();");
+    s.line(arrive_stmt(b, g + " % " + R));
+    return;
+  }
   if (in_body) {
     if (wg) {
       s.line("// the tensor cores finished iteration " + k + " - 1: release it (" + b.comment + ")");

@@ -45,25 +45,13 @@ int64_t CudaGen::split_wg_bytes() const {
   return regs * 128 * 4;
 }
 
-void CudaGen::plan_split() {
-  std::function<void(const ir::Block&, bool)> find = [&](const ir::Block& b, bool top) {
-    for (const Op& op : b.ops) {
-      if (op.kind == OpKind::For && (op.split_k > 1 || op.stream_k)) {
-        const std::string w = op.stream_k ? "streamk" : "splitk";
-        if (!top) cannot(&op, w + " on a loop inside another loop of the block");
-        if (split_loop_) cannot(&op, w + " on two loops of one block");
-        split_loop_ = &op;
-        split_ = op.stream_k ? 1 : op.split_k;
-        stream_ = op.stream_k;
-      }
-      for (const ir::Block& r : op.regions) find(r, false);
-    }
-  };
-  find(*kernel_, true);
-  if (!split_loop_) return;
-  const Op& L = *split_loop_;
-  if (L.pingpong) cannot(&L, split_what() + " together with pingpong");
-  if (compute_wgs_ < 1) cannot(&L, split_what() + " without compute warpgroups");
+// The accumulators a loop shared between `who` ("blocks", "teams") sums, with their registers per
+// thread (split_accs_, kteam_accs_): its body may only load (TMA), accumulate tensor-core products into
+// f32 register fragments cleared to 0 before it, and prepare its own iteration's operands; nothing
+// after it runs in the DMA role. Anything else is a located "cannot lower ... yet" naming `what`.
+std::vector<std::pair<std::string, int64_t>> CudaGen::summed_accumulators(const Op& L, const std::string& what, const std::string& who,
+                                                                            const std::string& one) {
+  std::vector<std::pair<std::string, int64_t>> out;
   // The body: TMA loads, mma calls into accumulators, and work on values that live one iteration:
   // a leaf or copy that writes only tensors allocated inside the loop and reads no accumulator
   // (an operand prologue, relu_gemm's rectify: each block applies it to its own K steps' tiles).
@@ -83,7 +71,7 @@ void CudaGen::plan_split() {
     if (o.kind == OpKind::Call && o.name == "mma") {
       auto d = def_.find(o.operands[0]);
       if (d == def_.end() || d->second->kind != OpKind::Alloc || d->second->mem != MemKind::Register || f_.info(o.operands[0]).dtype != DType::F32)
-        cannot(&o, split_what() + " on a loop whose mma does not accumulate into an f32 register fragment");
+        cannot(&o, what + " on a loop whose mma does not accumulate into an f32 register fragment");
       if (inside(o.operands[0])) local_work.push_back(&o);  // a product that lives one iteration (attention's scores)
       else accs.insert(o.operands[0]);
       continue;
@@ -92,18 +80,18 @@ void CudaGen::plan_split() {
       local_work.push_back(&o);
       continue;
     }
-    cannot(&o, split_what() + " on a loop that does more than TMA loads and tensor-core mma",
-           "only a sum can be split between blocks: the loop may only accumulate products");
+    cannot(&o, what + " on a loop that does more than TMA loads and tensor-core mma",
+           "only a sum can be split between " + who + ": the loop may only accumulate products");
   }
-  if (accs.empty()) cannot(&L, split_what() + " on a loop without an mma (nothing to sum)");
+  if (accs.empty()) cannot(&L, what + " on a loop without an mma (nothing to sum)");
   for (const Op* o : local_work)
     for (ValueId v : o->operands) {
       if (f_.info(v).type != ir::Type::Tensor) continue;
       const ValueId r = root_of(v);
       const bool reads_acc = accs.count(r) > 0, escapes = writes_root(*o, r) && !inside(r);
       if (reads_acc || escapes)
-        cannot(o, split_what() + " on a loop that does more than TMA loads and tensor-core mma",
-               "only a sum can be split between blocks: besides its loads and products the loop may only prepare its own "
+        cannot(o, what + " on a loop that does more than TMA loads and tensor-core mma",
+               "only a sum can be split between " + who + ": besides its loads and products the loop may only prepare its own "
                "iteration's operands, and `" + (o->name.empty() ? std::string("copy") : o->name) + "` " +
                    (reads_acc ? "uses the accumulator " : "writes ") + names_[static_cast<size_t>(r)] +
                    (reads_acc ? "" : ", which outlives the iteration"));
@@ -128,19 +116,42 @@ void CudaGen::plan_split() {
       }
       continue;
     }
-    if (o.kind == OpKind::For) cannot(&o, "a loop after a " + split_what() + " loop in the block");
+    if (o.kind == OpKind::For) cannot(&o, "a loop after a " + what + " loop in the block");
     if (ws_ && has_role(o, ir::Role::Dma))
-      cannot(&o, "DMA work after a " + split_what() + " loop", "the other blocks of a shared tile do not run what follows the shared loop");
+      cannot(&o, "DMA work after a " + what + " loop", "the other " + who + " of a shared tile do not run what follows the shared loop");
   }
   for (ValueId a : accs)
     if (!cleared.count(a))
-      cannot(&L, split_what() + " on a loop whose accumulator " + names_[static_cast<size_t>(a)] + " does not start at 0",
-             "clear the accumulator before the loop (fill(Acc, 0)): every block sums only its share");
+      cannot(&L, what + " on a loop whose accumulator " + names_[static_cast<size_t>(a)] + " does not start at 0",
+             "clear the accumulator before the loop (fill(Acc, 0)): every " + one + " sums only its share");
   for (ValueId a : accs) {
     const int64_t n = register_count(*def_.at(a));
-    if (n % 4) cannot(&L, split_what() + " with an accumulator of " + std::to_string(n) + " registers per thread (a multiple of 4)");
-    split_accs_.emplace_back(var(a), n);
+    if (n % 4) cannot(&L, what + " with an accumulator of " + std::to_string(n) + " registers per thread (a multiple of 4)");
+    out.emplace_back(var(a), n);
   }
+  return out;
+}
+
+void CudaGen::plan_split() {
+  std::function<void(const ir::Block&, bool)> find = [&](const ir::Block& b, bool top) {
+    for (const Op& op : b.ops) {
+      if (op.kind == OpKind::For && (op.split_k > 1 || op.stream_k)) {
+        const std::string w = op.stream_k ? "streamk" : "splitk";
+        if (!top) cannot(&op, w + " on a loop inside another loop of the block");
+        if (split_loop_) cannot(&op, w + " on two loops of one block");
+        split_loop_ = &op;
+        split_ = op.stream_k ? 1 : op.split_k;
+        stream_ = op.stream_k;
+      }
+      for (const ir::Block& r : op.regions) find(r, false);
+    }
+  };
+  find(*kernel_, true);
+  if (!split_loop_) return;
+  const Op& L = *split_loop_;
+  if (L.pingpong) cannot(&L, split_what() + " together with pingpong");
+  if (compute_wgs_ < 1) cannot(&L, split_what() + " without compute warpgroups");
+  split_accs_ = summed_accumulators(L, split_what(), "blocks", "block");
   if (stream_) {
     // The turns of one tile must agree on its iterations: the host shares sk_tiles x sk_iters of
     // them, sk_iters being the loop's trip count in the first tile.

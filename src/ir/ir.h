@@ -213,6 +213,11 @@ struct Op {
                                   // teams that take the block's tiles in turn, each tile one
                                   // team's (1 = every warpgroup works on every tile; only who runs
                                   // a tile changes: src/codegen/alternate.cpp)
+  int64_t k_teams = 1;            // For: the mapping's kteams(T): the compute warpgroups form T
+                                  // teams that share every tile, team t running the iterations
+                                  // whose ring positions are t mod T into its own accumulator
+                                  // (1 = none; the partial sums are added in a fixed order after
+                                  // the loop: src/codegen/kteams.cpp)
   int64_t dma_regs = 0;           // For: the mapping's regs(P, C): the registers per thread of the
   int64_t compute_regs = 0;       // DMA warpgroup and of each compute warpgroup (setmaxnreg; 0 = the
                                   // rule of src/passes/warp_specialize.h); regs_loc is the clause
@@ -291,7 +296,8 @@ struct WarpRoles {
   int64_t compute_warpgroups = 1;  // all teams' (teams x the warpgroups a tile takes)
   int64_t dma_regs = 0;
   int64_t compute_regs = 0;
-  int64_t teams = 1;  // the pipelined loop's alternate(T): teams taking the block's tiles in turn
+  int64_t teams = 1;  // the pipelined loop's alternate(T) or kteams(T): teams of compute warpgroups
+  bool k_split = false;  // kteams(T): the teams share each tile's K loop (else they take whole tiles in turn)
   bool operator==(const WarpRoles&) const = default;
 };
 

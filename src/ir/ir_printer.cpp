@@ -68,7 +68,7 @@ class Printer {
       const WarpRoles& w = *f_.warp_roles;
       out += " warp_roles(dma: " + std::to_string(w.dma_warpgroups) + " x " + std::to_string(w.dma_regs) + " regs, compute: " +
              std::to_string(w.compute_warpgroups) + " x " + std::to_string(w.compute_regs) + " regs" +
-             (w.teams > 1 ? ", " + std::to_string(w.teams) + " teams" : std::string()) + ")";
+             (w.teams > 1 ? ", " + std::to_string(w.teams) + (w.k_split ? " K teams" : " teams") : std::string()) + ")";
     }
     out += " {\n";
     block(f_.body, 1, out);
@@ -200,6 +200,7 @@ class Printer {
             if (op.multicast != 1 || op.multicast_n != 1)
               out += " multicast(" + std::to_string(op.multicast) + (op.multicast_n != 1 ? ", " + std::to_string(op.multicast_n) : "") + ")";
             if (op.alternate != 1) out += " alternate(" + std::to_string(op.alternate) + ")";
+            if (op.k_teams != 1) out += " kteams(" + std::to_string(op.k_teams) + ")";
             if (op.dma_regs || op.compute_regs)
               out += " regs(" + std::to_string(op.dma_regs) + ", " + std::to_string(op.compute_regs) + ")";
             out += after(op) + " {\n";

@@ -160,6 +160,7 @@ class Verifier {
             if (op.multicast < 1) problem(where + ": multicast " + std::to_string(op.multicast) + " is not at least 1");
             if (op.multicast_n < 1) problem(where + ": multicast_n " + std::to_string(op.multicast_n) + " is not at least 1");
             if (op.alternate < 1) problem(where + ": alternate " + std::to_string(op.alternate) + " is not at least 1");
+            if (op.k_teams < 1) problem(where + ": kteams " + std::to_string(op.k_teams) + " is not at least 1");
             if (op.split_k < 1) problem(where + ": split_k " + std::to_string(op.split_k) + " is not at least 1");
             if (op.pipeline_depth < 1) problem(where + ": pipeline depth " + std::to_string(op.pipeline_depth) + " is not at least 1");
             if (op.dma_regs < 0 || op.compute_regs < 0 || (op.dma_regs > 0) != (op.compute_regs > 0))
@@ -167,9 +168,9 @@ class Verifier {
                       ") is not a register split (both positive, or both 0)");
           }
           if (op.kind != OpKind::For && (!op.distances.empty() || op.pipeline_depth != 1 || op.warp_specialize || op.pingpong || op.pingpong_double_buffer ||
-                                    op.split_k != 1 || op.stream_k || op.multicast != 1 || op.multicast_n != 1 || op.alternate != 1 || op.dma_regs ||
+                                    op.split_k != 1 || op.stream_k || op.multicast != 1 || op.multicast_n != 1 || op.alternate != 1 || op.k_teams != 1 || op.dma_regs ||
                                     op.compute_regs))
-            problem(where + ": only a for loop has carried distances, a pipeline depth, warp specialization, pingpong, split_k, stream_k, multicast, alternate or regs");
+            problem(where + ": only a for loop has carried distances, a pipeline depth, warp specialization, pingpong, split_k, stream_k, multicast, alternate, kteams or regs");
           if (op.stream_k && op.split_k != 1) problem(where + ": a loop both split (split_k) and streamed (stream_k)");
           if (op.pingpong_double_buffer && !op.pingpong) problem(where + ": pingpong(double_buffer) without pingpong");
           block(body, scopes);

@@ -261,6 +261,12 @@ InstanceRef& InstanceRef::alternate(int64_t teams) {
   return *this;
 }
 
+InstanceRef& InstanceRef::kteams(int64_t teams) {
+  if (teams < 1) misuse("instance(" + decl().name.name + ").kteams", std::to_string(teams) + " teams is not positive");
+  decl().kteams = teams;
+  return *this;
+}
+
 InstanceRef& InstanceRef::multicast(int64_t blocks, int64_t inner) {
   if (blocks < 1) misuse("instance(" + decl().name.name + ").multicast", std::to_string(blocks) + " blocks is not positive");
   if (inner < 0) misuse("instance(" + decl().name.name + ").multicast", std::to_string(inner) + " inner blocks is negative");

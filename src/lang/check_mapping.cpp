@@ -356,6 +356,38 @@ const Machine* check_mapping(const Program& p, Reporter& r, const std::map<std::
         d.hint = "add warpspecialize and pipeline(2) or deeper to the instance";
       }
     }
+    if (in.kteams) {
+      block_only(in.kteams_loc, "kteams(...)");
+      const std::string kt = "kteams(" + std::to_string(*in.kteams) + ")";
+      std::string other;
+      if (in.splitk && *in.splitk > 1) other = "splitk(" + std::to_string(*in.splitk) + ")";
+      if (in.streamk) other = "streamk";
+      if (in.pingpong) other = "pingpong";
+      if (in.alternate && *in.alternate > 1) other = "alternate(" + std::to_string(*in.alternate) + ")";
+      if (*in.kteams < 1 || *in.kteams > 4) {
+        auto& d = r.error(in.kteams_loc, kt + " must be between 1 and 4 (teams of compute warpgroups in one block)");
+        d.hint = "kteams(2): two warpgroups share each tile's K loop, every other K step each";
+      } else if (!other.empty() && *in.kteams > 1) {
+        auto& d = r.error(in.kteams_loc, kt + " together with " + other + " on instance '" + in.name.name +
+                                             "': the teams share every tile's K loop");
+        d.hint = "keep one: kteams(T) splits a tile's K steps between teams of warpgroups; " + other +
+                 (other.rfind("alternate", 0) == 0 ? " gives the teams whole tiles" : " changes how a tile's work is shared");
+      } else if (*proc == ProcKind::Block && !vi.has_srange) {
+        auto& d = r.error(in.kteams_loc, kt + " on instance '" + in.name.name + "', but variant '" + v.name.name +
+                                             "' has no srange loop whose iterations the teams could share");
+        d.hint = "kteams applies to the block variant whose srange loop the producer pipelines (gemm_block's `srange k in cdiv(K, W)`)";
+      } else if (*proc == ProcKind::Block && *in.kteams > 1 && !in.warp_specialize.value_or(false) && !in.schedule_optimal) {
+        auto& d = r.error(in.kteams_loc, kt + " on instance '" + in.name.name +
+                                             "' without warpspecialize: the teams are the compute role's warpgroups");
+        d.hint = "add warpspecialize and pipeline(" + std::to_string(2 * *in.kteams) + ") to the instance";
+      } else if (*in.kteams > 1 && in.pipeline && *in.pipeline % *in.kteams != 0) {
+        const int64_t T = *in.kteams;
+        auto& d = r.error(in.pipeline_loc.valid() ? in.pipeline_loc : in.kteams_loc,
+                          kt + " with pipeline(" + std::to_string(*in.pipeline) + "): the ring's depth must be a multiple of the teams");
+        d.hint = "each ring slot serves one team (its barrier's phases are told apart by parity); pipeline(" +
+                 std::to_string((*in.pipeline + T - 1) / T * T) + ") keeps it so";
+      }
+    }
     if (in.regs) {
       block_only(in.regs_loc, "regs(...)");
       const Limits& l = machine->limits;

@@ -492,7 +492,7 @@ class Parser {
     in.processor = ident("a processor level (HOST, BLOCK, WARPGROUP, WARP, THREAD)");
     while (!at(Tok::Semi)) {
       if (!at(Tok::Ident)) error_here("expected an instance clause or ';'",
-                                      "clauses are mem, tune, call, entry, warpspecialize, pipeline, pingpong, splitk, streamk, multicast, alternate, schedule, regs, smem, layout");
+                                      "clauses are mem, tune, call, entry, warpspecialize, pipeline, pingpong, splitk, streamk, multicast, alternate, kteams, schedule, regs, smem, layout");
       Ident c = ident("an instance clause");
       if (c.name == "mem") {
         in.mem_loc = c.loc;
@@ -584,6 +584,11 @@ class Parser {
         expect(Tok::LParen, "after 'alternate'");
         in.alternate = expect(Tok::Int, "(the teams of compute warpgroups that take the block's tiles in turn)").ival;
         expect(Tok::RParen, "to close 'alternate'");
+      } else if (c.name == "kteams") {
+        in.kteams_loc = c.loc;
+        expect(Tok::LParen, "after 'kteams'");
+        in.kteams = expect(Tok::Int, "(the teams of compute warpgroups that share each tile's K loop)").ival;
+        expect(Tok::RParen, "to close 'kteams'");
       } else if (c.name == "splitk") {
         in.splitk_loc = c.loc;
         expect(Tok::LParen, "after 'splitk'");
@@ -629,7 +634,7 @@ class Parser {
       } else {
         auto& d = diag_.error(c.loc, "unknown instance clause '" + c.name + "'");
         d.hint = "clauses are mem, tune, call, entry, warpspecialize, nowarpspecialize, pipeline, pingpong, splitk, streamk, multicast, "
-                 "alternate, schedule, regs, smem, layout";
+                 "alternate, kteams, schedule, regs, smem, layout";
         throw SyntaxError{};
       }
     }

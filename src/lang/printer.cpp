@@ -162,6 +162,7 @@ std::vector<std::string> instance_clauses(const Instance& in) {
   if (in.multicast)
     cs.push_back("multicast(" + std::to_string(*in.multicast) + (in.multicast_n ? ", " + std::to_string(*in.multicast_n) : "") + ")");
   if (in.alternate) cs.push_back("alternate(" + std::to_string(*in.alternate) + ")");
+  if (in.kteams) cs.push_back("kteams(" + std::to_string(*in.kteams) + ")");
   if (in.schedule_optimal)
     cs.push_back("schedule(optimal" + (in.schedule_budget ? ", budget=" + std::to_string(*in.schedule_budget) : std::string()) + ")");
   if (in.regs) cs.push_back("regs(" + std::to_string(in.regs->first) + ", " + std::to_string(in.regs->second) + ")");
@@ -368,6 +369,7 @@ std::string dump_program(const Program& p) {
       if (in.multicast)
         out += " (multicast " + std::to_string(*in.multicast) + (in.multicast_n ? " " + std::to_string(*in.multicast_n) : "") + ")";
       if (in.alternate) out += " (alternate " + std::to_string(*in.alternate) + ")";
+      if (in.kteams) out += " (kteams " + std::to_string(*in.kteams) + ")";
       if (in.schedule_optimal) out += " (schedule optimal)";
       if (in.regs) out += " (regs " + std::to_string(in.regs->first) + " " + std::to_string(in.regs->second) + ")";
       if (in.smem_bytes) out += " (smem " + std::to_string(*in.smem_bytes) + ")";

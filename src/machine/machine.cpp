@@ -160,6 +160,8 @@ const Machine& hopper_machine() {
     // Guide, arithmetic instructions): 16 results of exp2 / reciprocal (the special-function
     // units), 128 FP32 add / multiply / multiply-add.
     h.cost = {2048, 48, 500, 32, 8000, 16, 2000, 1500, 140, 3000, 0, 16, 128, 56};
+    // Shared memory: 32 banks of 4 bytes a cycle (CUDA C++ Programming Guide, compute capability 9.0).
+    h.cost.smem_bytes_per_cycle = 128;
     return h;
   }();
   return m;

@@ -224,6 +224,7 @@ void Lowering::loop_level(const Stmt& s, size_t level, const std::vector<ValueId
     op.multicast = fr_->inst->multicast.value_or(1);
     op.multicast_n = fr_->inst->multicast_n.value_or(1);
     op.alternate = fr_->inst->alternate.value_or(1);
+    op.k_teams = fr_->inst->kteams.value_or(1);
     if (fr_->inst->regs) {
       op.dma_regs = fr_->inst->regs->first;
       op.compute_regs = fr_->inst->regs->second;

@@ -365,7 +365,9 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     // alternate(T), multicast(S) and a written pingpong need a DMA role (teams and turns are the
     // compute role's warpgroups, shared loads the producer's): the loads keep a warp group of their
     // own whatever the schedule says, and the teams of alternate(T) already take turns on the tensor cores.
-    const bool teams = in.alternate.value_or(1) > 1, shared_loads = in.multicast.value_or(1) > 1;
+    // (kteams(T): teams sharing each tile's K loop, likewise the compute role's, likewise taking no turns.)
+    const int64_t k_teams = in.kteams.value_or(1);
+    const bool teams = in.alternate.value_or(1) > 1 || k_teams > 1, shared_loads = in.multicast.value_or(1) > 1;
     const bool written_pingpong = in.pingpong;  // (its turns are the compute role's: it needs one too)
     const bool forced_ws = (teams || shared_loads || written_pingpong) && !d.warp_specialize;
     if (forced_ws) d.warp_specialize = true;
@@ -380,7 +382,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     Teams derived;
     if (!teams && !pingpong && !in.splitk && !in.streamk && d.warp_specialize)
       derived = choose_teams(f0, *loop, *tree.machine, d.ii_cycles, compute_wgs);
-    note.teams = teams ? *in.alternate : derived.teams;
+    note.teams = teams ? (k_teams > 1 ? k_teams : *in.alternate) : derived.teams;
     note.tile_graphs = derived.graphs;
     note.tile_svg = derived.svg;
     const std::string rule_why = "the GEMMs bound the loop's II and ops wait on their results, so the " +
@@ -410,7 +412,8 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     // Lower with the settings, one stage less while the stages do not fit the shared-memory budget.
     std::optional<CompileError> last;
     int64_t chosen = 0;
-    for (int64_t dd = depth; dd >= 1 && !chosen; --dd) {
+    for (int64_t dd = (depth + k_teams - 1) / k_teams * k_teams; dd >= 1 && !chosen; --dd) {
+      if (dd % k_teams) continue;  // kteams(T): a ring whose slots each serve one team (kteams.cpp)
       in.schedule_optimal = false;
       in.warp_specialize = d.warp_specialize;
       in.pipeline = dd;

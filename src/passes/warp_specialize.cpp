@@ -715,18 +715,22 @@ void warp_specialize(ir::Function& f, const Machine& m) {
   for (Block* s : scopes) RolePartition(f).run(*s);
   if (!scopes.empty()) {
     auto wg = f.proc_extents.find(ProcKind::Warpgroup);
-    // alternate(T) on a pipelined loop: T teams of the warpgroups a tile takes; regs(P, C): the
-    // register split written on its instance.
+    // alternate(T) or kteams(T) on a pipelined loop: T teams of the warpgroups a tile takes (whole
+    // tiles in turn, or a share of every tile's K loop); regs(P, C): the register split written on
+    // its instance.
     int64_t teams = 1;
+    bool k_split = false;
     const Op* split = nullptr;
     ir::for_each_op(f.body, [&](Op& op) {
       if (op.kind != OpKind::For || !op.warp_specialize) return;
       teams = std::max(teams, op.alternate);
+      if (op.k_teams > teams) teams = op.k_teams, k_split = true;
       if (op.dma_regs > 0 && !split) split = &op;
     });
     const int64_t per_tile = wg == f.proc_extents.end() ? 1 : wg->second;
     f.warp_roles = warp_roles_for(per_tile * teams, m);
     f.warp_roles->teams = teams;
+    f.warp_roles->k_split = k_split;
     // regs(P, C) instead of the rule's split, if the block's pool holds it.
     if (split) {
       ir::WarpRoles& w = *f.warp_roles;

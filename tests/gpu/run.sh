@@ -66,6 +66,8 @@ E2E_TESTS=("gemm|bash tests/gpu/e2e/gemm.sh $WORK"  # loom's generated gemm + ba
            "gemm_alternate|bash tests/gpu/e2e/gemm_alternate.sh $WORK"
            # gemm as the ping-pong kernel: a warpgroup's 128 x 128 tile, alternate(2) with multicast(2); sanitizers
            "gemm_pingpong|bash tests/gpu/e2e/gemm_alternate.sh $WORK gemm_pingpong"
+           # gemm with kteams(2): two teams sharing each 64 x 128 tile's K loop; every shape, sanitizers
+           "gemm_kteams|bash tests/gpu/e2e/gemm_alternate.sh $WORK gemm_kteams"
            # gemm with 128 x 224 tiles (padded B rows, the epilogue's 64-byte tail slice); every shape, sanitizers
            "gemm_width224|bash tests/gpu/e2e/gemm_alternate.sh $WORK gemm_width224"
            # the CUDA generated from examples/tx (gemm, batched_gemm, gemm_bias_relu, add_gemm, mlp)

@@ -3,7 +3,7 @@
 // takes an example, keeps its default mapping and at most one specialization, and mutates one to
 // three clauses of it the way a user editing a mapping would: a tunable's value, a ring depth, a
 // block option added (warpspecialize, pingpong, pingpong(double_buffer), splitk(S), multicast(S[, T]), alternate(T),
-// streamk, smem, regs, schedule(optimal)) or removed, a memory of mem(...), a swizzle, the entry's
+// kteams(T), streamk, smem, regs, schedule(optimal)) or removed, a memory of mem(...), a swizzle, the entry's
 // element types, an instance's variant swapped for a sibling (gemm_tile <-> gemm_tile_t). Then the
 // whole pipeline runs as `loom compile` runs it (every mapping lowered, the CUDA generated). It
 // must either compile or stop with a located user diagnostic (file:line:col): an InternalError,
@@ -33,7 +33,7 @@ const std::vector<std::string> kBlockOptions = {
     "splitk(8)",      "multicast(2)",     "multicast(2, 2)", "multicast(4, 2)", "multicast(1, 2)", "alternate(2)",
     "alternate(3)",   "streamk",          "pipeline(1)",  "pipeline(2)",      "pipeline(5)",   "pipeline(9)",
     "smem(100KB)",    "smem(227KB)",      "regs(40, 232)", "regs(24, 240)",   "schedule(optimal)",
-    "pingpong(double_buffer)"};
+    "pingpong(double_buffer)", "kteams(2)",    "kteams(4)"};
 
 const std::vector<int> kValues = {1, 2, 3, 4, 8, 16, 24, 32, 40, 48, 64, 72, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 320, 512};
 
@@ -90,7 +90,7 @@ std::string mutate(std::mt19937_64& r, const std::string& text, std::string& cha
     } else if (kind == 6 && !l.empty() && l.back() == ';') {
       l = l.substr(0, l.size() - 1) + " " + pick(r, kBlockOptions) + ";";
     } else {
-      for (const char* o : {R"(\bwarpspecialize\b)", R"(\bpingpong(\(double_buffer\))?)", R"(splitk\(\d\))", R"(multicast\([\d, ]+\))", R"(alternate\(\d\))"})
+      for (const char* o : {R"(\bwarpspecialize\b)", R"(\bpingpong(\(double_buffer\))?)", R"(splitk\(\d\))", R"(multicast\([\d, ]+\))", R"(alternate\(\d\))", R"(kteams\(\d\))"})
         if (std::regex_search(l, m, std::regex(o))) {
           l = m.prefix().str() + m.suffix().str();
           break;

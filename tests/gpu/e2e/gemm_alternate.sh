@@ -4,7 +4,8 @@
 # taking the tiles in turn"). Needs ${LOOM_GEN_DIR:-build-gpu/gen}/NAME/ (default gemm_alternate;
 # written by `bash bench/run.sh --prepare`, which applies tests/gpu/e2e/alternate.sed to
 # examples/gemm's default mapping; gemm_pingpong: tests/gpu/e2e/pingpong.sed, 128 x 128 tiles a
-# warpgroup with multicast(2); gemm_width224: tests/gpu/e2e/widths.sed, 128 x 224 tiles). Builds tests/gpu/gemm_correctness.cu against it (every shape: blocks with odd
+# warpgroup with multicast(2); gemm_width224: tests/gpu/e2e/widths.sed, 128 x 224 tiles; gemm_kteams:
+# tests/gpu/e2e/kteams.sed, two teams sharing each 64 x 128 tile's K loop). Builds tests/gpu/gemm_correctness.cu against it (every shape: blocks with odd
 # and even tile counts, K loops shorter and longer than the ring), then compute-sanitizer memcheck,
 # racecheck and synccheck of that test at 129x257x65 and 4959x800x776 (312 tiles: blocks of two
 # and three tiles, 13 K steps to a tile against a 5-deep ring).
