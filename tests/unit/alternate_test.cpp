@@ -18,9 +18,6 @@
 #include <string>
 
 #include "codegen_util.h"
-#include "exec/executor.h"
-#include "exec/inputs.h"
-#include "exec/reference.h"
 #include "passes/pipeline.h"
 
 namespace loom {
@@ -29,6 +26,7 @@ namespace {
 using test::check_text;
 using test::compile_mappings;
 using test::count_of;
+using test::expect_executor_matches;
 using test::example_text;
 using test::replaced;
 
@@ -40,21 +38,6 @@ std::string alternate_gemm(int U, int G, int T, int D) {
   for (int i = 0; i < 3; ++i) t = replaced(t, "tune(G=2)", "tune(G=" + std::to_string(G) + ")");
   return replaced(t, "warpspecialize pipeline(3)\n      smem(227KB);",
                   "warpspecialize pipeline(" + std::to_string(D) + ")\n      alternate(" + std::to_string(T) + ") smem(227KB);");
-}
-
-// The CPU executor (random legal orders, race check) runs f, checked program r's event IR, at
-// `sizes` to the sequential reference's results, for seeds 1 .. seeds.
-void expect_executor_matches(const test::CheckResult& r, const ir::Function& f, const std::map<std::string, int64_t>& sizes,
-                             uint64_t seeds) {
-  for (uint64_t seed = 1; seed <= seeds; ++seed) {
-    exec::Args in = exec::make_inputs(r.program, *r.tree, sizes, seed);
-    exec::Args ref = exec::copy_args(in);
-    exec::run_reference(r.program, *r.tree, ref);
-    exec::ExecResult res = exec::execute(f, exec::exec_args(in), seed, {});
-    ASSERT_TRUE(res.ok) << "seed " << seed << ": " << res.error.substr(0, 400);
-    auto mm = exec::compare_outputs(ref, in);
-    EXPECT_FALSE(mm) << "seed " << seed << ": " << mm->describe();
-  }
 }
 
 TEST(Alternate, ParsesPrintsAndReachesTheLoop) {

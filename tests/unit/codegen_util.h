@@ -1,10 +1,12 @@
-// Helpers shared by the back-end option tests (splitk_test.cpp, streamk_test.cpp,
-// schedule_optimal_test.cpp): an example's text, a checked text edit, counting occurrences, and every
-// mapping of a program through the middle end and the CUDA back end, as `loom compile` does.
+// Helpers shared by the back-end option tests (splitk_test.cpp, streamk_test.cpp, alternate_test.cpp,
+// kteams_test.cpp, schedule_optimal_test.cpp): an example's text, a checked text edit, counting
+// occurrences, every mapping of a program through the middle end and the CUDA back end, as `loom
+// compile` does, and the CPU executor against the sequential reference.
 #pragma once
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 #include <unistd.h>
@@ -13,6 +15,9 @@
 #include <gtest/gtest.h>
 
 #include "codegen/cuda.h"
+#include "exec/executor.h"
+#include "exec/inputs.h"
+#include "exec/reference.h"
 #include "passes/pipeline.h"
 #include "test_util.h"
 
@@ -97,6 +102,21 @@ inline CompiledMappings compile_mappings(const std::string& text, const std::str
     out.error = e.diagnostic;
   }
   return out;
+}
+
+// The CPU executor (random legal orders, race check) runs f, checked program r's event IR, at
+// `sizes` to the sequential reference's results, for seeds 1 .. seeds.
+inline void expect_executor_matches(const CheckResult& r, const ir::Function& f, const std::map<std::string, int64_t>& sizes,
+                                    uint64_t seeds) {
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
+    exec::Args in = exec::make_inputs(r.program, *r.tree, sizes, seed);
+    exec::Args ref = exec::copy_args(in);
+    exec::run_reference(r.program, *r.tree, ref);
+    exec::ExecResult res = exec::execute(f, exec::exec_args(in), seed, {});
+    ASSERT_TRUE(res.ok) << "seed " << seed << ": " << res.error.substr(0, 400);
+    auto mm = exec::compare_outputs(ref, in);
+    EXPECT_FALSE(mm) << "seed " << seed << ": " << mm->describe();
+  }
 }
 
 }  // namespace loom::test

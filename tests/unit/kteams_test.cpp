@@ -16,9 +16,6 @@
 #include <string>
 
 #include "codegen_util.h"
-#include "exec/executor.h"
-#include "exec/inputs.h"
-#include "exec/reference.h"
 #include "passes/pipeline.h"
 
 namespace loom {
@@ -27,6 +24,7 @@ namespace {
 using test::check_text;
 using test::compile_mappings;
 using test::count_of;
+using test::expect_executor_matches;
 using test::example_text;
 using test::replaced;
 
@@ -44,19 +42,6 @@ std::string kteams_gemm(int U, int V, int G, int T, int D, const std::string& ex
 
 // The TMA kernel of mapping 0 (after the async-copy variant).
 std::string tma_kernel(const std::string& cu) { return cu.substr(cu.find("// The TMA kernel.")); }
-
-void expect_executor_matches(const test::CheckResult& r, const ir::Function& f, const std::map<std::string, int64_t>& sizes,
-                             uint64_t seeds) {
-  for (uint64_t seed = 1; seed <= seeds; ++seed) {
-    exec::Args in = exec::make_inputs(r.program, *r.tree, sizes, seed);
-    exec::Args ref = exec::copy_args(in);
-    exec::run_reference(r.program, *r.tree, ref);
-    exec::ExecResult res = exec::execute(f, exec::exec_args(in), seed, {});
-    ASSERT_TRUE(res.ok) << "seed " << seed << ": " << res.error.substr(0, 400);
-    auto mm = exec::compare_outputs(ref, in);
-    EXPECT_FALSE(mm) << "seed " << seed << ": " << mm->describe();
-  }
-}
 
 TEST(KTeams, ParsesPrintsAndReachesTheLoop) {
   const std::string text = kteams_gemm(64, 128, 1, 2, 6);
