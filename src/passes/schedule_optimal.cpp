@@ -412,7 +412,8 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     // Lower with the settings, one stage less while the stages do not fit the shared-memory budget.
     std::optional<CompileError> last;
     int64_t chosen = 0;
-    for (int64_t dd = (depth + k_teams - 1) / k_teams * k_teams; dd >= 1 && !chosen; --dd) {
+    // (kteams(T): the depth rounded up to a multiple of T, within the ring's limit.)
+    for (int64_t dd = std::min((depth + k_teams - 1) / k_teams, kMaxDepth / k_teams) * k_teams; dd >= 1 && !chosen; --dd) {
       if (dd % k_teams) continue;  // kteams(T): a ring whose slots each serve one team (kteams.cpp)
       in.schedule_optimal = false;
       in.warp_specialize = d.warp_specialize;

@@ -163,6 +163,18 @@ TEST(KTeams, TheExecutorRunsIt) {
   }
 }
 
+TEST(KTeams, ScheduleOptimalKeepsTheTeams) {
+  // schedule(optimal) chooses the ring's depth (here ceil(1500 / 256) + 1 = 7): rounded up to a
+  // multiple of the teams written beside it, within its limit of 8; no turns, no derived teams.
+  std::string text = kteams_gemm(64, 128, 1, 2, 6);
+  text = replaced(text, "warpspecialize pipeline(6)\n      kteams(2)", "schedule(optimal)\n      kteams(2)");
+  test::CompiledMappings c = compile_mappings(text, "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  EXPECT_NE(c.ir.find("pipeline(8) warpspecialize kteams(2)"), std::string::npos) << c.ir;
+  EXPECT_NE(c.ir.find("2 K teams)"), std::string::npos) << c.ir;
+  EXPECT_EQ(c.ir.find("pingpong"), std::string::npos) << c.ir;
+}
+
 TEST(KTeams, RefusesPartialSumsOverTheBudget) {
   // 64 x 128 tiles on four teams: 8 stages of 24 KB and three 32 KB partial-sum buffers do not fit.
   test::CompiledMappings c = compile_mappings(kteams_gemm(64, 128, 1, 4, 8), "gemm");
