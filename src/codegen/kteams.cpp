@@ -17,7 +17,8 @@
 //     of each of its iterations (wgmma_wait<0>) and releases the iteration's slot at once
 //     (events.cpp, yield_signal): the other teams' wgmmas keep the tensor cores busy meanwhile, and
 //     a team holds one slot, not two (waiting with one group in flight, as one team does, kept
-//     2T slots out of the producer's reach: measured slower, bench/results/2026-12-05-h100-s45.md).
+//     2T slots out of the producer's reach; on the H100 1.06x-1.13x slower on three of six
+//     candidates, within 2% on the others: bench/results/2026-12-05-h100-s45.md).
 //   * The sum. The class of a partial sum is the residue of its tile-local iterations modulo T
 //     (team t holds class (t - base) mod T of this tile). Team 0 adds the classes in the order
 //     0, 1, ..., T - 1, from 0.0f: (((0 + P0) + P1) + P2) + P3, the same whatever team held which
