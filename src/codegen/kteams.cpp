@@ -41,7 +41,8 @@
 //   * Not with (located errors): anything in the shared loop besides its TMA loads, tensor-core mma
 //     into f32 accumulators cleared to 0 before it and an operand prologue (splitk.cpp,
 //     summed_accumulators); another loop, DMA work or a signal to the DMA role after it; a buffer
-//     loaded once per tile (events.cpp: its release would count every team); pingpong, splitk,
+//     loaded once per tile (events.cpp: its release would count every team); a shared-memory tensor
+//     the compute role writes before or in the loop (every team would write it); pingpong, splitk,
 //     streamk, alternate; more than 4 compute warpgroups in all.
 #include "codegen/cuda_gen.h"
 
@@ -73,6 +74,32 @@ void CudaGen::plan_kteams() {
     cannot(&L, kt + " with pipeline(" + std::to_string(L.pipeline_depth) + "): the ring's depth must be a multiple of the teams",
            "each ring slot serves one team");
   kteam_accs_ = summed_accumulators(L, kt, "teams", "team");
+  // Every team runs the tile's code before the loop and in its own iterations, and a team starts the
+  // next tile while team 0 may still run the last one's epilogue: a shared-memory tensor the compute
+  // role writes there (a row vector cleared before the loop, an operand prologue's result kept in
+  // shared memory) would be written by several teams at once, or under team 0's epilogue. (No program
+  // the back end lowers today gets here past summed_accumulators; kept so that one that does is
+  // refused, not raced.)
+  bool before = true;
+  std::function<void(const ir::Block&)> shared_writes = [&](const ir::Block& b) {
+    for (const Op& o : b.ops) {
+      if (!before) return;
+      if (&o == &L) {
+        shared_writes(L.regions[0]);
+        before = false;
+        return;
+      }
+      if ((o.kind == OpKind::Call || (o.kind == OpKind::Copy && !is_tma_copy(o))) && !(ws_ && has_role(o, ir::Role::Dma)))
+        for (ValueId v : o.operands)
+          if (f_.info(v).type == ir::Type::Tensor && mem_of(root_of(v)) == MemKind::Shared && writes_root(o, root_of(v)))
+            cannot(&o, kt + " with `" + (o.name.empty() ? std::string("copy") : o.name) + "` writing " +
+                           names_[static_cast<size_t>(root_of(v))] + " in shared memory before or in the shared loop",
+                   "every team runs the tile's code before the loop and its own iterations, and one team starts the next tile while "
+                   "team 0 finishes the last: keep the compute role's shared-memory work after the loop, or remove kteams");
+      for (const ir::Block& r : o.regions) shared_writes(r);
+    }
+  };
+  shared_writes(*kernel_);
   barriers_.push_back(Barrier{"bar_kteams_ready", team_wgs(), std::to_string((teams_ - 1) * 128),
                               "kteams: [w] the other teams' warpgroups of rank w have written their partial sums"});
   barriers_.push_back(Barrier{"bar_kteams_free", team_wgs(), "128", "kteams: [w] team 0's warpgroup w has read the other teams' partial sums"});
