@@ -24,8 +24,10 @@
 //     warpgroup index a tile's code sees is the warpgroup's rank in its team.
 //   * Not with (located errors): a buffer loaded once per tile or a compute event the DMA role
 //     waits for once per tile (their single barrier's phases would alias between the teams),
-//     loops nested in a tile loop or more than one loop in a tile (the turn covers one), splitk /
-//     streamk / pingpong, and more than the machine's compute warpgroups in all.
+//     loops nested in a tile loop or more than one loop in a tile (the turn covers one), a tensor in
+//     shared memory that the compute role writes (one buffer for teams on different tiles: a row
+//     vector kept in shared memory), splitk / streamk / pingpong, and more than the machine's compute
+//     warpgroups in all.
 //   * With multicast(S): the cluster's blocks walk the same tiles in the same order, so the team
 //     that runs a tile in one block runs its neighbours in the others and releases each slot in
 //     every block (events.cpp: count 4 G S); every block's slot still takes a share from every
@@ -58,6 +60,31 @@ void CudaGen::plan_alternate() {
            "use fewer warpgroups per tile (gemm_tile's G) or fewer teams");
   if (split_loop_) cannot(at, alt + " together with " + std::string(stream_ ? "streamk" : "splitk"));
   if (turns) cannot(turns, alt + " together with pingpong");
+  // Teams run different tiles at once, and a tensor of the tile has one slot in shared memory.
+  if (const Op* w = team_shared_write(nullptr))
+    cannot(w, alt + " with a shared-memory tensor the compute role writes",
+           "the teams run different tiles at once, and the tensor has one buffer in the block: keep it in registers, or remove alternate");
+}
+
+// The first op of the compute role that writes a tensor kept in shared memory (not a TMA copy): in
+// the whole tile, or with `upto` (a loop of the tile) before the loop and in its body; else nullptr.
+const Op* CudaGen::team_shared_write(const Op* upto) {
+  const Op* found = nullptr;
+  bool done = false;
+  std::function<void(const ir::Block&)> walk = [&](const ir::Block& b) {
+    for (const Op& o : b.ops) {
+      if (done || found) return;
+      const bool compute = (o.kind == OpKind::Call || (o.kind == OpKind::Copy && !is_tma_copy(o))) && !(ws_ && has_role(o, ir::Role::Dma));
+      if (compute)
+        for (ValueId v : o.operands)
+          if (!found && f_.info(v).type == ir::Type::Tensor && mem_of(root_of(v)) == MemKind::Shared && writes_root(o, root_of(v)))
+            found = &o;
+      for (const ir::Block& r : o.regions) walk(r);
+      if (&o == upto) done = true;
+    }
+  };
+  walk(*kernel_);
+  return found;
 }
 
 int64_t CudaGen::team_wgs() const { return compute_wgs_ / std::max<int64_t>(1, teams_); }

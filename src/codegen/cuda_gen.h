@@ -344,6 +344,9 @@ class CudaGen {
   void alternate_turn_end(Stream& s, const Op& loop);
   void alternate_before_tiles(std::ostream& o, const std::string& ind) const;
   void alternate_after_tiles(std::ostream& o, const std::string& ind) const;
+  // The first compute-role write of a tensor kept in shared memory: in the whole tile, or up to the end
+  // of loop `upto` (teams share no such buffer; kteams.cpp too); nullptr if none.
+  const Op* team_shared_write(const Op* upto);
 
   // ---- kteams.cpp: kteams(T), teams of compute warpgroups sharing each tile's K loop -------------
   // The shared loop (kteam_loop_): in the compute stream team t runs the iterations whose ring

@@ -80,26 +80,10 @@ void CudaGen::plan_kteams() {
   // shared memory) would be written by several teams at once, or under team 0's epilogue. (No program
   // the back end lowers today gets here past summed_accumulators; kept so that one that does is
   // refused, not raced.)
-  bool before = true;
-  std::function<void(const ir::Block&)> shared_writes = [&](const ir::Block& b) {
-    for (const Op& o : b.ops) {
-      if (!before) return;
-      if (&o == &L) {
-        shared_writes(L.regions[0]);
-        before = false;
-        return;
-      }
-      if ((o.kind == OpKind::Call || (o.kind == OpKind::Copy && !is_tma_copy(o))) && !(ws_ && has_role(o, ir::Role::Dma)))
-        for (ValueId v : o.operands)
-          if (f_.info(v).type == ir::Type::Tensor && mem_of(root_of(v)) == MemKind::Shared && writes_root(o, root_of(v)))
-            cannot(&o, kt + " with `" + (o.name.empty() ? std::string("copy") : o.name) + "` writing " +
-                           names_[static_cast<size_t>(root_of(v))] + " in shared memory before or in the shared loop",
-                   "every team runs the tile's code before the loop and its own iterations, and one team starts the next tile while "
-                   "team 0 finishes the last: keep the compute role's shared-memory work after the loop, or remove kteams");
-      for (const ir::Block& r : o.regions) shared_writes(r);
-    }
-  };
-  shared_writes(*kernel_);
+  if (const Op* w = team_shared_write(&L))
+    cannot(w, kt + " with a shared-memory tensor the compute role writes before or in the shared loop",
+           "every team runs the tile's code before the loop and its own iterations, and one team starts the next tile while "
+           "team 0 finishes the last: keep the compute role's shared-memory work after the loop, or remove kteams");
   barriers_.push_back(Barrier{"bar_kteams_ready", team_wgs(), std::to_string((teams_ - 1) * 128),
                               "kteams: [w] the other teams' warpgroups of rank w have written their partial sums"});
   barriers_.push_back(Barrier{"bar_kteams_free", team_wgs(), "128", "kteams: [w] team 0's warpgroup w has read the other teams' partial sums"});

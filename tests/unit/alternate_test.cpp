@@ -255,5 +255,20 @@ TEST(Alternate, RefusesAWaitOncePerTile) {
   EXPECT_NE(c.error->hint.find("its one barrier would flip phase once per tile"), std::string::npos) << c.error->hint;
 }
 
+TEST(Alternate, RefusesASharedMemoryTensorTheComputeRoleWrites) {
+  // gemm_reduce_shared keeps its row sums in shared memory, cleared and added to by the compute
+  // warpgroups: teams running different tiles at once would share its one buffer.
+  std::string t = example_text("gemm_reduce_shared");
+  t = t.substr(0, t.find("\nmapping sm_90a when("));
+  t = replaced(t, "tune(U=128)", "tune(U=64)");
+  for (size_t at = t.find("tune(G=2)"); at != std::string::npos; at = t.find("tune(G=2)")) t.replace(at, 9, "tune(G=1)");
+  t = replaced(t, "warpspecialize pipeline(3) smem(227KB);", "warpspecialize pipeline(4) alternate(2) smem(227KB);");
+  test::CompiledMappings c = compile_mappings(t, "gemm_reduce_shared");
+  ASSERT_TRUE(c.error) << "compiled";
+  EXPECT_TRUE(c.error->loc.valid());
+  EXPECT_NE(c.error->message.find("alternate(2) with a shared-memory tensor the compute role writes"), std::string::npos) << c.error->message;
+  EXPECT_NE(c.error->hint.find("the teams run different tiles at once"), std::string::npos) << c.error->hint;
+}
+
 }  // namespace
 }  // namespace loom
