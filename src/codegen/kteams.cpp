@@ -173,19 +173,11 @@ void CudaGen::end_kteam_owner(Stream& s) {
   kteam_owner_open_ = false;
 }
 
-// The partial-sum buffers come on top of the mapping's shared memory: a budget they do not fit is
-// the mapping's error (the staging tiles are dropped first: cuda.cpp generates again without them).
+// The partial-sum buffers on top of the mapping's shared memory (splitk.cpp, check_partial_sum_budget).
 void CudaGen::check_kteam_budget() const {
-  if (!k_split_ || stage_bytes_) return;
-  const int64_t budget = f_.smem.bytes > 0 ? f_.smem.bytes : f_.smem.machine_max;
-  if (budget <= 0 || smem_bytes_ <= budget) return;
-  Diagnostic d;
-  d.loc = kteam_loop_->loc;
-  d.message = kteams_what() + " needs " + std::to_string(smem_bytes_) + " bytes of shared memory with its partial-sum buffers (" +
-              std::to_string(compute_wgs_ - team_wgs()) + " x " + std::to_string(kteam_wg_bytes()) + " bytes), over the budget of " +
-              std::to_string(budget);
-  d.hint = "a lower pipeline(N) (a multiple of " + std::to_string(teams_) + ") or a smaller tile leaves room for them";
-  throw CompileError(d);
+  if (k_split_)
+    check_partial_sum_budget(*kteam_loop_, kteams_what(), compute_wgs_ - team_wgs(), kteam_wg_bytes(),
+                             "a lower pipeline(N) (a multiple of " + std::to_string(teams_) + ") or a smaller tile leaves room for them");
 }
 
 }  // namespace loom::codegen::detail

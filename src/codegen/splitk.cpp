@@ -253,19 +253,25 @@ void CudaGen::end_split_owner(Stream& s) {
   split_owner_open_ = false;
 }
 
-// The partial-sum buffers come on top of the mapping's shared memory: a budget they do not fit is
-// the mapping's error (the staging tiles are dropped first: cuda.cpp generates again without them).
-void CudaGen::check_split_budget() const {
-  if (!split_loop_ || stage_bytes_) return;
+// The partial-sum buffers (splitk's, kteams') come on top of the mapping's shared memory: a budget
+// they do not fit is the mapping's error (the staging tiles are dropped first: cuda.cpp generates
+// again without them). `what` is the option, `buffers` x `each` the buffers' bytes.
+void CudaGen::check_partial_sum_budget(const Op& loop, const std::string& what, int64_t buffers, int64_t each,
+                                       const std::string& hint) const {
+  if (stage_bytes_) return;
   const int64_t budget = f_.smem.bytes > 0 ? f_.smem.bytes : f_.smem.machine_max;
   if (budget <= 0 || smem_bytes_ <= budget) return;
   Diagnostic d;
-  d.loc = split_loop_->loc;
-  d.message = "splitk(" + std::to_string(split_) + ") needs " + std::to_string(smem_bytes_) +
-              " bytes of shared memory with its partial-sum buffers (" + std::to_string(compute_wgs_) + " x " +
-              std::to_string(split_wg_bytes()) + " bytes), over the budget of " + std::to_string(budget);
-  d.hint = "a lower pipeline(N) or a smaller tile leaves room for them";
+  d.loc = loop.loc;
+  d.message = what + " needs " + std::to_string(smem_bytes_) + " bytes of shared memory with its partial-sum buffers (" +
+              std::to_string(buffers) + " x " + std::to_string(each) + " bytes), over the budget of " + std::to_string(budget);
+  d.hint = hint;
   throw CompileError(d);
+}
+
+void CudaGen::check_split_budget() const {
+  if (split_loop_)
+    check_partial_sum_budget(*split_loop_, split_what(), compute_wgs_, split_wg_bytes(), "a lower pipeline(N) or a smaller tile leaves room for them");
 }
 
 }  // namespace loom::codegen::detail
