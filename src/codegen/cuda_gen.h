@@ -309,6 +309,7 @@ class CudaGen {
   void emit_split_reduce(Stream& s, const Op& loop);
   void end_split_owner(Stream& s);
   void check_split_budget() const;
+  void store_partial_sums(Stream& s, const std::string& ptr, const std::vector<std::pair<std::string, int64_t>>& accs);
   void check_partial_sum_budget(const Op& loop, const std::string& what, int64_t buffers, int64_t each, const std::string& hint) const;
   int64_t split_wg_bytes() const;  // one warpgroup's partial sums in shared memory
   int64_t split_levels() const;  // the split-K tree's levels: ceil(log2 S)

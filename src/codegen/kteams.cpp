@@ -125,20 +125,14 @@ void CudaGen::emit_kteam_reduce(Stream& s, const Op& loop) {
   s.indent += 2;
   s.line("if (tile_iter > 0) loom::rt::mbarrier::wait(&bar_kteams_free[w], (tile_iter - 1) & 1);  // team 0 has read the last tile's sums");
   s.line("float4* const mine = part + (consumer_wg - " + G + ") * " + wg_floats4 + ";  // (team - 1) * " + G + " + w");
-  int64_t q0 = 0;
-  for (auto& [acc, n] : kteam_accs_) {
-    s.line("#pragma unroll");
-    s.line("for (int q = 0; q < " + std::to_string(n / 4) + "; ++q) mine[(" + std::to_string(q0) + " + q) * 128 + tid] = make_float4(" +
-           acc + "[4 * q], " + acc + "[4 * q + 1], " + acc + "[4 * q + 2], " + acc + "[4 * q + 3]);");
-    q0 += n / 4;
-  }
+  store_partial_sums(s, "mine", kteam_accs_);
   s.line("loom::rt::mbarrier::arrive(&bar_kteams_ready[w]);  // releases this thread's stores");
   s.indent -= 2;
   s.line("} else {");
   s.indent += 2;
   s.line("loom::rt::mbarrier::wait(&bar_kteams_ready[w], tile_iter & 1);  // every other team's sums");
   s.line("// the team of class c is (c + " + T + " - " + first + ") % " + T + " (team 0 holds class " + first + ")");
-  q0 = 0;
+  int64_t q0 = 0;
   for (auto& [acc, n] : kteam_accs_) {
     s.line("#pragma unroll");
     s.line("for (int q = 0; q < " + std::to_string(n / 4) + "; ++q) {");

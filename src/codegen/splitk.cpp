@@ -177,6 +177,18 @@ int64_t CudaGen::split_levels() const {
   return l;
 }
 
+// The thread's accumulators (`accs`, one after the other) into the float4 buffer `ptr` of its
+// warpgroup: register quadruple q of thread tid at float4 q * 128 + tid (splitk's and kteams' hand-over).
+void CudaGen::store_partial_sums(Stream& s, const std::string& ptr, const std::vector<std::pair<std::string, int64_t>>& accs) {
+  int64_t q0 = 0;
+  for (auto& [acc, n] : accs) {
+    s.line("#pragma unroll");
+    s.line("for (int q = 0; q < " + std::to_string(n / 4) + "; ++q) " + ptr + "[(" + std::to_string(q0) + " + q) * 128 + tid] = make_float4(" +
+           acc + "[4 * q], " + acc + "[4 * q + 1], " + acc + "[4 * q + 2], " + acc + "[4 * q + 3]);");
+    q0 += n / 4;
+  }
+}
+
 void CudaGen::emit_split_reduce(Stream& s, const Op& loop) {
   wgmma_drain(s, loop);
   const std::string S = std::to_string(split_), L = std::to_string(split_levels());
@@ -197,13 +209,7 @@ void CudaGen::emit_split_reduce(Stream& s, const Op& loop) {
   s.line("if (splitk_place & half) {  // hand this block's sum to the block `half` places before, and leave the tile to it");
   s.indent += 2;
   s.line("if (tile_iter > 0) loom::rt::mbarrier::wait_cluster(&bar_splitk_free[consumer_wg], (tile_iter - 1) & 1);  // the last tile's sum was read");
-  int64_t q0 = 0;
-  for (auto& [acc, n] : split_accs_) {
-    s.line("#pragma unroll");
-    s.line("for (int q = 0; q < " + std::to_string(n / 4) + "; ++q) part[(" + std::to_string(q0) + " + q) * 128 + tid] = make_float4(" +
-           acc + "[4 * q], " + acc + "[4 * q + 1], " + acc + "[4 * q + 2], " + acc + "[4 * q + 3]);");
-    q0 += n / 4;
-  }
+  store_partial_sums(s, "part", split_accs_);
   s.line("loom::rt::mbarrier::arrive_peer(&bar_splitk_ready[consumer_wg * " + L + " + l], (splitk_rank + " + S +
          " - half) % " + S + ");  // releases this thread's stores");
   s.line("break;");
@@ -216,7 +222,7 @@ void CudaGen::emit_split_reduce(Stream& s, const Op& loop) {
   s.line("const uint32_t peer = loom::rt::peer_smem(part, from);");
   // Each batch's loads are all issued before any of them is added, so the distributed-shared-memory
   // latency is paid once per batch of up to 16 quadruples (64 floats a thread), not once per load.
-  q0 = 0;
+  int64_t q0 = 0;
   for (auto& [acc, n] : split_accs_) {
     int64_t Q = std::min<int64_t>(16, n / 4);
     while ((n / 4) % Q) --Q;
