@@ -189,7 +189,13 @@ mapping sm_90a when(fastest) {
 )LOOM";
   Generated g = generate("gemm_bias_act", text);
   ASSERT_TRUE(g.artifact) << g.diagnostics << (g.error ? g.error->message : g.internal);
-  const std::string last = tma_kernels(between(g.artifact->cu, "namespace mapping13 {", "}  // namespace mapping13"));
+  // The appended mapping is the example's last one.
+  const std::string& cu = g.artifact->cu;
+  const size_t at = cu.rfind("\nnamespace mapping");
+  ASSERT_NE(at, std::string::npos);
+  const std::string index = cu.substr(at + 18, cu.find(' ', at + 18) - (at + 18));
+  const std::string last =
+      tma_kernels(between(cu, "namespace mapping" + index + " {", "}  // namespace mapping" + index));
   ASSERT_FALSE(last.empty());
   EXPECT_NE(last.find("loom::rt::wgmma_m64nNk16<80, __nv_bfloat16, 1, 0>("), std::string::npos);
   EXPECT_NE(last.find("const int64_t e = loom::rt::acc_row(v_bp_1_t, 2 * (q & 1)) + 64 * (q >> 1);"), std::string::npos) << last;

@@ -35,6 +35,7 @@ def main():
     ap.add_argument("--seed", type=int, default=20261204)
     ap.add_argument("--out", required=True)
     ap.add_argument("--command", default="")
+    ap.add_argument("--pick-only", action="append", default=[], help="NAME: time only this library's pick")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     T = LoomTensor
@@ -65,7 +66,7 @@ def main():
         methods["cuBLAS mm"]()
         methods["cuBLASLt bias+gelu"]()
         for n, lib in libs:
-            for m in [None] + list(range(lib.mappings)):
+            for m in [None] + ([] if n in args.pick_only else list(range(lib.mappings))):
                 key = "%s %s" % (n, "pick" if m is None else "m%d" % m)
                 c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
                 la = (loom_tensor(c), loom_tensor(a), loom_tensor(b)) + (() if n == "gemm" else (loom_tensor(bias),))
@@ -95,12 +96,14 @@ def main():
         best = {}
         for n, lib in libs:
             ms = [(times[k][0], k) for k in times if k.startswith(n + " m")]
-            best[n] = min(ms)
+            best[n] = min(ms) if ms else (times[n + " pick"][0], n + " pick")
         print("%dx%dx%d cuBLAS=%.4f Lt=%.4f %s" % (M, N, K, times["cuBLAS mm"][0], times["cuBLASLt bias+gelu"][0],
               " ".join("%s pick=%.4f best=%s %.4f" % (n, times[n + " pick"][0], best[n][1], best[n][0]) for n, _ in libs)),
               flush=True)
 
     def label(n, key):
+        if key.endswith(" pick"):
+            return "pick (--pick-only)"
         i = int(key.split(" m")[1])
         lab = labels.get(n, [])
         return "m%d %s" % (i, lab[i]) if i < len(lab) else "m%d" % i
@@ -123,7 +126,7 @@ def main():
             cells = []
             for n in names:
                 ms = [(times[k][0], k) for k in times if k.startswith(n + " m")]
-                best[n] = min(ms)
+                best[n] = min(ms) if ms else (times[n + " pick"][0], n + " pick")
                 cells.append("%.4f | %s | %.4f" % (times[n + " pick"][0], label(n, best[n][1]), best[n][0]))
             f.write("| %dx%dx%d | %.4f | %.4f | %s |\n" % (M, N, K, times["cuBLAS mm"][0], times["cuBLASLt bias+gelu"][0],
                                                          " | ".join(cells)))
@@ -147,7 +150,8 @@ def main():
                 ratios.setdefault("%s pick / %s pick" % (n, base), []).append(times[n + " pick"][0] / times[base + " pick"][0])
                 ratios.setdefault("%s best / %s best" % (n, base), []).append(best[n][0] / best[base][0])
                 same = [times[k][0] / times[base + k[len(n):]][0] for k in times if k.startswith(n + " m") and base + k[len(n):] in times]
-                ratios.setdefault("%s / %s, same mapping (geomean over mappings)" % (n, base), []).append(geomean(same))
+                if same:
+                    ratios.setdefault("%s / %s, same mapping (geomean over mappings)" % (n, base), []).append(geomean(same))
                 if base == "gelu":
                     ratios.setdefault("Lt / %s pick" % n, []).append(times["cuBLASLt bias+gelu"][0] / times[n + " pick"][0])
         f.write("\nRatios of times (geomean, min, max over the shapes):\n\n")
