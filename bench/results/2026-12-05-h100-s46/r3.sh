@@ -29,7 +29,7 @@ timeout 120 python3 bench/results/2026-12-04-h200-bymap/bymap.py --lib gelu=$S/l
   --shapes 2256x7968x552,5728x4184x6520,5368x3960x7152,7328x5488x7248,6336x608x456,5312x2584x7744,1704x5336x928,5720x2928x6640,2232x3288x3296 \
   --out $OUT/r3-regs.md --command "$C" > $T/r3-regs.log 2>&1
 echo "regs rc=$? $(el)"; grep -E "^- [a-z]" $OUT/r3-regs.md
-left=$(( 250 - ($(date +%s) - start) ))
+left=$(( 200 - ($(date +%s) - start) ))
 timeout $left $S/gm --out $OUT/r3-sweep.md --sweep 40 --sweep-seed 20261125 --command "$C" > $T/r3-sweep.log 2>&1; echo "sweep rc=$? $(el)"
 grep -E '^- ' $OUT/r3-sweep.md
 tar czf $OUT/r3-logs.tgz -C $T .
