@@ -6,7 +6,7 @@ rm -rf $S; mkdir -p $S
 bash bench/results/2026-12-05-h100-s46/streamk.sh $S/gen
 ${LOOM:-build/loom} compile $S/gen/gemm.loom -o $S/gen
 /usr/local/cuda/bin/nvcc -std=c++17 -O3 -lineinfo -gencode=arch=compute_90a,code=sm_90a -Iruntime -Ibench -I$S/gen -DLOOM_HAVE_GEMM \
-  -DLOOM_MAPPINGS=30 bench/gemm_mappings.cu -L/usr/local/cuda/lib64/stubs -lcuda -lcublas -Xptxas -v -o $S/gm > $S/gm.log 2>&1
+  -DLOOM_MAPPINGS=32 bench/gemm_mappings.cu -L/usr/local/cuda/lib64/stubs -lcuda -lcublas -Xptxas -v -o $S/gm > $S/gm.log 2>&1
 # examples/gemm_bias_act (gelu_fast) as committed, and with regs(24, 160) on its two 192 x 192 mappings
 mkdir -p $S/gen/g15 $S/gen/g15r $S/lib
 bash tests/gpu/e2e/gemm_bias_act.sh --gen gelu_fast $S/gen/g15 > /dev/null
