@@ -11760,7 +11760,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping12
 
-// ==== mapping 13: when(fastest) [gemm_bias_act.loom:414]
+// ==== mapping 13: when(fastest) [gemm_bias_act.loom:415]
 // Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 222280 bytes of dynamic shared memory.
 namespace mapping13 {
 
@@ -12590,7 +12590,7 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
 
 }  // namespace mapping13
 
-// ==== mapping 14: when(fastest) [gemm_bias_act.loom:437]
+// ==== mapping 14: when(fastest) [gemm_bias_act.loom:438]
 // Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 222304 bytes of dynamic shared memory.
 namespace mapping14 {
 
@@ -13530,8 +13530,8 @@ int rule_pick_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const lo
     e[10] = mapping10::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:337]
     e[11] = mapping11::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:355]
     e[12] = mapping12::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:385]
-    e[13] = mapping13::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:414]
-    e[14] = mapping14::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:437]
+    e[13] = mapping13::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:415]
+    e[14] = mapping14::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:438]
     int pick = 0;
     for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14})
       if (e[i] < e[pick]) pick = i;  // the first of equal estimates
@@ -13559,8 +13559,8 @@ int launch_gemm_bias_act_mapping(int mapping, const loom_tensor& C, const loom_t
     case 10: return mapping10::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:337]
     case 11: return mapping11::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:355]
     case 12: return mapping12::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:385]
-    case 13: return mapping13::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:414]
-    case 14: return mapping14::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:437]
+    case 13: return mapping13::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:415]
+    case 14: return mapping14::launch_gemm_bias_act(C, A, B, bias, stream);  // when(fastest) [gemm_bias_act.loom:438]
     default: return LOOM_ERR_MAPPING;
   }
 }
