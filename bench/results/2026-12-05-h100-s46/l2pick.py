@@ -1,13 +1,16 @@
 """Session 46, offline: would max(estimate, L2 bytes / R) pick better on measured tables? L2 bytes as l2rate.py counts them,
 for examples/gemm's 24 mappings. Usage: python3 l2pick.py TABLE.md ... (bench/gemm_mappings.cu tables with estimates)."""
-import math,re,sys
+import math
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from l2rate import l2_bytes  # noqa: E402
 # examples/gemm's 24 mappings: U, V, S(B shared by S row tiles), T(A shared by T col tiles)
 maps={0:(128,256,1,1),1:(128,128,1,1),2:(128,64,1,1),3:(128,128,1,1),4:(128,128,1,1),5:(128,64,1,1),6:(128,192,1,1),
 7:(192,128,1,1),8:(64,128,1,1),9:(192,192,1,1),10:(128,256,2,1),11:(128,192,2,1),12:(192,192,2,1),13:(64,64,1,1),14:(64,64,1,1),
 15:(48,128,1,1),16:(80,128,1,1),17:(112,128,1,1),18:(144,128,1,1),19:(176,128,1,1),20:(208,128,1,1),21:(240,128,1,1),22:(80,64,1,1),23:(64,128,4,2)}
-def l2(M,N,K,U,V,S,T):
-    rt=math.ceil(math.ceil(M/U)/S)*S; ct=math.ceil(math.ceil(N/V)/T)*T
-    return rt*ct*(U*K*2/T + K*math.ceil(V/64)*64*2/S)
 def load(f):
     hdr=None; out=[]
     for l in open(f):
@@ -32,7 +35,7 @@ for f in sys.argv[1:]:
         pb=[];pc=[];below=0
         for sh,cb,ts,es in rows:
             M,N,K=map(int,sh.split('x')[-3:])
-            e={m:(es[m] if R is None else max(es[m], l2(M,N,K,*maps[m])/R)) for m in es}
+            e={m:(es[m] if R is None else max(es[m], l2_bytes(M,N,K,*maps[m])[0]/R)) for m in es}
             p=min(e,key=e.get); b=min(ts.values())
             pb.append(b/ts[p]); pc.append(cb/ts[p]); below+= cb/ts[p]<0.9
         print('  R %-6s pick/best %.4f pick/cuBLAS %.4f below0.9 %d'%(R and '%.0f'%(R/1e6) or 'none',g(pb),g(pc),below))

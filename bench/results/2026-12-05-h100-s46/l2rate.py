@@ -16,15 +16,20 @@ def l2_bytes(M, N, K, U, V, S, T):
     return rt * ct * (U * K * 2 / T + K * math.ceil(V / 64) * 64 * 2 / S), rt * ct
 
 
-rows = {}
-for line in open(HERE + "r2-widths-listed.md"):
-    c = [x.strip() for x in line.split("|")[1:-1]]
-    if line.startswith("| ") and c and "x" in c[0] and c[0] != "shape":
-        rows[c[0]] = [float(x.split()[0]) for x in c[2:32]]
-for shape, times in rows.items():
-    M, N, K = map(int, shape.split("x"))
-    print(shape)
-    for m, (U, V, S, T) in MAPS.items():
-        b, tiles = l2_bytes(M, N, K, U, V, S, T)
-        print("  m%-2d %3dx%-3d on %dx%d: %5d tiles, %7.1f MB from L2, %8.2f us: %.2f TB/s" % (m, U, V, S, T, tiles, b / 1e6,
-                                                                                          times[m], b / times[m] / 1e6))
+def main():
+    rows = {}
+    for line in open(HERE + "r2-widths-listed.md"):
+        c = [x.strip() for x in line.split("|")[1:-1]]
+        if line.startswith("| ") and c and "x" in c[0] and c[0] != "shape":
+            rows[c[0]] = [float(x.split()[0]) for x in c[2:32]]
+    for shape, times in rows.items():
+        M, N, K = map(int, shape.split("x"))
+        print(shape)
+        for m, (U, V, S, T) in MAPS.items():
+            b, tiles = l2_bytes(M, N, K, U, V, S, T)
+            print("  m%-2d %3dx%-3d on %dx%d: %5d tiles, %7.1f MB from L2, %8.2f us: %.2f TB/s" % (m, U, V, S, T, tiles, b / 1e6,
+                                                                                              times[m], b / times[m] / 1e6))
+
+
+if __name__ == "__main__":
+    main()

@@ -15,13 +15,9 @@ mkdir -p $S/gen/gba_ext_gelu_fast
 sed "s/act_thread = bias_gelu_thread on/act_thread = bias_gelu_fast_thread on/" $S/gen/ext/gba.loom > $S/gen/gba_ext_gelu_fast/gemm_bias_act.loom
 $L compile $S/gen/gba_ext_gelu_fast/gemm_bias_act.loom -o $S/gen/gba_ext_gelu_fast
 python3 $B/labels.py $S/gen/ext/gba.loom > $S/gen/gba_ext.labels
-printf '{ global: loom_*; local: *; };\n' > $S/exports.map
-so() {  # so NAME GENDIR
-  $N -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -shared -Xcompiler -fPIC -Iruntime -I$2 $2/*.cu -o $S/lib/lib$1.so \
-    -Xptxas -v -Xlinker --version-script=$S/exports.map -Xlinker -Bsymbolic -L/usr/local/cuda/lib64/stubs -lcuda > $S/lib/$1.log 2>&1
-}
-so gelu-fast $S/gen/gemm_bias_act_gelu_fast
-so gelu-fast-ext $S/gen/gba_ext_gelu_fast
+. $H/so.sh
+so $S gelu-fast $S/gen/gemm_bias_act_gelu_fast
+so $S gelu-fast-ext $S/gen/gba_ext_gelu_fast
 $N $F -DLOOM_ACT=4 -Itests/gpu -I$S/gen/gba_ext_gelu_fast tests/gpu/gemm_bias_act_correctness.cu \
   $S/gen/gba_ext_gelu_fast/gemm_bias_act.cu -L/usr/local/cuda/lib64/stubs -lcuda -o $S/bin/gba_ext
 # gemm with kteams(2) as its one mapping (bench/run.sh --prepare's gen/gemm_kteams), and examples/gemm + batched_gemm

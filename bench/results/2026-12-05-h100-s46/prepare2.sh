@@ -9,12 +9,8 @@ L=${LOOM:-build/loom}
 N=/usr/local/cuda/bin/nvcc
 rm -rf $S; mkdir -p $S/lib
 LOOM=$L LOOM_GEN_DIR=$S/gen bash bench/fused.sh --prepare
-printf '{ global: loom_*; local: *; };\n' > $S/exports.map
-for d in $S/gen/*/; do
-  n=$(basename $d)
-  $N -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -shared -Xcompiler -fPIC -Iruntime -I$d $d/*.cu -o $S/lib/lib$n.so \
-    -Xptxas -v -Xlinker --version-script=$S/exports.map -Xlinker -Bsymbolic -L/usr/local/cuda/lib64/stubs -lcuda > $S/lib/$n.log 2>&1 &
-done
+. $H/so.sh
+for d in $S/gen/*/; do so $S "$(basename $d)" "$d" & done
 wait
 bash $H/widths.sh $S/widths
 $L compile $S/widths/gemm.loom -o $S/widths

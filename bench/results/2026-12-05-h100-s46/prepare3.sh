@@ -20,10 +20,7 @@ open(S + "/gen/g15r/gemm_bias_act.loom", "w").write("\nmapping sm_90a".join(part
 PY
 ${LOOM:-build/loom} compile $S/gen/g15r/gemm_bias_act.loom -o $S/gen/g15r
 python3 bench/results/2026-12-04-h200-bymap/labels.py $S/gen/g15r/gemm_bias_act.loom > $S/gen/g15.labels
-printf '{ global: loom_*; local: *; };\n' > $S/exports.map
-for n in g15 g15r; do
-  d=$S/gen/$n; [ $n = g15 ] && d=$S/gen/g15/gemm_bias_act_gelu_fast
-  /usr/local/cuda/bin/nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -shared -Xcompiler -fPIC -Iruntime -I$d $d/gemm_bias_act.cu \
-    -o $S/lib/lib$n.so -Xptxas -v -Xlinker --version-script=$S/exports.map -Xlinker -Bsymbolic -L/usr/local/cuda/lib64/stubs -lcuda > $S/lib/$n.log 2>&1
-done
+. bench/results/2026-12-05-h100-s46/so.sh
+so $S g15 $S/gen/g15/gemm_bias_act_gelu_fast
+so $S g15r $S/gen/g15r
 tar cf - $S/gm $S/lib/*.so $S/gen/g15.labels | xz -T2 > build-gpu/s46c.tar.xz
