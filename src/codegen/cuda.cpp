@@ -206,7 +206,7 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
     if (kernels[i].function->when->fastest) candidates.push_back(i);
   if (!candidates.empty()) candidates.insert(candidates.begin(), 0);
   std::vector<std::string> estimates(kernels.size());
-  for (size_t i : candidates) estimates[i] = gens[i]->estimate_function();
+  for (size_t i : candidates) estimates[i] = gens[i]->estimate_function() + gens[i]->load_bytes_function();
   const ir::EntrySignature& sig = gens[0]->entry();
   const std::string entry = sig.task;
   std::ostringstream o;
@@ -282,15 +282,16 @@ CudaArtifact generate_cuda(const std::vector<MappingKernel>& kernels, const std:
   if (!candidates.empty()) {
     // The cost model; without the SM count (the launchers report that) the default runs.
     o << "  if (v_SMS > 0) {\n"
-      << "    double e[" << n_maps << "] = {};\n";
+      << "    double e[" << n_maps << "] = {}, b[" << n_maps << "] = {};\n";
     for (size_t c : candidates)
       o << "    e[" << c << "] = mapping" << c << "::estimate_cycles(" << args << ", v_SMS);"
         << (c ? "  // " + kernels[c].when_text : std::string("  // the default")) << "\n";
+    for (size_t c : candidates) o << "    b[" << c << "] = mapping" << c << "::load_bytes(" << args << ");\n";
     std::string list;
     for (size_t j = 1; j < candidates.size(); ++j) list += (j > 1 ? ", " : "") + std::to_string(candidates[j]);
     o << "    int pick = 0;\n"
       << "    for (const int i : {" << list << "})\n"
-      << "      if (e[i] < e[pick]) pick = i;  // the first of equal estimates\n"
+      << "      if (e[i] < e[pick] || (e[i] == e[pick] && b[i] < b[pick])) pick = i;  // of equal estimates, the fewest bytes loaded, then the first\n"
       << "    if (estimates)\n"
       << "      for (int i = 0; i < " << n_maps << "; ++i) estimates[i] = e[i];\n"
       << "    return pick;\n  }\n";

@@ -234,6 +234,7 @@ class CudaGen {
   // After run(): estimate_cycles(), the cost model's time for a call (estimate.cpp), for the
   // dispatcher's choice between when(fastest) mappings.
   std::string estimate_function();
+  std::string load_bytes_function();  // estimate.cpp: the bytes a call loads by TMA (the tie-break)
 
  private:
   // ---- cuda_gen.cpp: index, grid, views, streams, immediate ops -------------------------------------

@@ -237,4 +237,43 @@ std::string CudaGen::estimate_function() {
   return o.str();
 }
 
+// The bytes one call loads by TMA — what its blocks read from the L2 —, for the dispatcher's
+// tie-break: of mappings with equal estimates it runs the one that loads the fewest (cuda.cpp). Each
+// tile's loops at its first tile's trip counts, an iteration's bytes as recorded for the estimate
+// (emit_copy): a block's share of a multicast copy, so a cluster's shared panels count once; times
+// the tiles, under multicast every block of the clusters (a group cut by the edge still takes S x T).
+// The estimate does not see these bytes where the tensor cores set the pace (a 128 x 256 tile on
+// clusters of 2, of 4 x 1 or of 2 x 2 costs the same cycles), but the L2 serves them all at once:
+// on an H100 the clusters that share more ran up to 15% faster on single-wave long-K calls
+// (bench/results/2026-12-06-h100-s47.md).
+std::string CudaGen::load_bytes_function() {
+  std::ostringstream o;
+  o << "// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break\n"
+    << "// between equal estimates.\n"
+    << "double load_bytes(" << launch_params() << ") {\n"
+    << "  (void)stream;\n";
+  for (ValueId p : f_.params)
+    if (f_.info(p).type != ir::Type::Tensor) o << "  (void)" << var(p) << ";\n";
+  std::set<ValueId> have(f_.params.begin(), f_.params.end());
+  for (const std::string& l : grid_lines(have)) o << "  " << l << "\n";
+  o << "  if (blocks <= 0) return 0.0;\n"
+    << "  double tile = 0.0;\n";
+  for (const Op& L : grid_.back()->regions[0].ops) {
+    if (L.kind != OpKind::For) continue;
+    int64_t bytes = 0;
+    for (auto& [op, n] : bytes_of_)
+      if (enclosing_loop(op) == &L) bytes += n;
+    if (!bytes) continue;
+    for (const std::string& l : slice_lines(L.operands[0], have, L)) o << "  " << l << "\n";
+    o << "  tile += " << bytes << ".0 * static_cast<double>(" << var(L.operands[0]) << ");  // " << (L.origin.empty() ? std::string("loop") : L.origin)
+      << "  [" << source_ << ":" << L.loc.line << "]\n";
+  }
+  if (multicast_ > 1)
+    o << "  return tile * static_cast<double>(" << mc_clusters_expr() << " * " << multicast_ << ");  // " << mc_what() << "\n";
+  else
+    o << "  return tile * static_cast<double>(blocks);\n";
+  o << "}\n\n";
+  return o.str();
+}
+
 }  // namespace loom::codegen::detail

@@ -423,6 +423,31 @@ Program build_gemm() {
   b.comment("on clusters of 4 there): an H100 at 487 x 1688 x 7536 29.8 µs against 41.2 for the best other mapping");
   b.comment("and 33.2 for cuBLAS (bench/results/2026-12-05-h100-intake.md).");
   tile_shape(64, 128, 1, 8, 4, 64, 1, 2);
+  b.comment("The 128 x 256 tiles on clusters of 4 x 1 and 2 x 2 blocks, and the 128 x 192 ones on 2 x 4");
+  b.comment("(multicast(S, T): the S row tiles of a cluster share B's panel, its T column tiles A's; docs/mapping.md,");
+  b.comment("\"Multicast\"): a cluster's shared panels are loaded once, so a block loads 25% (128 x 256) and 43%");
+  b.comment("(128 x 192) fewer bytes than on clusters of 2. The model gives them the cycles of the clusters of 2");
+  b.comment("where the tensor cores set the pace, and of equal estimates the launcher runs the mapping that loads");
+  b.comment("the fewest bytes: for single-wave calls with a long K, which the L2 cannot feed fast enough (an H100");
+  b.comment("at 408 x 6896 x 6408: 80.6 -> 70.9 µs on 4 x 1; at 6408 x 696 x 7384: 143.0 -> 121.5 µs on 2 x 4;");
+  b.comment("bench/results/2026-12-06-h100-s47.md).");
+  for (const auto& [S, T] : {std::pair<int64_t, int64_t>{4, 1}, {2, 2}}) {  // 128 x 256: the default's instances below the block
+    b.specialize_fastest("sm_90a");
+    b.instance("gemm_host", "gemm_host", "HOST")
+        .mem(ggg)
+        .tune({{"U", 128}, {"V", 256}})
+        .call("gemm", "gemm_block")
+        .entry({{"T", "bf16"}, {"E", "bf16"}});
+    b.instance("gemm_block", "gemm_block", "BLOCK")
+        .mem(ggg)
+        .tune("W", 64)
+        .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
+        .warpspecialize()
+        .pipeline(4)
+        .multicast(S, T)
+        .smem("227KB");
+  }
+  tile_shape(128, 192, 2, 4, 2, 64, 1, 4);
   return b.build();
 }
 

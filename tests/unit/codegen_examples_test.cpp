@@ -362,7 +362,7 @@ TEST(Codegen, F16Lowers) {
   Generated g = generate("gemm", gemm_edited("entry(T=bf16, E=bf16)", "entry(T=f16, E=f16)"));
   ASSERT_TRUE(g.artifact.has_value()) << (g.error ? g.error->message : g.internal);
   // One per mapping's TMA kernel and one per its async-copy variant.
-  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<256, __half, 0, 1>("), 4);  // 128 x 256, without and with multicast
+  EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<256, __half, 0, 1>("), 8);  // 128 x 256, alone and on clusters of 2, 4 x 1, 2 x 2
   EXPECT_EQ(count(g.artifact->cu, "loom::rt::wgmma_m64nNk16<64, __half, 0, 1>("), 8);  // the 128 x 64 mappings (one split), 64 x 64 split and 64 x 64
   EXPECT_NE(g.artifact->cu.find("reinterpret_cast<__half*>(C.data)"), std::string::npos);  // the epilogue
   EXPECT_NE(g.artifact->cu.find("if (C.dtype != LOOM_F16) return LOOM_ERR_DTYPE;"), std::string::npos);

@@ -533,12 +533,27 @@ TEST(Codegen, FastestMappingsChosenByTheCostModel) {
             std::string::npos);
   EXPECT_NE(between(a.cu, "namespace mapping2 {", "}  // namespace mapping2").find("1048576 FMA and 49152 TMA bytes per iteration"),
             std::string::npos);
-  EXPECT_NE(a.cu.find("  if (v_SMS > 0) {\n    double e[24] = {};\n    e[0] = mapping0::estimate_cycles(C, A, B, stream, v_SMS);  // the default\n"
+  EXPECT_NE(a.cu.find("  if (v_SMS > 0) {\n    double e[27] = {}, b[27] = {};\n    e[0] = mapping0::estimate_cycles(C, A, B, stream, v_SMS);  // the default\n"
                       "    e[1] = mapping1::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [gemm.loom:174]\n"),
             std::string::npos)
       << a.cu;
-  EXPECT_NE(a.cu.find("    int pick = 0;\n    for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23})\n"
-                      "      if (e[i] < e[pick]) pick = i;  // the first of equal estimates\n"),
+  // Of equal estimates, the mapping that loads the fewest bytes by TMA (load_bytes: a block's share of
+  // a multicast load, the blocks of whole clusters), then the first.
+  EXPECT_NE(a.cu.find("    b[26] = mapping26::load_bytes(C, A, B, stream);\n    int pick = 0;\n"
+                      "    for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26})\n"
+                      "      if (e[i] < e[pick] || (e[i] == e[pick] && b[i] < b[pick])) pick = i;  // of equal estimates, the fewest bytes loaded, then the first\n"),
+            std::string::npos);
+  EXPECT_NE(m0.find("  tile += 49152.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]\n"
+                    "  return tile * static_cast<double>(blocks);\n"),
+            std::string::npos);
+  // multicast(2): B's half of 32 KB a block; multicast(4, 1): a quarter; multicast(2, 2): half of each
+  // panel; the blocks of every cluster, whole
+  EXPECT_NE(m10.find("  tile += 32768.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [gemm.loom:24]\n"
+                     "  return tile * static_cast<double>(blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2);  // multicast(2)\n"),
+            std::string::npos);
+  const std::string m24 = between(a.cu, "namespace mapping24 {", "}  // namespace mapping24");
+  EXPECT_NE(m24.find("  tile += 24576.0 * static_cast<double>(v_6);"), std::string::npos);
+  EXPECT_NE(between(a.cu, "namespace mapping25 {", "}  // namespace mapping25").find("  tile += 24576.0 * static_cast<double>(v_6);"),
             std::string::npos);
   EXPECT_NE(a.cu.find("    return pick;\n  }\n  return 0;\n}"), std::string::npos);
 }
@@ -599,7 +614,7 @@ TEST(Codegen, EveryMappingByIndex) {
   EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {\n"
                       "  return pick_gemm(C, A, B, stream);\n}"),
             std::string::npos);
-  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_mappings(void) { return 24; }"), std::string::npos);
+  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_mappings(void) { return 27; }"), std::string::npos);
   EXPECT_NE(a.header.find("int loom_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"),
             std::string::npos);
   EXPECT_NE(a.header.find("int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"), std::string::npos);

@@ -1094,6 +1094,41 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 256;
+  const int64_t v_M = E.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = E.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 49152.0 * static_cast<double>(v_6);  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]
+  const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+  const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+  const int64_t v_L = C.shape[1];
+  const int64_t v_7 = loom_cdiv(v_L, v_c64);
+  tile += 49152.0 * static_cast<double>(v_7);  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping0
 
 // ==== mapping 1: when(fastest) [add_gemm.loom:134]
@@ -2146,6 +2181,40 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   tile += 128;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_M = E.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = E.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]
+  const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+  const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+  const int64_t v_L = C.shape[1];
+  const int64_t v_7 = loom_cdiv(v_L, v_c64);
+  tile += 32768.0 * static_cast<double>(v_7);  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping1
@@ -3201,6 +3270,40 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 64;
+  const int64_t v_M = E.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = E.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_6 = loom_cdiv(v_K, v_U);
+  tile += 49152.0 * static_cast<double>(v_6);  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]
+  const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+  const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+  const int64_t v_L = C.shape[1];
+  const int64_t v_7 = loom_cdiv(v_L, v_U);
+  tile += 49152.0 * static_cast<double>(v_7);  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping2
@@ -4267,6 +4370,41 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 192;
+  const int64_t v_M = E.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = E.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 40960.0 * static_cast<double>(v_6);  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]
+  const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+  const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+  const int64_t v_L = C.shape[1];
+  const int64_t v_7 = loom_cdiv(v_L, v_c64);
+  tile += 40960.0 * static_cast<double>(v_7);  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping3
 
 // ==== mapping 4: when(fastest) [add_gemm.loom:185]
@@ -5328,6 +5466,41 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 192;
+  const int64_t v_V = 128;
+  const int64_t v_M = E.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = E.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 40960.0 * static_cast<double>(v_6);  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]
+  const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+  const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+  const int64_t v_L = C.shape[1];
+  const int64_t v_7 = loom_cdiv(v_L, v_c64);
+  tile += 40960.0 * static_cast<double>(v_7);  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping4
 
 // ==== mapping 5: when(fastest) [add_gemm.loom:205]
@@ -6382,6 +6555,40 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 64;
+  const int64_t v_V = 128;
+  const int64_t v_M = E.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = E.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_6 = loom_cdiv(v_K, v_U);
+  tile += 24576.0 * static_cast<double>(v_6);  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]
+  const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+  const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+  const int64_t v_L = C.shape[1];
+  const int64_t v_7 = loom_cdiv(v_L, v_U);
+  tile += 24576.0 * static_cast<double>(v_7);  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping5
@@ -7439,6 +7646,40 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   tile += 288;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(E.shape[0]) * static_cast<double>(E.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 192;
+  const int64_t v_M = E.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = E.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 49152.0 * static_cast<double>(v_6);  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]
+  const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+  const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+  const int64_t v_L = C.shape[1];
+  const int64_t v_7 = loom_cdiv(v_L, v_c64);
+  tile += 49152.0 * static_cast<double>(v_7);  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping6
@@ -8576,6 +8817,41 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 256;
+  const int64_t v_M = E.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = E.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]
+  const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+  const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+  const int64_t v_L = C.shape[1];
+  const int64_t v_7 = loom_cdiv(v_L, v_c64);
+  tile += 32768.0 * static_cast<double>(v_7);  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]
+  return tile * static_cast<double>(blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping7
 
 // ==== mapping 8: when(fastest) [add_gemm.loom:260]
@@ -9711,6 +9987,41 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 192;
+  const int64_t v_M = E.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = E.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 28672.0 * static_cast<double>(v_6);  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]
+  const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+  const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+  const int64_t v_L = C.shape[1];
+  const int64_t v_7 = loom_cdiv(v_L, v_c64);
+  tile += 28672.0 * static_cast<double>(v_7);  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]
+  return tile * static_cast<double>(blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping8
 
 // ==== mapping 9: when(fastest) [add_gemm.loom:276]
@@ -10840,6 +11151,40 @@ double estimate_cycles(const loom_tensor& E, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, const loom_tensor& D, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 192;
+  const int64_t v_M = E.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = E.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 36864.0 * static_cast<double>(v_6);  // add_gemm_block: srange k in cdiv(K, W)  [add_gemm.loom:35]
+  const int64_t v_Cp_o0 = 0 + (v_i * v_U);
+  const int64_t v_Cp_e0 = loom_clip(C.shape[0], (v_i * v_U), v_U);
+  const int64_t v_L = C.shape[1];
+  const int64_t v_7 = loom_cdiv(v_L, v_c64);
+  tile += 36864.0 * static_cast<double>(v_7);  // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]
+  return tile * static_cast<double>(blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping9
 
 // The mapping for this call by the program's rules, from the run-time extents: the first
@@ -10868,7 +11213,7 @@ int rule_pick_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_te
     }
   }
   if (v_SMS > 0) {
-    double e[10] = {};
+    double e[10] = {}, b[10] = {};
     e[0] = mapping0::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // the default
     e[1] = mapping1::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:134]
     e[2] = mapping2::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:150]
@@ -10879,9 +11224,19 @@ int rule_pick_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_te
     e[7] = mapping7::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:252]
     e[8] = mapping8::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:260]
     e[9] = mapping9::estimate_cycles(E, A, B, C, D, stream, v_SMS);  // when(fastest) [add_gemm.loom:276]
+    b[0] = mapping0::load_bytes(E, A, B, C, D, stream);
+    b[1] = mapping1::load_bytes(E, A, B, C, D, stream);
+    b[2] = mapping2::load_bytes(E, A, B, C, D, stream);
+    b[3] = mapping3::load_bytes(E, A, B, C, D, stream);
+    b[4] = mapping4::load_bytes(E, A, B, C, D, stream);
+    b[5] = mapping5::load_bytes(E, A, B, C, D, stream);
+    b[6] = mapping6::load_bytes(E, A, B, C, D, stream);
+    b[7] = mapping7::load_bytes(E, A, B, C, D, stream);
+    b[8] = mapping8::load_bytes(E, A, B, C, D, stream);
+    b[9] = mapping9::load_bytes(E, A, B, C, D, stream);
     int pick = 0;
     for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9})
-      if (e[i] < e[pick]) pick = i;  // the first of equal estimates
+      if (e[i] < e[pick] || (e[i] == e[pick] && b[i] < b[pick])) pick = i;  // of equal estimates, the fewest bytes loaded, then the first
     if (estimates)
       for (int i = 0; i < 10; ++i) estimates[i] = e[i];
     return pick;

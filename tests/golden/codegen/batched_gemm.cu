@@ -872,6 +872,40 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 128;
+  const int64_t v_V = 256;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 49152.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping0
 
 // ==== mapping 1: when(fastest) [batched_gemm.loom:136]
@@ -1704,6 +1738,39 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   tile += 128;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 128;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping1
@@ -2539,6 +2606,39 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 128;
+  const int64_t v_V = 64;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_6 = loom_cdiv(v_K, v_U);
+  tile += 49152.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping2
@@ -3592,6 +3692,39 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 128;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping3
 
 // ==== mapping 4: when(fastest) [batched_gemm.loom:190]
@@ -4641,6 +4774,39 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   else (void)cudaGetLastError();
   if (slots <= 0) slots = sms / 4 > 0 ? sms / 4 : 1;
   return static_cast<double>((blocks + slots - 1) / slots) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 128;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping4
@@ -5695,6 +5861,39 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 128;
+  const int64_t v_V = 64;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_6 = loom_cdiv(v_K, v_U);
+  tile += 49152.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping5
 
 // ==== mapping 6: when(fastest) [batched_gemm.loom:228]
@@ -6538,6 +6737,40 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 128;
+  const int64_t v_V = 192;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 40960.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping6
 
 // ==== mapping 7: when(fastest) [batched_gemm.loom:244]
@@ -7379,6 +7612,40 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 192;
+  const int64_t v_V = 128;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 40960.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping7
 
 // ==== mapping 8: when(fastest) [batched_gemm.loom:264]
@@ -8215,6 +8482,39 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 64;
+  const int64_t v_V = 128;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_6 = loom_cdiv(v_K, v_U);
+  tile += 24576.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping8
 
 // ==== mapping 9: when(fastest) [batched_gemm.loom:288]
@@ -9049,6 +9349,39 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   tile += 288;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) * static_cast<double>(C.shape[2])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 192;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 49152.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping9
@@ -9965,6 +10298,40 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 128;
+  const int64_t v_V = 256;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks / grid_n1 * loom_cdiv(grid_n1, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping10
 
 // ==== mapping 11: when(fastest) [batched_gemm.loom:320]
@@ -10878,6 +11245,40 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 128;
+  const int64_t v_V = 192;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 28672.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks / grid_n1 * loom_cdiv(grid_n1, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping11
 
 // ==== mapping 12: when(fastest) [batched_gemm.loom:336]
@@ -11785,6 +12186,39 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 192;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 36864.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks / grid_n1 * loom_cdiv(grid_n1, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping12
 
 // ==== mapping 13: when(fastest) [batched_gemm.loom:360]
@@ -12618,6 +13052,39 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_Bt = C.shape[0];
+  const int64_t grid_n0 = v_Bt;
+  const int64_t v_b = 0;
+  (void)v_b;
+  const int64_t v_M = C.shape[1];
+  const int64_t v_N = C.shape[2];
+  const int64_t v_U = 64;
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n1 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n2 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1 * grid_n2;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[1], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[2];
+  const int64_t v_W = 128;
+  const int64_t v_6 = loom_cdiv(v_K, v_W);
+  tile += 32768.0 * static_cast<double>(v_6);  // gemm_block: srange k in cdiv(K, W)  [batched_gemm.loom:38]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping13
 
 // The mapping for this call by the program's rules, from the run-time extents: the first
@@ -12644,7 +13111,7 @@ int rule_pick_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loo
     }
   }
   if (v_SMS > 0) {
-    double e[14] = {};
+    double e[14] = {}, b[14] = {};
     e[0] = mapping0::estimate_cycles(C, A, B, stream, v_SMS);  // the default
     e[1] = mapping1::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:136]
     e[2] = mapping2::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:152]
@@ -12659,9 +13126,23 @@ int rule_pick_batched_gemm(const loom_tensor& C, const loom_tensor& A, const loo
     e[11] = mapping11::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:320]
     e[12] = mapping12::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:336]
     e[13] = mapping13::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [batched_gemm.loom:360]
+    b[0] = mapping0::load_bytes(C, A, B, stream);
+    b[1] = mapping1::load_bytes(C, A, B, stream);
+    b[2] = mapping2::load_bytes(C, A, B, stream);
+    b[3] = mapping3::load_bytes(C, A, B, stream);
+    b[4] = mapping4::load_bytes(C, A, B, stream);
+    b[5] = mapping5::load_bytes(C, A, B, stream);
+    b[6] = mapping6::load_bytes(C, A, B, stream);
+    b[7] = mapping7::load_bytes(C, A, B, stream);
+    b[8] = mapping8::load_bytes(C, A, B, stream);
+    b[9] = mapping9::load_bytes(C, A, B, stream);
+    b[10] = mapping10::load_bytes(C, A, B, stream);
+    b[11] = mapping11::load_bytes(C, A, B, stream);
+    b[12] = mapping12::load_bytes(C, A, B, stream);
+    b[13] = mapping13::load_bytes(C, A, B, stream);
     int pick = 0;
     for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13})
-      if (e[i] < e[pick]) pick = i;  // the first of equal estimates
+      if (e[i] < e[pick] || (e[i] == e[pick] && b[i] < b[pick])) pick = i;  // of equal estimates, the fewest bytes loaded, then the first
     if (estimates)
       for (int i = 0; i < 14; ++i) estimates[i] = e[i];
     return pick;

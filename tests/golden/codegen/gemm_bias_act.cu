@@ -866,6 +866,36 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 256;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 49152.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping0
 
 // ==== mapping 1: when(fastest) [gemm_bias_act.loom:165]
@@ -1692,6 +1722,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   tile += 2048;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping1
@@ -2521,6 +2580,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   tile += 1024;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 64;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_6 = loom_cdiv(v_K, v_U);
+  tile += 49152.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping2
@@ -3568,6 +3656,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping3
 
 // ==== mapping 4: when(fastest) [gemm_bias_act.loom:222]
@@ -4611,6 +4728,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   else (void)cudaGetLastError();
   if (slots <= 0) slots = sms / 4 > 0 ? sms / 4 : 1;
   return static_cast<double>((blocks + slots - 1) / slots) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping4
@@ -5659,6 +5805,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 64;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_6 = loom_cdiv(v_K, v_U);
+  tile += 49152.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping5
 
 // ==== mapping 6: when(fastest) [gemm_bias_act.loom:260]
@@ -6496,6 +6671,36 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 192;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 40960.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping6
 
 // ==== mapping 7: when(fastest) [gemm_bias_act.loom:278]
@@ -7331,6 +7536,36 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 192;
+  const int64_t v_V = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 40960.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping7
 
 // ==== mapping 8: when(fastest) [gemm_bias_act.loom:301]
@@ -8159,6 +8394,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   tile += 1024;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 64;
+  const int64_t v_V = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_6 = loom_cdiv(v_K, v_U);
+  tile += 24576.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping8
@@ -9069,6 +9333,36 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 256;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping9
 
 // ==== mapping 10: when(fastest) [gemm_bias_act.loom:337]
@@ -9976,6 +10270,36 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 192;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 28672.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping10
 
 // ==== mapping 11: when(fastest) [gemm_bias_act.loom:355]
@@ -10880,6 +11204,36 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 192;
+  const int64_t v_V = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping11
 
 // ==== mapping 12: when(fastest) [gemm_bias_act.loom:385]
@@ -11758,6 +12112,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile + fixed;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping12
 
 // ==== mapping 13: when(fastest) [gemm_bias_act.loom:415]
@@ -12586,6 +12969,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   tile += 4608;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 192;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 49152.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping13
@@ -13489,6 +13901,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, const loom_tensor& bias, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 192;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 36864.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_bias_act.loom:32]
+  return tile * static_cast<double>(blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping14
 
 // The mapping for this call by the program's rules, from the run-time extents: the first
@@ -13516,7 +13957,7 @@ int rule_pick_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const lo
     }
   }
   if (v_SMS > 0) {
-    double e[15] = {};
+    double e[15] = {}, b[15] = {};
     e[0] = mapping0::estimate_cycles(C, A, B, bias, stream, v_SMS);  // the default
     e[1] = mapping1::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:165]
     e[2] = mapping2::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:183]
@@ -13532,9 +13973,24 @@ int rule_pick_gemm_bias_act(const loom_tensor& C, const loom_tensor& A, const lo
     e[12] = mapping12::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:385]
     e[13] = mapping13::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:415]
     e[14] = mapping14::estimate_cycles(C, A, B, bias, stream, v_SMS);  // when(fastest) [gemm_bias_act.loom:438]
+    b[0] = mapping0::load_bytes(C, A, B, bias, stream);
+    b[1] = mapping1::load_bytes(C, A, B, bias, stream);
+    b[2] = mapping2::load_bytes(C, A, B, bias, stream);
+    b[3] = mapping3::load_bytes(C, A, B, bias, stream);
+    b[4] = mapping4::load_bytes(C, A, B, bias, stream);
+    b[5] = mapping5::load_bytes(C, A, B, bias, stream);
+    b[6] = mapping6::load_bytes(C, A, B, bias, stream);
+    b[7] = mapping7::load_bytes(C, A, B, bias, stream);
+    b[8] = mapping8::load_bytes(C, A, B, bias, stream);
+    b[9] = mapping9::load_bytes(C, A, B, bias, stream);
+    b[10] = mapping10::load_bytes(C, A, B, bias, stream);
+    b[11] = mapping11::load_bytes(C, A, B, bias, stream);
+    b[12] = mapping12::load_bytes(C, A, B, bias, stream);
+    b[13] = mapping13::load_bytes(C, A, B, bias, stream);
+    b[14] = mapping14::load_bytes(C, A, B, bias, stream);
     int pick = 0;
     for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14})
-      if (e[i] < e[pick]) pick = i;  // the first of equal estimates
+      if (e[i] < e[pick] || (e[i] == e[pick] && b[i] < b[pick])) pick = i;  // of equal estimates, the fewest bytes loaded, then the first
     if (estimates)
       for (int i = 0; i < 15; ++i) estimates[i] = e[i];
     return pick;

@@ -935,6 +935,37 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& R, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& R, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const float v_0 = 0.0f;
+  const int64_t v_U = 128;
+  const int64_t v_V = 256;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_1 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_2 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_1;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_2;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 49152.0 * static_cast<double>(v_6);  // gr_block: srange k in cdiv(K, W)  [gemm_reduce.loom:35]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping0
 
 // ==== mapping 1: when(fastest) [gemm_reduce.loom:169]
@@ -1830,6 +1861,36 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& R, const loom_te
   tile += 128;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1]) + static_cast<double>(4) * static_cast<double>(R.shape[0])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& R, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const float v_0 = 0.0f;
+  const int64_t v_U = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_1 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_2 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_1;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_2;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // gr_block: srange k in cdiv(K, W)  [gemm_reduce.loom:35]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping1
@@ -2791,6 +2852,36 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& R, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile + fixed;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& R, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const float v_0 = 0.0f;
+  const int64_t v_U = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_1 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_2 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_1;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_2;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // gr_block: srange k in cdiv(K, W)  [gemm_reduce.loom:35]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping2
 
 // The mapping for this call by the program's rules, from the run-time extents: the first
@@ -2818,13 +2909,16 @@ int rule_pick_gemm_reduce(const loom_tensor& C, const loom_tensor& R, const loom
     }
   }
   if (v_SMS > 0) {
-    double e[3] = {};
+    double e[3] = {}, b[3] = {};
     e[0] = mapping0::estimate_cycles(C, R, A, B, stream, v_SMS);  // the default
     e[1] = mapping1::estimate_cycles(C, R, A, B, stream, v_SMS);  // when(fastest) [gemm_reduce.loom:169]
     e[2] = mapping2::estimate_cycles(C, R, A, B, stream, v_SMS);  // when(fastest) [gemm_reduce.loom:198]
+    b[0] = mapping0::load_bytes(C, R, A, B, stream);
+    b[1] = mapping1::load_bytes(C, R, A, B, stream);
+    b[2] = mapping2::load_bytes(C, R, A, B, stream);
     int pick = 0;
     for (const int i : {1, 2})
-      if (e[i] < e[pick]) pick = i;  // the first of equal estimates
+      if (e[i] < e[pick] || (e[i] == e[pick] && b[i] < b[pick])) pick = i;  // of equal estimates, the fewest bytes loaded, then the first
     if (estimates)
       for (int i = 0; i < 3; ++i) estimates[i] = e[i];
     return pick;

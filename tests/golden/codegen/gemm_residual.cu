@@ -947,6 +947,36 @@ double estimate_cycles(const loom_tensor& D, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& D, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, float v_alpha, cudaStream_t stream) {
+  (void)stream;
+  (void)v_alpha;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_M = D.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = D.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_residual.loom:29]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping0
 
 // ==== mapping 1: when(fastest) [gemm_residual.loom:141]
@@ -1880,6 +1910,37 @@ double estimate_cycles(const loom_tensor& D, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& D, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, float v_alpha, cudaStream_t stream) {
+  (void)stream;
+  (void)v_alpha;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 256;
+  const int64_t v_M = D.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = D.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 49152.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_residual.loom:29]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping1
 
 // ==== mapping 2: when(fastest) [gemm_residual.loom:160]
@@ -2809,6 +2870,37 @@ double estimate_cycles(const loom_tensor& D, const loom_tensor& A, const loom_te
   tile += 192;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(D.shape[0]) * static_cast<double>(D.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& D, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, float v_alpha, cudaStream_t stream) {
+  (void)stream;
+  (void)v_alpha;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 192;
+  const int64_t v_M = D.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = D.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 40960.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_residual.loom:29]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping2
@@ -3812,6 +3904,37 @@ double estimate_cycles(const loom_tensor& D, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& D, const loom_tensor& A, const loom_tensor& B, const loom_tensor& C, float v_alpha, cudaStream_t stream) {
+  (void)stream;
+  (void)v_alpha;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 256;
+  const int64_t v_M = D.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = D.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // block: srange k in cdiv(K, W)  [gemm_residual.loom:29]
+  return tile * static_cast<double>(blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping3
 
 // The mapping for this call by the program's rules, from the run-time extents: the first
@@ -3840,14 +3963,18 @@ int rule_pick_gemm_residual(const loom_tensor& D, const loom_tensor& A, const lo
     }
   }
   if (v_SMS > 0) {
-    double e[4] = {};
+    double e[4] = {}, b[4] = {};
     e[0] = mapping0::estimate_cycles(D, A, B, C, v_alpha, stream, v_SMS);  // the default
     e[1] = mapping1::estimate_cycles(D, A, B, C, v_alpha, stream, v_SMS);  // when(fastest) [gemm_residual.loom:141]
     e[2] = mapping2::estimate_cycles(D, A, B, C, v_alpha, stream, v_SMS);  // when(fastest) [gemm_residual.loom:160]
     e[3] = mapping3::estimate_cycles(D, A, B, C, v_alpha, stream, v_SMS);  // when(fastest) [gemm_residual.loom:180]
+    b[0] = mapping0::load_bytes(D, A, B, C, v_alpha, stream);
+    b[1] = mapping1::load_bytes(D, A, B, C, v_alpha, stream);
+    b[2] = mapping2::load_bytes(D, A, B, C, v_alpha, stream);
+    b[3] = mapping3::load_bytes(D, A, B, C, v_alpha, stream);
     int pick = 0;
     for (const int i : {1, 2, 3})
-      if (e[i] < e[pick]) pick = i;  // the first of equal estimates
+      if (e[i] < e[pick] || (e[i] == e[pick] && b[i] < b[pick])) pick = i;  // of equal estimates, the fewest bytes loaded, then the first
     if (estimates)
       for (int i = 0; i < 4; ++i) estimates[i] = e[i];
     return pick;

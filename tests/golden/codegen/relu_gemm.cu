@@ -927,6 +927,36 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 256;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 49152.0 * static_cast<double>(v_6);  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping0
 
 // ==== mapping 1: when(fastest) [relu_gemm.loom:164]
@@ -1814,6 +1844,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   tile += 128;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping1
@@ -2714,6 +2773,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 64;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_6 = loom_cdiv(v_K, v_U);
+  tile += 49152.0 * static_cast<double>(v_6);  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping2
 
 // ==== mapping 3: when(fastest) [relu_gemm.loom:201]
@@ -3603,6 +3691,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   tile += 64;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 64;
+  const int64_t v_V = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_6 = loom_cdiv(v_K, v_U);
+  tile += 24576.0 * static_cast<double>(v_6);  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping3
@@ -4503,6 +4620,36 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 192;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 40960.0 * static_cast<double>(v_6);  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping4
 
 // ==== mapping 5: when(fastest) [relu_gemm.loom:241]
@@ -5392,6 +5539,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   tile += 288;  // the epilogue's element-wise work (max of special-function and ALU cycles)
   tile += (static_cast<double>(2) * static_cast<double>(C.shape[0]) * static_cast<double>(C.shape[1])) / static_cast<double>(blocks) / 48.0;
   return static_cast<double>((blocks + sms - 1) / sms) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 192;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 49152.0 * static_cast<double>(v_6);  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping5
@@ -6361,6 +6537,36 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   else (void)cudaGetLastError();
   if (slots <= 0) slots = sms / 2 > 0 ? sms / 2 * 2 : 2;
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 256;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]
+  return tile * static_cast<double>(blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2);  // multicast(2)
 }
 
 }  // namespace mapping6
@@ -7469,6 +7675,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping7
 
 // ==== mapping 8: when(fastest) [relu_gemm.loom:295]
@@ -8573,6 +8808,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   else (void)cudaGetLastError();
   if (slots <= 0) slots = sms / 4 > 0 ? sms / 4 : 1;
   return static_cast<double>((blocks + slots - 1) / slots) * tile;
+}
+
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 32768.0 * static_cast<double>(v_6);  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]
+  return tile * static_cast<double>(blocks);
 }
 
 }  // namespace mapping8
@@ -9690,6 +9954,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 64;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_6 = loom_cdiv(v_K, v_U);
+  tile += 49152.0 * static_cast<double>(v_6);  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]
+  return tile * static_cast<double>(blocks);
+}
+
 }  // namespace mapping9
 
 // ==== mapping 10: when(fastest) [relu_gemm.loom:333]
@@ -10658,6 +10951,36 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 128;
+  const int64_t v_V = 192;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_V);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 28672.0 * static_cast<double>(v_6);  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]
+  return tile * static_cast<double>(blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping10
 
 // ==== mapping 11: when(fastest) [relu_gemm.loom:349]
@@ -11620,6 +11943,35 @@ double estimate_cycles(const loom_tensor& C, const loom_tensor& A, const loom_te
   return static_cast<double>((mc_blocks + slots - 1) / slots) * tile;
 }
 
+// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break
+// between equal estimates.
+double load_bytes(const loom_tensor& C, const loom_tensor& A, const loom_tensor& B, cudaStream_t stream) {
+  (void)stream;
+  // the grid: the block loops' trip counts (inner loops' at index 0 of the outer ones)
+  const int64_t v_U = 192;
+  const int64_t v_M = C.shape[0];
+  const int64_t v_0 = loom_cdiv(v_M, v_U);
+  const int64_t v_N = C.shape[1];
+  const int64_t v_1 = loom_cdiv(v_N, v_U);
+  const int64_t grid_n0 = v_0;
+  const int64_t v_i = 0;
+  (void)v_i;
+  const int64_t grid_n1 = v_1;
+  const int64_t v_j = 0;
+  (void)v_j;
+  const int64_t blocks = grid_n0 * grid_n1;
+  if (blocks <= 0) return 0.0;
+  double tile = 0.0;
+  const int64_t v_c0 = 0;
+  const int64_t v_Ap_o0 = 0 + (v_i * v_U);
+  const int64_t v_Ap_e0 = loom_clip(A.shape[0], (v_i * v_U), v_U);
+  const int64_t v_K = A.shape[1];
+  const int64_t v_c64 = 64;
+  const int64_t v_6 = loom_cdiv(v_K, v_c64);
+  tile += 36864.0 * static_cast<double>(v_6);  // relu_gemm_block: srange k in cdiv(K, W)  [relu_gemm.loom:31]
+  return tile * static_cast<double>(blocks / grid_n0 * loom_cdiv(grid_n0, 2) * 2);  // multicast(2)
+}
+
 }  // namespace mapping11
 
 // The mapping for this call by the program's rules, from the run-time extents: the first
@@ -11646,7 +11998,7 @@ int rule_pick_relu_gemm(const loom_tensor& C, const loom_tensor& A, const loom_t
     }
   }
   if (v_SMS > 0) {
-    double e[12] = {};
+    double e[12] = {}, b[12] = {};
     e[0] = mapping0::estimate_cycles(C, A, B, stream, v_SMS);  // the default
     e[1] = mapping1::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:164]
     e[2] = mapping2::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:180]
@@ -11659,9 +12011,21 @@ int rule_pick_relu_gemm(const loom_tensor& C, const loom_tensor& A, const loom_t
     e[9] = mapping9::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:311]
     e[10] = mapping10::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:333]
     e[11] = mapping11::estimate_cycles(C, A, B, stream, v_SMS);  // when(fastest) [relu_gemm.loom:349]
+    b[0] = mapping0::load_bytes(C, A, B, stream);
+    b[1] = mapping1::load_bytes(C, A, B, stream);
+    b[2] = mapping2::load_bytes(C, A, B, stream);
+    b[3] = mapping3::load_bytes(C, A, B, stream);
+    b[4] = mapping4::load_bytes(C, A, B, stream);
+    b[5] = mapping5::load_bytes(C, A, B, stream);
+    b[6] = mapping6::load_bytes(C, A, B, stream);
+    b[7] = mapping7::load_bytes(C, A, B, stream);
+    b[8] = mapping8::load_bytes(C, A, B, stream);
+    b[9] = mapping9::load_bytes(C, A, B, stream);
+    b[10] = mapping10::load_bytes(C, A, B, stream);
+    b[11] = mapping11::load_bytes(C, A, B, stream);
     int pick = 0;
     for (const int i : {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})
-      if (e[i] < e[pick]) pick = i;  // the first of equal estimates
+      if (e[i] < e[pick] || (e[i] == e[pick] && b[i] < b[pick])) pick = i;  // of equal estimates, the fewest bytes loaded, then the first
     if (estimates)
       for (int i = 0; i < 12; ++i) estimates[i] = e[i];
     return pick;
