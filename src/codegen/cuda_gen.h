@@ -616,6 +616,7 @@ class CudaGen {
   // ---- launcher.cpp: host launcher and C ABI functions ----------------------------------------------
   std::string host_launcher(const std::string& kname);
   std::vector<std::string> grid_lines(std::set<ValueId>& have);
+  std::set<ValueId> host_function_head(std::ostream& o);  // estimate.cpp
   std::vector<std::string> slice_lines(ValueId v, std::set<ValueId>& have, const Op& for_loop,
                                        const std::string& what = "a cost estimate for when(fastest)");
   std::string tensor_checks(ValueId p) const;

@@ -98,18 +98,26 @@ double CudaGen::work_cycles(const Op* loop) const {
                   static_cast<double>(alu) / static_cast<double>(cm.alu_ops_per_cycle));
 }
 
+// The body's first lines of a host function of the call's arguments (estimate_cycles, load_bytes):
+// the arguments it does not read marked unused, and the grid's trip counts (`blocks`). Returns the
+// values those lines define, for slice_lines.
+std::set<ValueId> CudaGen::host_function_head(std::ostream& o) {
+  o << "  (void)stream;\n";
+  for (ValueId p : f_.params)
+    if (f_.info(p).type != ir::Type::Tensor) o << "  (void)" << var(p) << ";\n";
+  std::set<ValueId> have(f_.params.begin(), f_.params.end());
+  for (const std::string& l : grid_lines(have)) o << "  " << l << "\n";
+  return have;
+}
+
 std::string CudaGen::estimate_function() {
   const CostModel& cm = hopper_machine().cost;
   std::ostringstream o;
   o << "// The cost model's cycles for one call at these extents on `sms` SMs (estimate.cpp; machine model:\n"
     << "// " << cm.mma_fma_per_cycle << " tensor-core FMA and " << cm.fill_bytes_per_cycle << " bytes of TMA fill per SM and cycle, "
     << cm.tile_cycles << " cycles per tile).\n"
-    << "double estimate_cycles(" << launch_params() << ", int64_t sms) {\n"
-    << "  (void)stream;\n";
-  for (ValueId p : f_.params)
-    if (f_.info(p).type != ir::Type::Tensor) o << "  (void)" << var(p) << ";\n";
-  std::set<ValueId> have(f_.params.begin(), f_.params.end());
-  for (const std::string& l : grid_lines(have)) o << "  " << l << "\n";
+    << "double estimate_cycles(" << launch_params() << ", int64_t sms) {\n";
+  std::set<ValueId> have = host_function_head(o);
   o << "  if (blocks <= 0 || sms <= 0) return 0.0;\n";
   // Tensors the TMA loads whose rows may start off a 32-byte sector: their bytes cost
   // offsector_fill_percent of the fill rate's time (CostModel).
@@ -250,12 +258,8 @@ std::string CudaGen::load_bytes_function() {
   std::ostringstream o;
   o << "// The bytes one call loads by TMA at these extents (estimate.cpp, load_bytes_function): the tie-break\n"
     << "// between equal estimates.\n"
-    << "double load_bytes(" << launch_params() << ") {\n"
-    << "  (void)stream;\n";
-  for (ValueId p : f_.params)
-    if (f_.info(p).type != ir::Type::Tensor) o << "  (void)" << var(p) << ";\n";
-  std::set<ValueId> have(f_.params.begin(), f_.params.end());
-  for (const std::string& l : grid_lines(have)) o << "  " << l << "\n";
+    << "double load_bytes(" << launch_params() << ") {\n";
+  std::set<ValueId> have = host_function_head(o);
   o << "  if (blocks <= 0) return 0.0;\n"
     << "  double tile = 0.0;\n";
   for (const Op& L : grid_.back()->regions[0].ops) {
