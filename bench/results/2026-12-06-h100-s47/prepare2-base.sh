@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Session 47: the committed examples' fused libraries (HEAD edfec90's loom, LOOM=...) for r2's base run:
-# gemm_bias_act gelu and gelu_fast, add_gemm, into build-gpu/s47b/base.
+# Session 47: the committed examples' fused libraries for r2's base run: gemm_bias_act gelu and gelu_fast,
+# add_gemm, into build-gpu/s47b/base. This session built them with edfec90's loom (LOOM=...); with a later
+# loom (the dispatcher's tie-break, 5fdeb82) the base has the same tie-break as the extended libraries.
 set -eu
 S=build-gpu/s47b/base
 L=${LOOM:-build/loom}
