@@ -350,20 +350,24 @@ Program build_gemm() {
   b.comment("same tiles' without multicast: 4 stages of 48 KB for 128 x 256 and 192 x 192, which leave room for");
   b.comment("half a staging tile a warpgroup (the epilogue stores it in two halves, or three thirds; H200:");
   b.comment("5264 x 7640 x 7224 960 -> 823 us, 6192 x 5624 x 4888 590 -> 513, bench/results/2026-12-02-h200-pingpong.md).");
-  b.specialize_fastest("sm_90a");
-  b.instance("gemm_host", "gemm_host", "HOST")
-      .mem(ggg)
-      .tune({{"U", 128}, {"V", 256}})
-      .call("gemm", "gemm_block")
-      .entry({{"T", "bf16"}, {"E", "bf16"}});
-  b.instance("gemm_block", "gemm_block", "BLOCK")
-      .mem(ggg)
-      .tune("W", 64)
-      .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
-      .warpspecialize()
-      .pipeline(4)
-      .multicast(2)
-      .smem("227KB");
+  // 128 x 256 on clusters of S (x T): the default's instances below the block.
+  auto wide_multicast = [&](int64_t S, int64_t T) {
+    b.specialize_fastest("sm_90a");
+    b.instance("gemm_host", "gemm_host", "HOST")
+        .mem(ggg)
+        .tune({{"U", 128}, {"V", 256}})
+        .call("gemm", "gemm_block")
+        .entry({{"T", "bf16"}, {"E", "bf16"}});
+    b.instance("gemm_block", "gemm_block", "BLOCK")
+        .mem(ggg)
+        .tune("W", 64)
+        .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
+        .warpspecialize()
+        .pipeline(4)
+        .multicast(S, T)
+        .smem("227KB");
+  };
+  wide_multicast(2, 0);
   tile_shape(128, 192, 2, 4, 2);
   tile_shape(192, 192, 3, 4, 2);
   b.comment("64 x 64 tiles with 128-deep K steps (4 stages of 32 KB) on one compute warpgroup, the K loop split");
@@ -431,22 +435,8 @@ Program build_gemm() {
   b.comment("the fewest bytes: for single-wave calls with a long K, which the L2 cannot feed fast enough (an H100");
   b.comment("at 408 x 6896 x 6408: 80.6 -> 70.9 µs on 4 x 1; at 6408 x 696 x 7384: 143.0 -> 121.5 µs on 2 x 4;");
   b.comment("bench/results/2026-12-06-h100-s47.md).");
-  for (const auto& [S, T] : {std::pair<int64_t, int64_t>{4, 1}, {2, 2}}) {  // 128 x 256: the default's instances below the block
-    b.specialize_fastest("sm_90a");
-    b.instance("gemm_host", "gemm_host", "HOST")
-        .mem(ggg)
-        .tune({{"U", 128}, {"V", 256}})
-        .call("gemm", "gemm_block")
-        .entry({{"T", "bf16"}, {"E", "bf16"}});
-    b.instance("gemm_block", "gemm_block", "BLOCK")
-        .mem(ggg)
-        .tune("W", 64)
-        .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
-        .warpspecialize()
-        .pipeline(4)
-        .multicast(S, T)
-        .smem("227KB");
-  }
+  wide_multicast(4, 1);
+  wide_multicast(2, 2);
   tile_shape(128, 192, 2, 4, 2, 64, 1, 4);
   return b.build();
 }
