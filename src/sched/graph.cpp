@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 const std::set<std::string> kNodeKeys = {"name", "unit", "cycles", "rrt", "op", "shape", "regs", "smem",
-                                         "memory", "variable_latency", "spill_cost", "comment", "note"};
+                                         "memory", "variable_latency", "spill_cost", "team", "comment", "note"};
 const std::set<std::string> kEdgeKeys = {"from", "to", "delay", "distance", "blocking", "comment", "note"};
 
 struct Reader {
@@ -112,6 +112,11 @@ GraphNode read_node(const json& jn, std::size_t idx, const Reader& rd) {
   }
   if (jn.contains("variable_latency")) n.variable_latency = get_bool(jn, "variable_latency", what, n.pos);
   if (jn.contains("spill_cost")) n.spill_cost = get_int(jn, "spill_cost", what, n.pos, 0);
+  if (jn.contains("team")) {
+    if (!jn["team"].is_string() || jn["team"].get<std::string>().empty())
+      throw UserError(what + ": 'team' must be a non-empty string (nodes of one team run on one warp group)", n.pos);
+    n.team = jn["team"].get<std::string>();
+  }
   return n;
 }
 

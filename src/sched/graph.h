@@ -32,6 +32,7 @@ struct GraphNode {
   std::map<std::string, std::int64_t> memory;   // memory name -> bytes of the result ("smem": n)
   std::optional<bool> variable_latency;
   std::optional<std::int64_t> spill_cost;  // raw cycles to hand the result to another warp group
+  std::string team;                        // nodes of one (non-empty) team run on one warp group
   SourcePos pos;
 };
 

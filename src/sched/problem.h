@@ -8,7 +8,8 @@
 //  - edge (u, v, delay d, distance δ): v of iteration i issues >= d cycles after u of iteration i-δ;
 //  - a value (the result of v) needs regs registers per thread of the warp group that computes it
 //    and mem[m] bytes of memory m while it is live (from its issue to its last use);
-//  - handing a register value to another warp group costs spill cycles and blocking synchronization.
+//  - handing a register value to another warp group costs spill cycles and blocking synchronization;
+//  - ops of one team run on one warp group (a sub-tile whose values stay in its warp group's registers).
 // Tested by tests/sched/graph_test.cpp.
 #pragma once
 
@@ -31,6 +32,7 @@ struct Op {
   bool variable_latency = false;
   bool streaming = false;             // variable latency and no incoming dependence: zero cost
   int spill = 0;                      // cross-warp hand-off cost (0: none needed, e.g. smem values)
+  int team = -1;                      // ops of one team (>= 0) run on one warp group
   int span() const { return len > 0 ? len : 1; }  // cycles counted toward the schedule length
 };
 

@@ -45,6 +45,8 @@ TEST(Graph, RejectsBadFields) {
   EXPECT_THROW(parse_graph(R"({"nodes": [{"name": "A"}]})"), UserError);
   EXPECT_THROW(parse_graph(R"({"nodes": []})"), UserError);
   EXPECT_THROW(parse_graph(R"([1, 2])"), UserError);
+  EXPECT_THROW(parse_graph(R"({"nodes": [{"name": "A", "unit": "tc", "cycles": 1, "team": ""}]})"), UserError);
+  EXPECT_THROW(parse_graph(R"({"nodes": [{"name": "A", "unit": "tc", "cycles": 1, "team": 1}]})"), UserError);
   EXPECT_THROW(parse_graph(R"({"nodes": [{"name": "A", "unit": "tc", "cycles": 1}, {"name": "A", "unit": "tc", "cycles": 1}]})"),
                UserError);
 }
@@ -58,6 +60,19 @@ TEST(Graph, ZeroDistanceCycleIsAnError) {
 TEST(Graph, UnknownUnitAndMachine) {
   EXPECT_THROW(problem_from(R"({"nodes": [{"name": "A", "unit": "fpu", "cycles": 1}]})"), UserError);
   EXPECT_THROW(builtin_machine("volta"), UserError);
+}
+
+TEST(Graph, ATeamCannotMixVariableAndFixedLatency) {
+  try {
+    problem_from(R"({"machine": {"units": {"tc": 1, "tma": 1}, "warps": 2, "memories": {"smem": 1000}},
+      "nodes": [{"name": "L", "unit": "tma", "cycles": 4, "variable_latency": true, "smem": 100, "team": "t"},
+                {"name": "G", "unit": "tc", "cycles": 1, "team": "t"}],
+      "edges": [{"from": "L", "to": "G"}]})");
+    FAIL() << "no error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("nodes 'L' and 'G' are both in team 't', but 'L' has variable latency"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Graph, RrtAndOpCosts) {

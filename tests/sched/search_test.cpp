@@ -44,6 +44,38 @@ TEST(Search, RegisterLimitSplitsWarps) {
   EXPECT_NE(r.schedule.warp[0], r.schedule.warp[2]);
 }
 
+TEST(Search, ATeamRunsOnOneWarpGroup) {
+  // Two chains A -> B and C -> D whose 40-register values cannot be live together under a limit of
+  // 60: apart, II = 2 with A and C on two groups; as one team ({A, C}: one sub-tile's values stay in
+  // its warp group's registers), they share a group and take turns, so the II grows.
+  const std::string graph = R"({"machine": {"units": {"tc": 1, "alu": 1}, "warps": 3, "reg_limit": 60},
+    "nodes": [{"name": "A", "unit": "tc", "cycles": 1, "regs": 40, "spill_cost": 0 TEAM},
+              {"name": "B", "unit": "alu", "cycles": 1},
+              {"name": "C", "unit": "tc", "cycles": 1, "regs": 40, "spill_cost": 0 TEAM},
+              {"name": "D", "unit": "alu", "cycles": 1}],
+    "edges": [{"from": "A", "to": "B", "delay": 2}, {"from": "C", "to": "D", "delay": 2}]})";
+  auto with_team = [&](const std::string& team) {
+    std::string g = graph;
+    for (size_t at = g.find(" TEAM"); at != std::string::npos; at = g.find(" TEAM")) g.replace(at, 5, team);
+    return test::problem_from(g);
+  };
+  Problem apart = with_team("");
+  SearchResult r = search_schedule(apart, {});
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(r.schedule.ii, 2);
+  EXPECT_NE(r.schedule.warp[0], r.schedule.warp[2]);
+  Problem team = with_team(R"(, "team": "sub0")");
+  EXPECT_EQ(team.ops[0].team, 0);
+  EXPECT_EQ(team.ops[1].team, -1);
+  EXPECT_EQ(team.ops[2].team, 0);
+  r = search_schedule(team, {});
+  ASSERT_TRUE(r.found);
+  EXPECT_TRUE(r.optimal);
+  EXPECT_GT(r.schedule.ii, 2);
+  EXPECT_EQ(r.schedule.warp[0], r.schedule.warp[2]);
+  EXPECT_TRUE(validate_schedule(team, r.schedule).empty());
+}
+
 TEST(Search, VariableLatencyOpsGetWarpZero) {
   Problem p = test::problem_from(R"({"machine": {"units": {"tc": 1, "tma": 1}, "warps": 2, "memories": {"smem": 1000}},
     "nodes": [{"name": "L", "unit": "tma", "cycles": 4, "variable_latency": true, "smem": 100},

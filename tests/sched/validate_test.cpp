@@ -50,6 +50,16 @@ TEST(Validate, CrossWarpSpillAndConcurrency) {
   EXPECT_TRUE(mentions(validate_schedule(p, s2), "waits (blocking)"));
 }
 
+TEST(Validate, ATeamSplitOverTwoGroups) {
+  Problem p = test::problem_from(test::kFig1);
+  p.ops[0].team = 0;
+  p.ops[2].team = 0;
+  Schedule s{2, 4, {0, 2, 3}, {0, 0, 0}};
+  EXPECT_TRUE(validate_schedule(p, s).empty());
+  Schedule split{2, 4, {0, 2, 3}, {1, 1, 0}};
+  EXPECT_TRUE(mentions(validate_schedule(p, split), "O is on warp group 0 but its team's S on 1")) << validate_schedule(p, split).front();
+}
+
 TEST(Validate, Memory) {
   Problem p = test::problem_from(R"({"machine": {"units": {"tc": 1}, "memories": {"smem": 100}},
     "nodes": [{"name": "A", "unit": "tc", "cycles": 1, "smem": 60}, {"name": "B", "unit": "tc", "cycles": 1}],
