@@ -16,7 +16,8 @@ tar xJf build-gpu/s47b.tar.xz; tar xJf build-gpu/s48.tar.xz
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 start=$(date +%s)
 el() { echo "$(( $(date +%s) - start )) s"; }
-left() { echo $(( 540 - ($(date +%s) - start) )); }
+LIMIT=${LIMIT:-540}
+left() { echo $(( LIMIT - ($(date +%s) - start) )); }
 T=$(mktemp -d)
 C="bash bench/results/2026-12-06-h100-s48/r1.sh"
 for v in base ext; do
