@@ -11,7 +11,7 @@
 set -u
 mkdir -p $OUT
 H=bench/results/2026-12-06-h100-s47
-tar xJf build-gpu/s47b.tar.xz
+[ -d build-gpu/s47b/ext/bin ] || tar xJf build-gpu/s47b.tar.xz
 nvidia-smi --query-gpu=name,clocks.max.sm,power.limit --format=csv,noheader
 start=$(date +%s)
 el() { echo "$(( $(date +%s) - start )) s"; }
@@ -32,9 +32,11 @@ echo "gba_ext memcheck rc=$? $(grep -E 'ERROR SUMMARY' $T/gba-ext-memcheck.txt |
 timeout 60 $X/add_gemm_ext > $T/add-gemm-ext.txt 2>&1; echo "add_gemm_ext rc=$? $(el)"; tail -1 $T/add-gemm-ext.txt
 timeout 60 $SAN --tool memcheck --error-exitcode 99 --print-limit 10 $X/add_gemm_ext --by-index 129x257x65 > $T/add-gemm-ext-memcheck.txt 2>&1
 echo "add_gemm_ext memcheck rc=$? $(grep -E 'ERROR SUMMARY' $T/add-gemm-ext-memcheck.txt | sort | uniq -c | tr '\n' ' ') $(el)"
+if [ -z "${SKIP_GEMM:-}" ]; then  # (session 48's r1.sh runs this script with SKIP_GEMM=1, then its own GEMM tables)
 SH=""; for s in 6408x696x7384 408x6896x6408 1880x5120x3840 5968x2448x6416 2232x3288x3296 3464x4040x1240 656x5248x7728 \
   1264x2688x7968 600x1248x4736 505x2856x1048 4959x800x776 977x104x6336 4096x4096x4096 6736x5016x5456; do SH="$SH --shape $s"; done
 timeout 100 $X/gm --out $OUT/gemm-listed.md $SH --command "$C" > $T/gemm-listed.log 2>&1; echo "gemm listed rc=$? $(el)"
 grep -E '^- (pick|tuned|best)' $OUT/gemm-listed.md
+fi
 tar czf $OUT/r2-logs.tgz -C $T .
 echo "done $(el)"

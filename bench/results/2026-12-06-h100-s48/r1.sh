@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 48, device call 1 (carry build-gpu/s47b.tar.xz from bench/results/2026-12-06-h100-s47/prepare2-base.sh +
 # prepare2.sh, and build-gpu/s48.tar.xz from prepare.sh here):
-#  1. session 47's r2 without its last step: bench/fused_bench.py on the committed gemm_bias_act (gelu, gelu_fast) and
+#  1. session 47's r2.sh without its last step (SKIP_GEMM=1; its logs in r2-logs.tgz): bench/fused_bench.py on the committed gemm_bias_act (gelu, gelu_fast) and
 #     add_gemm, then the same with the three cluster mappings appended (s47's cands.sh), each against its peers in the
 #     same process: 5 listed shapes + the 30-shape sweep (seed 20261125); correctness (every shape through the pick,
 #     every mapping by index) and compute-sanitizer memcheck (every mapping by index at 129x257x65) of the extended
@@ -20,21 +20,7 @@ LIMIT=${LIMIT:-540}
 left() { echo $(( LIMIT - ($(date +%s) - start) )); }
 T=$(mktemp -d)
 C="bash bench/results/2026-12-06-h100-s48/r1.sh"
-for v in base ext; do
-  L=build-gpu/s47b/$v/lib
-  timeout 130 python3 bench/fused_bench.py --lib gemm_bias_act_gelu=$L/libgemm_bias_act_gelu.so \
-    --lib gemm_bias_act_gelu_fast=$L/libgemm_bias_act_gelu_fast.so --lib add_gemm=$L/libadd_gemm.so --sweep 30 \
-    --out $OUT/fused-$v.md --command "$C" > $T/fused-$v.log 2>&1
-  echo "fused $v rc=$? $(el)"; grep -iE "geomean" $OUT/fused-$v.md | head -20
-done
-X=build-gpu/s47b/ext/bin
-SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-timeout 40 $X/gba_ext > $T/gba-ext.txt 2>&1; echo "gba_ext rc=$? $(el)"; tail -1 $T/gba-ext.txt
-timeout 50 $SAN --tool memcheck --error-exitcode 99 --print-limit 10 $X/gba_ext --by-index 129x257x65 > $T/gba-ext-memcheck.txt 2>&1
-echo "gba_ext memcheck rc=$? $(grep -E 'ERROR SUMMARY' $T/gba-ext-memcheck.txt | sort | uniq -c | tr '\n' ' ') $(el)"
-timeout 40 $X/add_gemm_ext > $T/add-gemm-ext.txt 2>&1; echo "add_gemm_ext rc=$? $(el)"; tail -1 $T/add-gemm-ext.txt
-timeout 50 $SAN --tool memcheck --error-exitcode 99 --print-limit 10 $X/add_gemm_ext --by-index 129x257x65 > $T/add-gemm-ext-memcheck.txt 2>&1
-echo "add_gemm_ext memcheck rc=$? $(grep -E 'ERROR SUMMARY' $T/add-gemm-ext-memcheck.txt | sort | uniq -c | tr '\n' ' ') $(el)"
+SKIP_GEMM=1 timeout 330 bash $S7/r2.sh; echo "s47 r2 rc=$? $(el)"
 G=build-gpu/s48/bin/gmw
 SH=""; for s in 6408x696x7384 408x6896x6408 1880x5120x3840 5968x2448x6416 2232x3288x3296 3464x4040x1240 656x5248x7728 \
   1264x2688x7968 600x1248x4736 505x2856x1048 4959x800x776 977x104x6336 4096x4096x4096 6736x5016x5456; do SH="$SH --shape $s"; done
