@@ -125,12 +125,8 @@ struct Encoder {
     if (vl)
       for (int v = 0; v < N; ++v) add("varlat", p.ops[v].variable_latency ? w[v] == 0 : w[v] >= 1);
     // Teams: every op of a team on the warp group of the team's first op.
-    std::map<int, int> first;
     for (int v = 0; v < N; ++v)
-      if (p.ops[v].team >= 0) {
-        auto [it, added] = first.emplace(p.ops[v].team, v);
-        if (!added) add("team", w[v] == w[it->second]);
-      }
+      if (p.ops[v].team >= 0 && p.ops[v].team != v) add("team", w[v] == w[p.ops[v].team]);
     // Symmetry breaking among interchangeable warps: the first fixed-latency op takes warp `base`,
     // each later one at most one more than the largest warp used before it.
     z3::expr mx = num(base - 1);

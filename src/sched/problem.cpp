@@ -177,17 +177,14 @@ Problem build_problem(const Graph& g, const Machine& m, const BuildOptions& opt)
                           gn.pos);
     p.ops.push_back(std::move(op));
   }
-  // Teams, numbered in order of first appearance. Variable-latency ops take warp group 0 and the
-  // others the rest (joint_smt.h), so a team cannot hold both.
-  std::map<std::string, int> teams;
-  std::vector<int> first_of_team;
+  // Teams: each op of one names the team's first op. Variable-latency ops take warp group 0 and
+  // the others the rest (joint_smt.h), so a team cannot hold both.
+  std::map<std::string, int> first_of_team;
   for (std::size_t v = 0; v < n; ++v) {
     const std::string& t = g.nodes[v].team;
     if (t.empty()) continue;
-    auto [it, added] = teams.emplace(t, static_cast<int>(teams.size()));
-    if (added) first_of_team.push_back(static_cast<int>(v));
-    p.ops[v].team = it->second;
-    const Op& first = p.ops[static_cast<std::size_t>(first_of_team[static_cast<std::size_t>(it->second)])];
+    p.ops[v].team = first_of_team.emplace(t, static_cast<int>(v)).first->second;
+    const Op& first = p.ops[static_cast<std::size_t>(p.ops[v].team)];
     if (first.variable_latency != p.ops[v].variable_latency)
       throw UserError("nodes '" + first.name + "' and '" + p.ops[v].name + "' are both in team '" + t + "', but '" +
                           (first.variable_latency ? first.name : p.ops[v].name) +

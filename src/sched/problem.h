@@ -32,7 +32,7 @@ struct Op {
   bool variable_latency = false;
   bool streaming = false;             // variable latency and no incoming dependence: zero cost
   int spill = 0;                      // cross-warp hand-off cost (0: none needed, e.g. smem values)
-  int team = -1;                      // ops of one team (>= 0) run on one warp group
+  int team = -1;                      // the first op of its team (which all run on that op's warp group), or -1
   int span() const { return len > 0 ? len : 1; }  // cycles counted toward the schedule length
 };
 

@@ -138,14 +138,9 @@ std::vector<std::string> validate_schedule(const Problem& p, const Schedule& s, 
         range_ok = false;
       }
     if (!range_ok) return bad;
-    std::vector<int> team_op;  // team -> its first op
     for (int v = 0; v < n; ++v) {
-      const int team = p.ops[v].team;
-      if (team < 0) continue;
-      if (static_cast<int>(team_op.size()) <= team) team_op.resize(static_cast<std::size_t>(team) + 1, -1);
-      int& first = team_op[static_cast<std::size_t>(team)];
-      if (first < 0) first = v;
-      else if (s.warp[v] != s.warp[first])
+      const int first = p.ops[v].team;  // the team's first op
+      if (first >= 0 && s.warp[v] != s.warp[first])
         fail(p.ops[v].name + " is on warp group " + std::to_string(s.warp[v]) + " but its team's " + p.ops[first].name + " on " +
              std::to_string(s.warp[first]) + " (a team runs on one warp group)");
     }
