@@ -370,7 +370,11 @@ class CudaGen {
                                                                    const std::string& one);
   bool view_moves(ValueId t, ValueId lv) const;
   struct McSplit {
-    bool by_rows = false;  // each block loads outer / S rows of every slice (else: slices r, r + S, ...)
+    // each block loads a band of `band` rows of every slice (else: slices r, r + S, ...): rows
+    // [band r, band (r + 1)), the last blocks' bands moved up to end at the tile's last row where
+    // S bands of whole 8-row atoms overshoot it (those rows land twice, the same bytes)
+    bool by_rows = false;
+    int64_t band = 0;
     // multicast(S, T): false, shared by the S blocks of one inner index (the copy does not move with
     // mc_index_); true, by the T blocks of one outer index (it does not move with mc_index_n_)
     bool along_inner = false;

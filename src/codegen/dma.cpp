@@ -75,14 +75,18 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
   if (auto mc = mc_copies_.find(&op); mc != mc_copies_.end()) {
     // multicast.cpp: every block receives the whole tile; this block issues its share for all.
     const int64_t S = mc_share_count(mc->second);
-    bytes_of_[&op] = bytes / S;
-    landed_of_[&op] = bytes;
-    const int64_t band = mc->second.by_rows ? outer / S : outer;
+    const int64_t band = mc->second.by_rows ? mc->second.band : outer;
+    // Bands that overshoot the tile (S bands of whole atoms, more rows than the tile's) overlap: their
+    // rows land twice, and the barrier counts every byte that lands.
+    const int64_t landed = mc->second.by_rows ? S * band * inner * eb : bytes;
+    bytes_of_[&op] = landed / S;
+    landed_of_[&op] = landed;
     box[static_cast<size_t>(outer_dim)] = band;
     const std::string tm = tensor_map(src.root, box, layout.swizzle, src.dtype);
     const std::string mask = mc_share_mask(mc->second), rank_of = mc_share_rank(mc->second);
-    s.line("loom::rt::mbarrier::arrive_expect_tx(&" + bar + "[" + slot + "], " + std::to_string(bytes) +
-           ");  // the whole tile lands here, a share from each block of the cluster" + std::string(multicast_ == S ? "" : " that shares it"));
+    s.line("loom::rt::mbarrier::arrive_expect_tx(&" + bar + "[" + slot + "], " + std::to_string(landed) +
+           ");  // the whole tile lands here, a share from each block of the cluster" + std::string(multicast_ == S ? "" : " that shares it") +
+           (landed > bytes ? " (" + std::to_string(landed - bytes) + " bytes twice: the bands overlap)" : ""));
     auto coords = [&](const std::string& sl, const std::string& row) {
       std::string c;
       for (int d : physical_order(src.root)) {
@@ -99,7 +103,15 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
     const std::string who = multicast_ == S ? "every block of its cluster" : "the " + std::to_string(S) + " blocks of its cluster that share it";
     const std::string what = mc_what();
     const std::string& r = rank_of;
-    if (mc->second.by_rows) {
+    if (mc->second.by_rows && band * S > outer) {
+      s.line("// " + what + ": this block loads rows [b, b + " + std::to_string(band) + "), b = min(" + std::to_string(band) + " " + r +
+             ", " + std::to_string(outer - band) + "), of the tile for " + who + " (" + std::to_string(outer / 8) +
+             " 8-row atoms in " + std::to_string(S) + " bands of " + std::to_string(band / 8) + ")");
+      const std::string row = "loom_min(" + r + " * " + std::to_string(band) + ", " + std::to_string(outer - band) + ")";
+      for (int64_t sl = 0; sl < slices; ++sl)
+        s.line(fn + tile_ptr + " + " + std::to_string(sl * outer * box_inner) + " + " + row + " * " + std::to_string(box_inner) + tail +
+               coords(sl ? std::to_string(sl) : "", row) + ");");
+    } else if (mc->second.by_rows) {
       s.line("// " + what + ": this block loads rows [" + std::to_string(band) + " " + r + ", " +
              std::to_string(band) + " (" + r + " + 1)) of the tile for " + who);
       const std::string row = r + " * " + std::to_string(band);

@@ -5,7 +5,9 @@
 // same for every row tile) are loaded once per cluster instead of S times:
 //   - each block arms its own full barrier with the whole tile's bytes, as without multicast, and
 //     issues only its share of the box (slices r, r + S, ... of a swizzled tile, or, when the
-//     slices do not divide by S, a band of outer / S rows of every slice) with the multicast mask
+//     slices do not divide by S, a band of whole 8-row atoms of every slice: outer / S rows where
+//     that is whole atoms, else ceil(atoms / S) atoms with the last bands moved up to end at the
+//     tile's last row, so that the rows two bands overlap on land twice) with the multicast mask
 //     of all S blocks: the bytes land at the same offset in every block and complete on the
 //     barrier at the same offset in each (HOPPER-FACTS F4, F7);
 //   - a ring slot such a copy fills is free only when the compute warps of every block are done
@@ -89,8 +91,14 @@ std::optional<CudaGen::McSplit> CudaGen::multicast_split(const Op& copy, int64_t
   const int64_t span = alloc->layout.swizzle;
   const int64_t slices = span && inner * eb > span ? inner * eb / span : 1;
   if (slices % S == 0) return McSplit{false};
-  if (outer % (8 * S) == 0) return McSplit{true};
-  return std::nullopt;
+  // Bands of whole 8-row swizzle atoms (their shared-memory offsets stay 1024-byte aligned): outer / S
+  // rows each where that is whole atoms, else ceil(atoms / S) atoms each, the last bands moved up to end
+  // at the tile's last row (a 208-row tile on 4 blocks: rows 0, 56, 112 and 152, 56 each).
+  if (outer % 8 != 0 || outer / 8 < S) return std::nullopt;
+  McSplit sp;
+  sp.by_rows = true;
+  sp.band = 8 * ((outer / 8 + S - 1) / S);
+  return sp;
 }
 
 void CudaGen::plan_multicast() {

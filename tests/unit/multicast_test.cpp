@@ -6,7 +6,8 @@
 //   warpgroups of both blocks (wgmmas alone read the slots: one arrival per warpgroup and block,
 //   init count 4, arrive_cluster per warpgroup), a cluster launch, and the estimate's
 //   halved bytes and cluster slots; the async-copy variant keeps plain per-block loads;
-// - a tile whose swizzle slices do not divide by S is shared by bands of rows;
+// - a tile whose swizzle slices do not divide by S is shared by bands of rows, bands of whole 8-row
+//   atoms that overlap where the atoms do not divide by S;
 // - multicast(S, T): clusters of S x T tiles; B is shared by the S blocks of one column tile, A by
 //   the T blocks of one row tile (masks and shares from the rank's place in the group), the blocks of
 //   a block's row and column (S + T - 1) free its ring slots, and the launch and estimate count
@@ -140,6 +141,39 @@ TEST(Multicast, BandsOfRowsWhenSlicesDoNotDivide) {
             std::string::npos);
   EXPECT_EQ(count_of(cu, "loom::rt::tma_load_2d_multicast("), 3);  // one band per slice
   EXPECT_NE(cu.find("+ 4096 + mc_rank * 32 * 64, &tm_B_"), std::string::npos) << cu;
+}
+
+TEST(Multicast, OverlappingBandsWhereAtomsDoNotDivide) {
+  // examples/gemm's transposed 208 x 128 tiles on 2 x 4 clusters: A's box is 208 rows of one 64-column
+  // slice, 26 8-row atoms, which 4 blocks cannot share in equal whole-atom bands; each loads 7 atoms
+  // (56 rows), the last band moved up to end at row 208 (rows 152-167 land twice, and the barrier
+  // expects the 4 x 56 rows that land).
+  std::string t = example_text("gemm");
+  const size_t at = t.find("tune(U=208, V=128)");
+  ASSERT_NE(at, std::string::npos);
+  const size_t from = t.rfind("mapping sm_90a when(fastest) {", at), to = t.find("\n}\n", at) + 3;
+  std::string m = replaced(t.substr(from, to - from), "warpspecialize pipeline(3)\n      smem(227KB);",
+                           "warpspecialize pipeline(4)\n      multicast(2, 4) smem(227KB);");
+  test::CompiledMappings c = compile_mappings(t.substr(0, t.find("// Other tile shapes")) + m, "gemm");
+  ASSERT_TRUE(c.artifact) << (c.error ? c.error->message : "");
+  const std::string& cu = c.artifact->cu;
+  const std::string m1 = cu.substr(cu.find("namespace mapping1 {"));
+  const std::string tma = m1.substr(m1.find("// The TMA kernel."));
+  EXPECT_NE(tma.find("// multicast(2, 4): this block loads rows [b, b + 56), b = min(56 mc_rn, 152), of the tile for the 4 blocks of its "
+                     "cluster that share it (26 8-row atoms in 4 bands of 7)"),
+            std::string::npos)
+      << tma;
+  EXPECT_NE(tma.find("arrive_expect_tx(&bar_v_e_2[(v_e_1_base + v_k) % 4], 28672);  // the whole tile lands here, a share from each block "
+                     "of the cluster that shares it (2048 bytes twice: the bands overlap)"),
+            std::string::npos);
+  EXPECT_NE(tma.find(" + loom_min(mc_rn * 56, 152) * 64, &tm_A_0, &bar_v_e_2[(v_e_1_base + v_k) % 4], static_cast<uint16_t>(0x55u << mc_rm), "
+                     "static_cast<int32_t>(v_Ap_1_o1), static_cast<int32_t>((v_Ap_o0 + loom_min(mc_rn * 56, 152))));"),
+            std::string::npos);
+  EXPECT_NE(tma.find("s.box_dims[1] = 56;"), std::string::npos);
+  // Both operands shared (B by the 2 row tiles): the 3 + 2 blocks of a block's row and column free its slots.
+  EXPECT_NE(tma.find("loom::rt::mbarrier::init(&bar_v_w[s], 10);"), std::string::npos);
+  // The estimate: a block issues 56 of A's rows and half of B (7168 + 8192 bytes); 28672 + 16384 land.
+  EXPECT_NE(tma.find("1703936 FMA and 15360 TMA bytes per iteration (45056 landing in the block: multicast)"), std::string::npos);
 }
 
 // examples/gemm's 128 x 128 tiles (its second mapping, 4 stages) on 2 x 2 clusters.
