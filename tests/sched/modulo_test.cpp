@@ -30,5 +30,34 @@ TEST(ModuloIlp, MultiCycleReservationsWrap) {
   EXPECT_EQ(r.schedule.length, 5);
 }
 
+TEST(ModuloIlp, ATeamsWaiterDoesNotIssueUnderItsTeamsOps) {
+  // G -> X waits on a blocking dependence; Y runs 8 cycles on the ALU, apart. Alone, II = 8 (the
+  // ALU) with X issued while Y executes. As one team (one warp group), X may not issue while Y
+  // executes (joint_smt.cpp's concurrency rule, which the team makes unconditional): at II = 8 Y
+  // executes on every slot, so there is no schedule; at II = 9 X issues in the slot Y leaves.
+  const std::string graph = R"({"machine": {"units": {"tc": 1, "mufu": 1, "alu": 1}, "warps": 3},
+    "nodes": [{"name": "G", "unit": "tc", "cycles": 4 TEAM}, {"name": "X", "unit": "mufu", "cycles": 4 TEAM},
+              {"name": "Y", "unit": "alu", "cycles": 8 TEAM}],
+    "edges": [{"from": "G", "to": "X", "delay": 4, "blocking": true}]})";
+  auto with_team = [&](const std::string& team) {
+    std::string g = graph;
+    for (size_t at = g.find(" TEAM"); at != std::string::npos; at = g.find(" TEAM")) g.replace(at, 5, team);
+    return test::problem_from(g);
+  };
+  Problem apart = with_team("");
+  ModuloResult r = optimal_modulo_schedule(apart, 8, 10);
+  ASSERT_EQ(r.status, Ilp::Status::Optimal);
+  EXPECT_EQ(r.schedule.length, 8);
+  Problem team = with_team(R"(, "team": "t")");
+  EXPECT_EQ(optimal_modulo_schedule(team, 8, 10).status, Ilp::Status::Infeasible);
+  r = optimal_modulo_schedule(team, 9, 10);
+  ASSERT_EQ(r.status, Ilp::Status::Optimal);
+  const int x = r.schedule.time[1], y = r.schedule.time[2];
+  EXPECT_EQ(((x - y) % 9 + 9) % 9, 8) << "X at " << x << ", Y at " << y;  // the one slot Y does not execute on
+  ValidateOptions vo;
+  vo.check_warps = false;
+  EXPECT_TRUE(validate_schedule(team, r.schedule, vo).empty());
+}
+
 }  // namespace
 }  // namespace loom::sched

@@ -386,8 +386,8 @@ Program build_gemm() {
   b.comment("They fit M where the 64-row grid of the tiles above does not (80 x 3896 x 2192: one row of 80-row");
   b.comment("tiles instead of 128-row tiles half empty) and cut waves finer (1576 x 1392 x 184: 132 tiles of");
   b.comment("144 x 128); deeper rings where the tile is small (bench/results/2026-12-02-h200-transposed.md).");
-  for (auto [U, V, P] : std::vector<std::array<int64_t, 3>>{
-           {48, 128, 8}, {80, 128, 6}, {112, 128, 6}, {144, 128, 5}, {176, 128, 4}, {208, 128, 3}, {240, 128, 3}, {80, 64, 8}}) {
+  // A transposed tile: U x V, P stages, on clusters of S x T blocks when S > 0.
+  auto transposed_tile = [&](int64_t U, int64_t V, int64_t P, int64_t S = 0, int64_t T = 0) {
     const int64_t G = V / 64;
     b.specialize_fastest("sm_90a");
     b.instance("gemm_host", "gemm_host", "HOST")
@@ -395,13 +395,14 @@ Program build_gemm() {
         .tune({{"U", U}, {"V", V}})
         .call("gemm", "gemm_block")
         .entry({{"T", "bf16"}, {"E", "bf16"}});
-    b.instance("gemm_block", "gemm_block", "BLOCK")
-        .mem(ggg)
+    InstanceRef block = b.instance("gemm_block", "gemm_block", "BLOCK");
+    block.mem(ggg)
         .tune("W", 64)
         .call({{"gemm", "gemm_tile"}, {"clear", "clear_tile"}, {"copy", "copy_tile"}})
         .warpspecialize()
-        .pipeline(P)
-        .smem("227KB");
+        .pipeline(P);
+    if (S > 0) block.multicast(S, T);
+    block.smem("227KB");
     b.instance("gemm_tile", "gemm_tile_t", "BLOCK")
         .mem(nss)
         .tune("G", G)
@@ -419,7 +420,10 @@ Program build_gemm() {
     b.instance("copy_wg", "copy_mma_t", "WARPGROUP").mem({"GLOBAL", "NONE"}).tune("N_MMA", U).call("copy", "copy_warp");
     b.instance("copy_warp", "copy_mma_t", "WARP").mem({"GLOBAL", "NONE"}).tune("N_MMA", U).call("copy", "copy_thread");
     b.instance("copy_thread", "copy_thread", "THREAD").mem({"GLOBAL", "REGISTER"});
-  }
+  };
+  for (auto [U, V, P] : std::vector<std::array<int64_t, 3>>{
+           {48, 128, 8}, {80, 128, 6}, {112, 128, 6}, {144, 128, 5}, {176, 128, 4}, {208, 128, 3}, {240, 128, 3}, {80, 64, 8}})
+    transposed_tile(U, V, P);
   b.comment("64 x 128 tiles on one compute warpgroup (8 stages) on clusters of 4 x 2 blocks that share both");
   b.comment("operands (docs/mapping.md, \"Multicast\", two dimensions): the four blocks of a column tile load B's");
   b.comment("panel once, the two of a row tile A's, so a block issues a third of the bytes that land in it. For");
@@ -438,6 +442,12 @@ Program build_gemm() {
   wide_multicast(4, 1);
   wide_multicast(2, 2);
   tile_shape(128, 192, 2, 4, 2, 64, 1, 4);
+  b.comment("The transposed 208 x 128 tiles (4 stages) on clusters of 2 x 4 blocks, the tile and cluster cuBLAS runs");
+  b.comment("for single-wave calls of few rows and a long K (408 x 6896 x 6408: two row tiles fill 98% of the rows).");
+  b.comment("The 2 row tiles of a column share B's panel; the 4 column tiles of a row share A's 208 rows, 26 8-row");
+  b.comment("atoms loaded in 4 bands of 7 (docs/codegen.md, \"Multicast\"). An H100 at 408 x 6896 x 6408: 59.5 µs");
+  b.comment("against 71.0 for the best other mapping and 56.3 for cuBLAS (bench/results/2026-12-06-h100-s49.md).");
+  transposed_tile(208, 128, 4, 2, 4);
   return b.build();
 }
 

@@ -135,11 +135,11 @@ TEST(DependenceAnalysis, EntrySignatureIsTheTaskDeclaration) {
 
 // A specialized mapping's when(...) reaches the IR as a LaunchCondition; the default has none.
 TEST(DependenceAnalysis, SpecializationKeepsItsCondition) {
-  {  // examples/gemm: 26 when(fastest) candidates
+  {  // examples/gemm: 27 when(fastest) candidates
     CheckResult g = check_text(read_file(source_dir() + "/examples/gemm/gemm.loom"), "gemm.loom");
     ASSERT_TRUE(g.ok && g.tree) << g.diagnostics;
     std::vector<MappingUnit> gu = mapping_units(g.program, *g.tree);
-    ASSERT_EQ(gu.size(), 27u);
+    ASSERT_EQ(gu.size(), 28u);
     for (size_t i = 1; i < gu.size(); ++i) {
       Function f = dependence_analysis(gu[i].program, gu[i].tree);
       ASSERT_TRUE(f.when.has_value());
@@ -154,7 +154,7 @@ TEST(DependenceAnalysis, SpecializationKeepsItsCondition) {
   CheckResult r = check_text(text, "gemm.loom");
   ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;
   std::vector<MappingUnit> units = mapping_units(r.program, *r.tree);
-  ASSERT_EQ(units.size(), 27u);
+  ASSERT_EQ(units.size(), 28u);
   EXPECT_FALSE(dependence_analysis(units[0].program, units[0].tree).when.has_value());
   Function f = dependence_analysis(units[1].program, units[1].tree);
   ASSERT_TRUE(f.when.has_value());  // when(2 * cdiv(M, 128) * cdiv(N, 256) <= SMS)
