@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <random>
 
@@ -36,6 +37,76 @@ bool unit_can_overflow(const Problem& p, std::size_t f) {
     for (auto& row : o.rrt) total += row[f];
   return total > p.capacity[f];
 }
+
+// Teams (problem.h): the ops of one run on one warp group, so the joint encoding's concurrency rule
+// (joint_smt.cpp) holds between them whatever the groups: an op that waits on a blocking dependence
+// does not issue while another op of its team executes. Each pair (v, o): v such a waiter, o another
+// op of v's team that executes (len > 0). Implied by every warp-specialized schedule, so the ILPs
+// below stay relaxations of the joint problem (their bounds stay proofs) while their schedules
+// become ones the teams can take.
+struct TeamPair {
+  int v, o;
+};
+
+std::vector<TeamPair> team_pairs(const Problem& p) {
+  const int n = static_cast<int>(p.ops.size());
+  std::vector<char> waits(static_cast<size_t>(n), 0);
+  for (const Dep& d : p.deps)
+    if (d.blocking) waits[static_cast<size_t>(d.to)] = 1;
+  std::vector<TeamPair> out;
+  for (int v = 0; v < n; ++v) {
+    if (!waits[static_cast<size_t>(v)] || p.ops[v].team < 0) continue;
+    for (int o = 0; o < n; ++o)
+      if (o != v && p.ops[o].team == p.ops[v].team && p.ops[o].len > 0) out.push_back({v, o});
+  }
+  return out;
+}
+
+// The list schedulers' view of the pairs: per team, how many placed ops execute at each slot and how
+// many placed waiters issue there.
+class TeamTable {
+ public:
+  TeamTable(const Problem& p, int ii) : p_(p), ii_(ii), waits_(p.ops.size(), 0) {
+    for (const TeamPair& tp : team_pairs(p)) waits_[static_cast<size_t>(tp.v)] = 1;
+    for (const Op& o : p.ops)
+      if (o.team >= 0 && !exec_.count(o.team)) {
+        exec_[o.team].assign(static_cast<size_t>(ii), 0);
+        issue_[o.team].assign(static_cast<size_t>(ii), 0);
+      }
+  }
+  // Whether v (not placed) may issue at c beside the placed ops of its team.
+  bool fits(int v, long long c) const {
+    const int t = p_.ops[v].team;
+    if (t < 0) return true;
+    const std::vector<int>& ex = exec_.at(t);
+    const std::vector<int>& is = issue_.at(t);
+    if (waits_[static_cast<size_t>(v)] && ex[static_cast<size_t>(c % ii_)] > 0) return false;
+    for (int k = 0; k < std::min(p_.ops[v].len, ii_); ++k)
+      if (is[static_cast<size_t>((c + k) % ii_)] > 0) return false;
+    return true;
+  }
+  // Whether placed op o at c conflicts with v at cv (the pairs in either direction).
+  bool clash(int v, long long cv, int o, long long co) const {
+    if (v == o || p_.ops[v].team < 0 || p_.ops[v].team != p_.ops[o].team) return false;
+    auto covers = [&](int x, long long cx, long long slot) {
+      const int len = p_.ops[x].len;
+      return len >= ii_ || ((slot - cx) % ii_ + ii_) % ii_ < len;
+    };
+    return (waits_[static_cast<size_t>(v)] && covers(o, co, cv)) || (waits_[static_cast<size_t>(o)] && covers(v, cv, co));
+  }
+  void apply(int v, long long c, int sign) {
+    const int t = p_.ops[v].team;
+    if (t < 0) return;
+    if (waits_[static_cast<size_t>(v)]) issue_[t][static_cast<size_t>(c % ii_)] += sign;
+    for (int k = 0; k < std::min(p_.ops[v].len, ii_); ++k) exec_[t][static_cast<size_t>((c + k) % ii_)] += sign;
+  }
+
+ private:
+  const Problem& p_;
+  int ii_;
+  std::vector<char> waits_;
+  std::map<int, std::vector<int>> exec_, issue_;
+};
 
 }  // namespace
 
@@ -86,6 +157,7 @@ bool list_schedule(const Problem& p, int ii, const std::vector<long long>& est, 
                    Schedule& out) {
   const int n = static_cast<int>(p.ops.size());
   std::vector<std::vector<int>> mrt(p.units.size(), std::vector<int>(ii, 0));
+  TeamTable teams(p, ii);
   std::vector<long long> t(n, -1);
   for (int v : order) {
     long long lo = est[v], hi = std::numeric_limits<long long>::max() / 4;
@@ -96,7 +168,7 @@ bool list_schedule(const Problem& p, int ii, const std::vector<long long>& est, 
     }
     bool placed = false;
     for (long long c = lo; c < lo + ii && c <= hi && !placed; ++c) {
-      bool fits = true;
+      bool fits = teams.fits(v, c);
       for (std::size_t f = 0; f < p.units.size() && fits; ++f)
         for (int k = 0; k < p.ops[v].len && fits; ++k)
           if (p.ops[v].rrt[k][f] && mrt[f][(c + k) % ii] + p.ops[v].rrt[k][f] > p.capacity[f]) fits = false;
@@ -111,6 +183,7 @@ bool list_schedule(const Problem& p, int ii, const std::vector<long long>& est, 
       if (!fits) continue;
       for (std::size_t f = 0; f < p.units.size(); ++f)
         for (int r = 0; r < ii; ++r) mrt[f][r] += add[f][r];
+      teams.apply(v, c, +1);
       t[v] = c;
       placed = true;
     }
@@ -142,12 +215,15 @@ bool iterative_modulo_schedule(const Problem& p, int ii, const std::vector<long 
     return u;
   };
   std::vector<std::vector<int>> mrt(U, std::vector<int>(ii, 0));
+  TeamTable teams(p, ii);
   auto apply = [&](int v, long long c, int sign) {
     auto u = usage(v, c);
     for (std::size_t f = 0; f < U; ++f)
       for (int r = 0; r < ii; ++r) mrt[f][r] += sign * u[f][r];
+    teams.apply(v, c, sign);
   };
   auto fits = [&](int v, long long c) {
+    if (!teams.fits(v, c)) return false;
     auto u = usage(v, c);
     for (std::size_t f = 0; f < U; ++f)
       for (int r = 0; r < ii; ++r)
@@ -171,12 +247,12 @@ bool iterative_modulo_schedule(const Problem& p, int ii, const std::vector<long 
         break;
       }
     if (c < 0) c = (prev[v] >= lo) ? prev[v] + 1 : lo;
-    // Evict resource conflicts until v fits.
+    // Evict resource and team conflicts until v fits.
     auto u = usage(v, c);
     for (int o = 0; o < n; ++o) {
       if (o == v || t[o] < 0) continue;
       auto uo = usage(o, t[o]);
-      bool clash = false;
+      bool clash = teams.clash(v, c, o, t[o]);
       for (std::size_t f = 0; f < U && !clash; ++f)
         for (int r = 0; r < ii && !clash; ++r)
           if (u[f][r] && uo[f][r] && mrt[f][r] + u[f][r] > p.capacity[f]) clash = true;
@@ -282,6 +358,8 @@ long long time_indexed_nonzeros(const Problem& p, int ii, long long H, const std
       nnz += (tau - est[v] + 1) + std::max<long long>(0, upto - est[u] + 1);
     }
   }
+  for (const TeamPair& tp : team_pairs(p))
+    nnz += (lst[tp.v] - est[tp.v] + 1) + (lst[tp.o] - est[tp.o] + 1) * std::min(p.ops[tp.o].len, ii);
   return nnz;
 }
 
@@ -356,6 +434,19 @@ ModuloResult time_indexed(const Problem& p, int ii, int H, long long lb, const s
       ilp.add_row(row, -Ilp::kInf, 0);
     }
   }
+  // Teams: per pair (v waits, o executes) and slot q, v issuing at q and o executing at q exclude
+  // each other (team_pairs).
+  for (const TeamPair& tp : team_pairs(p)) {
+    std::vector<std::vector<std::pair<int, double>>> rows(static_cast<size_t>(ii));
+    for (long long t = est[tp.v]; t <= lst[tp.v]; ++t) rows[static_cast<size_t>(t % ii)].push_back({X(tp.v, t), 1});
+    for (long long t = est[tp.o]; t <= lst[tp.o]; ++t)
+      for (int k = 0; k < std::min(p.ops[tp.o].len, ii); ++k) {
+        auto& row = rows[static_cast<size_t>((t + k) % ii)];
+        if (!row.empty()) row.push_back({X(tp.o, t), 1});
+      }
+    for (auto& row : rows)
+      if (!row.empty()) ilp.add_row(row, -Ilp::kInf, 1);
+  }
   Ilp::Result r = ilp.solve(max_seconds, max_nodes);
   out.status = r.status;
   out.seconds = r.seconds;
@@ -414,6 +505,13 @@ ModuloResult slot_stage(const Problem& p, int ii, long long lb, double max_secon
       if (!row.empty()) ilp.add_row(row, -Ilp::kInf, p.capacity[f]);
     }
   }
+  // Teams (team_pairs): v issuing at slot q excludes o executing at q.
+  for (const TeamPair& tp : team_pairs(p))
+    for (int q = 0; q < ii; ++q) {
+      std::vector<std::pair<int, double>> row{{a[tp.v][q], 1}};
+      for (int c = 0; c < std::min(p.ops[tp.o].len, ii); ++c) row.push_back({a[tp.o][((q - c) % ii + ii) % ii], 1});
+      ilp.add_row(row, -Ilp::kInf, 1);
+    }
   for (const Dep& d : p.deps) {
     std::vector<std::pair<int, double>> t;
     time_terms(d.to, 1, t);
