@@ -56,6 +56,15 @@
 // thread. A tile body with another loop, a branch, or a TMA load of its own (attention's Q tile,
 // loaded once per tile) cannot be described (CompileError).
 //
+// SUBTILES. What a kernel whose compute warpgroups each own rows of the tile (pingpong: each runs the
+// loop over its own rows, in turns) runs, as a graph: subtile_schedule_graph copies every node but the
+// TMA loads (which both read) once per sub-tile ("NODE#c", team "sub<c>": a sub-tile's ops stay on its
+// warp group, docs/schedule.md "Graph format") with its first shape extent and shared-memory bytes
+// divided by the copies, its registers a thread unchanged, and a hand-off cost for a register result
+// of a round trip through shared memory (4 cycles a register); every edge copied per sub-tile (edges
+// to and from a load shared). bench/results/2026-12-06-cpu-teams-ilp.md solves it for
+// flash_attention_2 into FA3's ping-pong; schedule(optimal) does not use it yet.
+//
 // Test: tests/sched/from_ir_test.cpp.
 #pragma once
 
@@ -80,5 +89,8 @@ nlohmann::ordered_json schedule_graph(const ir::Function& f, const ir::Op& loop,
 // an iteration, `reg_limit` registers a thread per warp group (0: the machine's).
 nlohmann::ordered_json tile_schedule_graph(const ir::Function& f, const ir::Op& loop, const Machine& m, int64_t loop_cycles, int tiles,
                                            int reg_limit);
+
+// The loop graph `loop` (schedule_graph's) as `subtiles` sub-tiles (see SUBTILES).
+nlohmann::ordered_json subtile_schedule_graph(const nlohmann::ordered_json& loop, int subtiles);
 
 }  // namespace loom

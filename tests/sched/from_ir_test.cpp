@@ -5,6 +5,8 @@
 
 #include <fstream>
 #include <map>
+#include <set>
+#include <tuple>
 #include <sstream>
 
 #include "loom/check.h"
@@ -232,6 +234,48 @@ TEST(ScheduleGraph, FlashAttention2GetsAPipelinedSchedule) {
     if (b.op_of.at(b.problem.ops[v].name) == "gemm") (s < 0 ? s : o) = static_cast<int>(v);
   ASSERT_GE(o, 0);
   EXPECT_GT(r.schedule.time[static_cast<size_t>(o)] / r.schedule.ii, r.schedule.time[static_cast<size_t>(s)] / r.schedule.ii);
+}
+
+TEST(ScheduleGraph, SubtilesAreOneTeamPerCopy) {
+  // flash_attention_2's loop as two sub-tiles (SUBTILES): the TMA loads once, every other node twice
+  // ("#0", "#1") in teams sub0 and sub1 with half its rows, a hand-off of 4 cycles a register, and
+  // every edge once per copy (an edge to or from a load shared by both).
+  Built b = build("flash_attention_2");
+  const nlohmann::ordered_json s = subtile_schedule_graph(b.json, 2);
+  const int loads = count_op(b, "tma_load"), others = static_cast<int>(b.json["nodes"].size()) - loads;
+  ASSERT_GT(loads, 0);
+  EXPECT_EQ(static_cast<int>(s["nodes"].size()), loads + 2 * others);
+  std::map<std::string, nlohmann::ordered_json> by_name;
+  for (const auto& n : s["nodes"]) by_name[n["name"].get<std::string>()] = n;
+  for (const auto& n : b.json["nodes"]) {
+    const std::string name = n["name"];
+    if (n["op"] == "tma_load") {
+      ASSERT_TRUE(by_name.count(name)) << name;
+      EXPECT_FALSE(by_name[name].contains("team"));
+      continue;
+    }
+    for (int c = 0; c < 2; ++c) {
+      const std::string copy = name + "#" + std::to_string(c);
+      ASSERT_TRUE(by_name.count(copy)) << copy;
+      const auto& m = by_name[copy];
+      EXPECT_EQ(m["team"], "sub" + std::to_string(c));
+      EXPECT_EQ(m["shape"][0].get<int64_t>(), (n["shape"][0].get<int64_t>() + 1) / 2) << copy;
+      if (n.contains("regs") && n["op"] != "copy") EXPECT_EQ(m["spill_cost"].get<int64_t>(), 4 * n["regs"].get<int64_t>());
+    }
+  }
+  std::set<std::tuple<std::string, std::string, int>> edges;
+  for (const auto& e : s["edges"]) edges.insert({e["from"], e["to"], e.contains("distance") ? e["distance"].get<int>() : 0});
+  for (const auto& e : b.json["edges"])
+    for (int c = 0; c < 2; ++c) {
+      auto end = [&](const std::string& x) { return b.op_of.at(x) == "tma_load" ? x : x + "#" + std::to_string(c); };
+      EXPECT_TRUE(edges.count({end(e["from"]), end(e["to"]), e.contains("distance") ? e["distance"].get<int>() : 0})) << e.dump();
+    }
+  // What `loom schedule` reads: each copy's ops name its team's first op.
+  sched::Problem p = sched::build_problem(sched::parse_graph(s.dump(1)), sched::builtin_machine("hopper"), sched::BuildOptions{});
+  std::set<int> teams;
+  for (const sched::Op& o : p.ops)
+    if (o.team >= 0) teams.insert(o.team);
+  EXPECT_EQ(teams.size(), 2u);
 }
 
 TEST(ScheduleGraph, MachinesWithoutASchedulerModelAreRefused) {

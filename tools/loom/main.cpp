@@ -50,6 +50,7 @@ constexpr const char* kUsage =
     "                           and realized; --svg FILE draws it) | schedule-graph (the pipelined loop's\n"
     "                           dependence graph as `loom schedule` reads it; --loop=K picks the K-th loop,\n"
     "                           --tiles=T the tile loop's graph that schedule(optimal) solved for T teams,\n"
+    "                           --subtiles=G the loop as G sub-tiles, one team of warp group each,\n"
     "                           --mapping=K the K-th mapping: 0 the default, then the specializations)\n"
     "  compile FILE -o DIR      write the artifact DIR/<entry>.cu and DIR/<entry>.h (docs/artifact.md)\n"
     "  compile FILE --emit=torch -o DIR\n"
@@ -99,6 +100,7 @@ struct Options {
   bool interpret_only = false;  // run --cpu x.tx: the interpreter alone
   int loop = 0;  // --emit=schedule-graph: which pipelined loop (--loop=K)
   int tiles = 0;  // --emit=schedule-graph: the tile loop's graph with T tiles an iteration (--tiles=T; 0: the loop's own)
+  int subtiles = 0;  // --emit=schedule-graph: the loop as G sub-tiles, each a team (--subtiles=G; 0: as it is)
   int mapping = 0;  // --emit=schedule-graph: which mapping (--mapping=K; 0 the default, then the specializations)
   std::string svg;  // --emit=schedule --svg FILE: the solved schedules drawn
 };
@@ -621,13 +623,17 @@ int emit_schedule_graph(const Options& o, const loom::Program& program, const lo
   if (o.loop >= static_cast<int>(loops.size()))
     return usage_error("--loop=" + std::to_string(o.loop) + ": " + which + " has " + std::to_string(loops.size()) +
                        " pipelined loop(s), numbered from 0");
+  if (o.tiles > 0 && o.subtiles > 0)
+    return usage_error("--tiles and --subtiles: the tile loop's graph or the loop's as sub-tiles, not both");
   if (o.tiles > 0) {  // the tile loop's graph schedule(optimal) solved for that many teams
     for (const loom::ir::ScheduleNote& n : f.schedule_notes)
       if (static_cast<int>(n.tile_graphs.size()) >= o.tiles) return write_output(o, n.tile_graphs[static_cast<size_t>(o.tiles - 1)]);
     return fail(o.input, which + " has no tile-loop graph with " + std::to_string(o.tiles) + " tile(s) an iteration",
                 "schedule(optimal) builds them when it decides teams (alternate(T)) for a block instance; --emit=schedule says why not");
   }
-  return write_output(o, loom::schedule_graph(f, *loops[static_cast<size_t>(o.loop)], *tree.machine).dump(1) + "\n");
+  nlohmann::ordered_json g = loom::schedule_graph(f, *loops[static_cast<size_t>(o.loop)], *tree.machine);
+  if (o.subtiles > 0) g = loom::subtile_schedule_graph(g, o.subtiles);  // one team per compute warpgroup's rows
+  return write_output(o, g.dump(1) + "\n");
 }
 
 // The commands that lower the checked program (they may raise a CompileError from a pass).
@@ -720,7 +726,10 @@ int main(int argc, char** argv) {
       else if (a.rfind("--loop=", 0) == 0) {
         if (!int_option(a.substr(7), 0, 1000, o.loop)) return usage_error("--loop needs a loop number (0, 1, ...), found '" + a.substr(7) + "'");
       }
-      else if (a.rfind("--tiles=", 0) == 0) {
+      else if (a.rfind("--subtiles=", 0) == 0) {
+        if (!int_option(a.substr(11), 2, 4, o.subtiles))
+          return usage_error("--subtiles needs a number of sub-tiles from 2 to 4, found '" + a.substr(11) + "'");
+      } else if (a.rfind("--tiles=", 0) == 0) {
         if (!int_option(a.substr(8), 1, 4, o.tiles)) return usage_error("--tiles needs a number of tiles from 1 to 4, found '" + a.substr(8) + "'");
       }
       else if (a.rfind("--mapping=", 0) == 0) {
