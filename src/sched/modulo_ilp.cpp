@@ -7,6 +7,8 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <set>
+#include <tuple>
 
 namespace loom::sched {
 
@@ -554,12 +556,111 @@ ModuloResult slot_stage(const Problem& p, int ii, long long lb, double max_secon
 
 }  // namespace
 
+namespace {
+
+// Whether the modulo schedule `t` at ii meets every dependence, the modular reservation table and
+// the teams' concurrency rule (TeamTable); its length when it does, else -1.
+long long feasible_length(const Problem& p, int ii, const std::vector<long long>& t) {
+  const int n = static_cast<int>(p.ops.size());
+  for (const Dep& d : p.deps)
+    if (t[d.to] - t[d.from] < d.delay - static_cast<long long>(ii) * d.distance) return -1;
+  std::vector<std::vector<int>> mrt(p.units.size(), std::vector<int>(ii, 0));
+  TeamTable teams(p, ii);
+  long long len = 0;
+  for (int v = 0; v < n; ++v) {
+    if (!teams.fits(v, t[v])) return -1;
+    teams.apply(v, t[v], +1);
+    for (std::size_t f = 0; f < p.units.size(); ++f)
+      for (int k = 0; k < p.ops[v].len; ++k)
+        if ((mrt[f][(t[v] + k) % ii] += p.ops[v].rrt[k][f]) > p.capacity[f]) return -1;
+    len = std::max(len, t[v] + p.ops[v].span());
+  }
+  return len;
+}
+
+// An incumbent for teams that are copies of one another (the sub-tiles of one loop: schedule_graph.h,
+// SUBTILES), where the list schedules find none (a recurrence at II = RecMII leaves them no slack).
+// The teams are copies when, in op order, the i-th op of every team has the i-th op of the first
+// team's reservations, and every dependence of a team's ops maps to one of the first team's (ops of no
+// team shared by all, no dependence between two teams). Then the first team with the shared ops is
+// scheduled on its own (an ILP half the size), and team k takes that schedule shifted by k d for the
+// offset d in [0, I) that meets every constraint with the least length. Only an incumbent: the ILP
+// still proves (or improves) its length.
+bool team_copies_schedule(const Problem& p, int ii, double max_seconds, int max_nodes, Schedule& out) {
+  const int n = static_cast<int>(p.ops.size());
+  std::map<int, std::vector<int>> members;  // team -> its ops, in op order
+  for (int v = 0; v < n; ++v)
+    if (p.ops[v].team >= 0) members[p.ops[v].team].push_back(v);
+  if (members.size() < 2) return false;
+  const std::vector<int>& first = members.begin()->second;
+  std::vector<int> rank(n, -1), index(n, -1);  // a team op's team rank and index in its team
+  int k = 0;
+  for (auto& [team, ops] : members) {
+    if (ops.size() != first.size()) return false;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const Op &a = p.ops[ops[i]], &b = p.ops[first[i]];
+      if (a.len != b.len || a.rrt != b.rrt) return false;
+      rank[ops[i]] = k;
+      index[ops[i]] = static_cast<int>(i);
+    }
+    ++k;
+  }
+  // Each dependence, its team ops replaced by the first team's: the same set for every team.
+  using Key = std::tuple<int, int, int, int, bool>;
+  std::vector<std::set<Key>> deps(members.size());
+  for (const Dep& d : p.deps) {
+    const int rf = rank[d.from], rt = rank[d.to];
+    if (rf >= 0 && rt >= 0 && rf != rt) return false;  // between two teams
+    const int r = rf >= 0 ? rf : rt;
+    if (r < 0) continue;  // between shared ops
+    auto first_of = [&](int v) { return rank[v] >= 0 ? first[static_cast<size_t>(index[v])] : v; };
+    deps[static_cast<size_t>(r)].insert({first_of(d.from), first_of(d.to), d.delay, d.distance, d.blocking});
+  }
+  for (const auto& d : deps)
+    if (d != deps[0]) return false;
+  // The first team and the shared ops on their own.
+  Problem sub = p;
+  std::vector<int> keep, at(n, -1);
+  for (int v = 0; v < n; ++v)
+    if (rank[v] <= 0) {
+      at[v] = static_cast<int>(keep.size());
+      keep.push_back(v);
+    }
+  sub.ops.clear();
+  for (int v : keep) {
+    Op o = p.ops[v];
+    if (o.team >= 0) o.team = at[o.team];
+    sub.ops.push_back(o);
+  }
+  sub.deps.clear();
+  for (const Dep& d : p.deps)
+    if (at[d.from] >= 0 && at[d.to] >= 0) sub.deps.push_back({at[d.from], at[d.to], d.delay, d.distance, d.blocking});
+  ModuloResult r = optimal_modulo_schedule(sub, ii, max_seconds, max_nodes);
+  if (r.status != Ilp::Status::Optimal && r.status != Ilp::Status::Feasible) return false;
+  bool found = false;
+  std::vector<long long> t(n);
+  for (int d = 0; d < ii; ++d) {
+    for (int v = 0; v < n; ++v)
+      t[v] = rank[v] < 0 ? r.schedule.time[at[v]] : r.schedule.time[at[first[static_cast<size_t>(index[v])]]] + static_cast<long long>(d) * rank[v];
+    const long long len = feasible_length(p, ii, t);
+    if (len >= 0 && (!found || len < out.length)) {
+      out.ii = ii;
+      out.time.assign(t.begin(), t.end());
+      out.length = static_cast<int>(len);
+      found = true;
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
 ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_seconds, int max_nodes) {
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const int n = static_cast<int>(p.ops.size());
   ModuloResult out;
-  auto finish = [&](ModuloResult r, const char* how) {
+  auto finish = [&](ModuloResult r, const std::string& how) {
     r.seconds = elapsed();
     r.nodes += out.nodes;
     r.solves = out.solves;
@@ -592,12 +693,21 @@ ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_second
   // An incumbent from a list schedule: when it meets the bound it is optimal without a solver.
   Schedule inc;
   bool have_inc = greedy_schedule(p, ii, est, tail, inc);
+  std::string inc_how = "list schedule";
+  if (!have_inc || inc.length > lb) {  // teams that are copies: the first team's schedule, shifted
+    Schedule copies;
+    if (team_copies_schedule(p, ii, max_seconds / 2, max_nodes, copies) && (!have_inc || copies.length < inc.length)) {
+      inc = copies;
+      have_inc = true;
+      inc_how = "the first team's schedule shifted for the others";
+    }
+  }
   if (have_inc) {
     if (inc.length <= lb) {
       ModuloResult r;
       r.status = Ilp::Status::Optimal;
       r.schedule = inc;
-      return finish(r, "list schedule meets the lower bound");
+      return finish(r, inc_how + " meets the lower bound");
     }
   }
   // Time-indexed ILPs over growing horizons H: each infeasible one proves L > H (cheap: the LP
@@ -637,7 +747,7 @@ ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_second
         f.status = Ilp::Status::Optimal;
         f.schedule = inc;
         out.lower_bound = static_cast<int>(lb);
-        return finish(f, "list schedule, no schedule one cycle shorter (time-indexed ILP)");
+        return finish(f, inc_how + ", no schedule one cycle shorter (time-indexed ILP)");
       }
       continue;
     }
@@ -648,7 +758,7 @@ ModuloResult optimal_modulo_schedule(const Problem& p, int ii, double max_second
       ModuloResult f;
       f.status = Ilp::Status::Feasible;
       f.schedule = inc;
-      return finish(f, "list schedule (ILP limit)");
+      return finish(f, inc_how + " (ILP limit)");
     }
     return finish(r, "time-indexed ILP (limit)");
   }

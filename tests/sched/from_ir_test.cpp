@@ -278,6 +278,34 @@ TEST(ScheduleGraph, SubtilesAreOneTeamPerCopy) {
   EXPECT_EQ(teams.size(), 2u);
 }
 
+TEST(ScheduleGraph, SubtilesSolveIntoTurns) {
+  // flash_attention_2's loop (D = 128) as two sub-tile teams: the modulo ILP's incumbent is the first
+  // team's schedule shifted for the second (the list schedules find none: the softmax recurrence at
+  // II = RecMII leaves them no slack), the ILP proves its length, and each sub-tile takes a warp group
+  // of its own: FA3's two consumer warpgroups in turns (bench/results/2026-12-06-cpu-teams-ilp.md).
+  Built b = build("flash_attention_2");
+  sched::BuildOptions bo;
+  bo.norm_budget = 100;  // the compiler's normalization (schedule(optimal)), as `loom schedule --norm-budget 100`
+  sched::Problem p =
+      sched::build_problem(sched::parse_graph(subtile_schedule_graph(b.json, 2).dump(1)), sched::builtin_machine("hopper"), bo);
+  sched::SearchOptions so;
+  so.time_limit = 60;
+  sched::SearchResult r = sched::search_schedule(p, so);
+  ASSERT_TRUE(r.found) << r.infeasible;
+  EXPECT_TRUE(r.optimal) << r.proof;
+  EXPECT_TRUE(sched::validate_schedule(p, r.schedule).empty());
+  bool shifted = false;
+  for (const sched::SearchStep& st : r.steps) shifted |= st.result.find("the first team's schedule shifted for the others") != std::string::npos;
+  EXPECT_TRUE(shifted);
+  std::map<int, std::set<int>> groups;  // team -> its ops' warp groups
+  for (size_t v = 0; v < p.ops.size(); ++v)
+    if (p.ops[v].team >= 0) groups[p.ops[v].team].insert(r.schedule.warp[v]);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups.begin()->second.size(), 1u);
+  EXPECT_EQ(groups.rbegin()->second.size(), 1u);
+  EXPECT_NE(*groups.begin()->second.begin(), *groups.rbegin()->second.begin());
+}
+
 TEST(ScheduleGraph, MachinesWithoutASchedulerModelAreRefused) {
   ir::Function f = lower(example_text("gemm"));
   std::vector<const ir::Op*> loops = pipelined_loops(f);
