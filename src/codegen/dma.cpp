@@ -103,18 +103,17 @@ void CudaGen::emit_copy(Stream& s, const Op& op, const Op* loop) {
     const std::string who = multicast_ == S ? "every block of its cluster" : "the " + std::to_string(S) + " blocks of its cluster that share it";
     const std::string what = mc_what();
     const std::string& r = rank_of;
-    if (mc->second.by_rows && band * S > outer) {
-      s.line("// " + what + ": this block loads rows [b, b + " + std::to_string(band) + "), b = min(" + std::to_string(band) + " " + r +
-             ", " + std::to_string(outer - band) + "), of the tile for " + who + " (" + std::to_string(outer / 8) +
-             " 8-row atoms in " + std::to_string(S) + " bands of " + std::to_string(band / 8) + ")");
-      const std::string row = "loom_min(" + r + " * " + std::to_string(band) + ", " + std::to_string(outer - band) + ")";
-      for (int64_t sl = 0; sl < slices; ++sl)
-        s.line(fn + tile_ptr + " + " + std::to_string(sl * outer * box_inner) + " + " + row + " * " + std::to_string(box_inner) + tail +
-               coords(sl ? std::to_string(sl) : "", row) + ");");
-    } else if (mc->second.by_rows) {
-      s.line("// " + what + ": this block loads rows [" + std::to_string(band) + " " + r + ", " +
-             std::to_string(band) + " (" + r + " + 1)) of the tile for " + who);
-      const std::string row = r + " * " + std::to_string(band);
+    if (mc->second.by_rows) {
+      // Bands of whole atoms that overshoot the tile end at its last row (multicast_split).
+      const bool overlap = band * S > outer;
+      const std::string b = std::to_string(band);
+      if (overlap)
+        s.line("// " + what + ": this block loads rows [b, b + " + b + "), b = min(" + b + " " + r + ", " + std::to_string(outer - band) +
+               "), of the tile for " + who + " (" + std::to_string(outer / 8) + " 8-row atoms in " + std::to_string(S) +
+               " bands of " + std::to_string(band / 8) + ")");
+      else
+        s.line("// " + what + ": this block loads rows [" + b + " " + r + ", " + b + " (" + r + " + 1)) of the tile for " + who);
+      const std::string row = overlap ? "loom_min(" + r + " * " + b + ", " + std::to_string(outer - band) + ")" : r + " * " + b;
       for (int64_t sl = 0; sl < slices; ++sl)
         s.line(fn + tile_ptr + " + " + std::to_string(sl * outer * box_inner) + " + " + row + " * " + std::to_string(box_inner) + tail +
                coords(sl ? std::to_string(sl) : "", row) + ");");
