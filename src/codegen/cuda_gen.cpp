@@ -73,6 +73,7 @@ CudaArtifact CudaGen::run() {
   a.cu = assemble();
   check_split_budget();
   check_kteam_budget();
+  check_wgmma_registers();
   a.header = header();
   a.signature = codegen::abi_signature(f_);
   return a;

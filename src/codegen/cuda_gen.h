@@ -461,6 +461,18 @@ class CudaGen {
   void check_acc_tile(const Frag& fr, const Op* at);
   void emit_wgmma(Stream& s, const Op& op);
   void emit_wgmma_transposed(Stream& s, const Op& op, const Frag& cf, const View& a, const View& b);
+  // A wgmma instruction's registers a thread must hold at once: its n / 2 fp32 accumulators, its A
+  // fragment's 4 words when A comes from registers, and kWgmmaOperandRegs more (descriptors,
+  // addresses). ptxas allocates every thread of the block the launch's count (__launch_bounds__:
+  // 65536 / threads, in steps of 8; setmaxnreg moves registers only at run time) and refuses an
+  // instruction that needs more ("Insufficient registers"): check_wgmma_registers() turns that into
+  // a located error at the mma (measured with nvcc 13 on m64nNk16 in a 640-thread kernel: N = 136
+  // compiles in 96 registers, N = 144 asks for 98 and N = 160 for 106).
+  static constexpr int64_t kWgmmaOperandRegs = 26;
+  void note_wgmma_registers(const Op& op, int64_t n, bool a_in_registers);
+  void check_wgmma_registers() const;
+  const Op* widest_wgmma_ = nullptr;  // the mma whose instruction needs the most registers
+  int64_t widest_wgmma_n_ = 0, widest_wgmma_regs_ = 0;
   bool multiple_of(ValueId v, int64_t m) const;
   bool offset_multiple_of(ValueId t, int dim, int64_t m) const;
   std::pair<std::string, std::string> tile_desc(const View& v, MmaRole role, const Op* at);

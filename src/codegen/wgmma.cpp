@@ -67,6 +67,31 @@ int64_t CudaGen::register_count(const Op& op) {
   return n;
 }
 
+void CudaGen::note_wgmma_registers(const Op& op, int64_t n, bool a_in_registers) {
+  const int64_t regs = n / 2 + (a_in_registers ? 4 : 0) + kWgmmaOperandRegs;
+  if (regs > widest_wgmma_regs_) widest_wgmma_ = &op, widest_wgmma_n_ = n, widest_wgmma_regs_ = regs;
+}
+
+void CudaGen::check_wgmma_registers() const {
+  if (!widest_wgmma_) return;
+  const Limits& l = hopper_machine().limits;
+  const int64_t threads = (dma_wgs_ + compute_wgs_) * 128, step = std::max(1, l.setmaxnreg_step);
+  const int64_t at_launch = std::min<int64_t>(l.regs_per_thread, l.regs_per_sm / threads) / step * step;
+  if (widest_wgmma_regs_ <= at_launch) return;
+  const int64_t widest = std::max<int64_t>(0, (at_launch - (widest_wgmma_regs_ - widest_wgmma_n_ / 2)) * 2 / 8 * 8);
+  Diagnostic d;
+  d.loc = widest_wgmma_->loc;
+  d.message = "this mma's wgmma (m64n" + std::to_string(widest_wgmma_n_) + "k16) needs " + std::to_string(widest_wgmma_regs_) +
+              " registers a thread at once (" + std::to_string(widest_wgmma_n_ / 2) + " accumulators and " +
+              std::to_string(widest_wgmma_regs_ - widest_wgmma_n_ / 2) + " for its operands), more than the " +
+              std::to_string(at_launch) + " every thread of the kernel's " + std::to_string(dma_wgs_ + compute_wgs_) +
+              " warpgroups gets at launch (ptxas allocates that count; setmaxnreg moves registers only at run time)";
+  if (!widest_wgmma_->origin.empty()) d.message += " (from `" + widest_wgmma_->origin + "`)";
+  d.hint = widest > 0 ? "a wgmma of at most n = " + std::to_string(widest) + " (the mapping's N_MMA) or fewer warpgroups in the block fits"
+                      : "use fewer warpgroups in the block";
+  throw CompileError(std::move(d));
+}
+
 void CudaGen::check_acc_tile(const Frag& fr, const Op* at) {
   auto t = wgmma_tile(fr, at);
   if (fr.role == MmaRole::Acc && (t[0] % 64 != 0 || t[0] > 256 || t[1] % fr.n != 0))
@@ -104,6 +129,7 @@ void CudaGen::emit_wgmma(Stream& s, const Op& op) {
   if (cf->transposed != a.frag->transposed || cf->transposed != b.frag->transposed)
     cannot(&op, "an mma whose operands' mma partitions are not all transposed or all untransposed");
   accumulators_.insert(c);
+  note_wgmma_registers(op, cf->transposed ? cf->n : a.frag->n, forwarded_.count(root_of(a.frag->tile)) > 0);
   if (cf->transposed) return emit_wgmma_transposed(s, op, *cf, a, b);
   const bool overwrite = overwriting_mmas_.count(&op) > 0;  // its zero fill was folded in (plan_zero_fills)
   const int64_t n = a.frag->n;

@@ -104,6 +104,48 @@ TEST(Codegen, TransposedMmaSwapsTheOperandsAndStoresTheTranspose) {
   EXPECT_EQ(m0.find(", 1, 0>("), std::string::npos);
 }
 
+// A wgmma needs its n / 2 accumulators and about 26 more registers a thread at once, and ptxas gives
+// every thread of the block the launch's count whatever setmaxnreg says later: four compute
+// warpgroups (640 threads, 96 registers) of m64n144k16 ask for 98 and nvcc fails ("Insufficient
+// registers"). The back end refuses that at the mma with the widest n that fits (136, which
+// compiles in 96 registers without spills; cuda_gen.h, kWgmmaOperandRegs).
+TEST(Codegen, AWgmmaWiderThanTheLaunchsRegistersIsALocatedError) {
+  const std::string gemm = read_file(example_path("gemm"));
+  const std::string tasks = gemm.substr(0, gemm.find("\nmapping sm_90a"));
+  auto program = [&](int n) {
+    const std::string N = std::to_string(n);
+    return tasks + "\n" + "mapping sm_90a {\n"
+           "  instance gemm_host = gemm_host on HOST mem(GLOBAL, GLOBAL, GLOBAL) tune(U=" + N + ", V=256)\n"
+           "      call(gemm: gemm_block) entry(T=bf16, E=bf16);\n"
+           "  instance gemm_block = gemm_block on BLOCK mem(GLOBAL, GLOBAL, GLOBAL) tune(W=64)\n"
+           "      call(gemm: gemm_tile, clear: clear_tile, copy: copy_tile) warpspecialize pipeline(3) smem(227KB);\n"
+           "  instance gemm_tile = gemm_tile_t on BLOCK mem(NONE, SHARED, SHARED) tune(G=4) call(gemm: gemm_wg)\n"
+           "      layout(A: row_major swizzle128, B: row_major swizzle128);\n"
+           "  instance gemm_wg = gemm_mma_t on WARPGROUP mem(NONE, SHARED, SHARED) tune(N_MMA=" + N + ") call(gemm: gemm_warp);\n"
+           "  instance gemm_warp = gemm_mma_t on WARP mem(NONE, SHARED, SHARED) tune(N_MMA=" + N + ") call(gemm: gemm_thread);\n"
+           "  instance gemm_thread = gemm_thread on THREAD mem(REGISTER, SHARED, SHARED);\n"
+           "  instance clear_tile = clear_tile_t on BLOCK mem(NONE) tune(G=4) call(clear: clear_wg);\n"
+           "  instance clear_wg = clear_mma_t on WARPGROUP mem(NONE) tune(N_MMA=" + N + ") call(clear: clear_warp);\n"
+           "  instance clear_warp = clear_mma_t on WARP mem(NONE) tune(N_MMA=" + N + ") call(clear: clear_thread);\n"
+           "  instance clear_thread = clear_thread on THREAD mem(REGISTER);\n"
+           "  instance copy_tile = copy_tile_t on BLOCK mem(GLOBAL, NONE) tune(G=4) call(copy: copy_wg);\n"
+           "  instance copy_wg = copy_mma_t on WARPGROUP mem(GLOBAL, NONE) tune(N_MMA=" + N + ") call(copy: copy_warp);\n"
+           "  instance copy_warp = copy_mma_t on WARP mem(GLOBAL, NONE) tune(N_MMA=" + N + ") call(copy: copy_thread);\n"
+           "  instance copy_thread = copy_thread on THREAD mem(GLOBAL, REGISTER);\n"
+           "}\n";
+  };
+  Generated fits = generate("gemm", program(136));
+  EXPECT_TRUE(fits.artifact) << fits.diagnostics << (fits.error ? fits.error->message : fits.internal);
+  Generated wide = generate("gemm", program(144));
+  ASSERT_TRUE(wide.error) << wide.diagnostics << wide.internal;
+  EXPECT_TRUE(wide.error->loc.valid());
+  EXPECT_NE(wide.error->message.find("this mma's wgmma (m64n144k16) needs 98 registers a thread at once (72 accumulators and 26 for "
+                                     "its operands), more than the 96 every thread of the kernel's 5 warpgroups gets at launch"),
+            std::string::npos)
+      << wide.error->message;
+  EXPECT_NE(wide.error->hint.find("a wgmma of at most n = 136"), std::string::npos) << wide.error->hint;
+}
+
 // gemm_bias_act on transposed tiles: the bias follows C's columns, which are the wgmma's rows, so
 // each lane loads the entries at acc_row(t, 0) and acc_row(t, 2) of every 64 (mma(b, rhs, ...,
 // transposed); operands.cpp). The variants are the example's own (since session 49, for its 208 x 128
