@@ -463,11 +463,14 @@ class CudaGen {
   void emit_wgmma_transposed(Stream& s, const Op& op, const Frag& cf, const View& a, const View& b);
   // A wgmma instruction's registers a thread must hold at once: its n / 2 fp32 accumulators, its A
   // fragment's 4 words when A comes from registers, and kWgmmaOperandRegs more (descriptors,
-  // addresses). ptxas allocates every thread of the block the launch's count (__launch_bounds__:
-  // 65536 / threads, in steps of 8; setmaxnreg moves registers only at run time) and refuses an
-  // instruction that needs more ("Insufficient registers"): check_wgmma_registers() turns that into
-  // a located error at the mma (measured with nvcc 13 on m64nNk16 in a 640-thread kernel: N = 136
-  // compiles in 96 registers, N = 144 asks for 98 and N = 160 for 106).
+  // addresses). ptxas fits every single instruction in the launch's count (__launch_bounds__: 65536 /
+  // threads, in steps of 8), even after a setmaxnreg.inc that raises the warps' count (values live
+  // across instructions may use the raised count), and refuses one that needs more ("Insufficient
+  // registers"): check_wgmma_registers() turns that into a located error at the mma (measured with
+  // nvcc 13 on m64nNk16: 640 threads, 96 registers, N = 136 compiles, N = 144 asks for 98 and N = 160
+  // for 106 with setmaxnreg.inc to 104 or 112; 512 threads, N = 256 asks for more than 128 under
+  // setmaxnreg.inc 160; 384 threads at 168 hold 192 accumulators of two wgmmas under setmaxnreg.inc
+  // 240 without spills).
   static constexpr int64_t kWgmmaOperandRegs = 26;
   void note_wgmma_registers(const Op& op, int64_t n, bool a_in_registers);
   void check_wgmma_registers() const;

@@ -85,7 +85,7 @@ void CudaGen::check_wgmma_registers() const {
               " registers a thread at once (" + std::to_string(widest_wgmma_n_ / 2) + " accumulators and " +
               std::to_string(widest_wgmma_regs_ - widest_wgmma_n_ / 2) + " for its operands), more than the " +
               std::to_string(at_launch) + " every thread of the kernel's " + std::to_string(dma_wgs_ + compute_wgs_) +
-              " warpgroups gets at launch (ptxas allocates that count; setmaxnreg moves registers only at run time)";
+              " warpgroups gets at launch (ptxas fits each instruction in that count, whatever setmaxnreg raises it to)";
   if (!widest_wgmma_->origin.empty()) d.message += " (from `" + widest_wgmma_->origin + "`)";
   d.hint = widest > 0 ? "a wgmma of at most n = " + std::to_string(widest) + " (the mapping's N_MMA) or fewer warpgroups in the block fits"
                       : "use fewer warpgroups in the block";

@@ -104,8 +104,8 @@ TEST(Codegen, TransposedMmaSwapsTheOperandsAndStoresTheTranspose) {
   EXPECT_EQ(m0.find(", 1, 0>("), std::string::npos);
 }
 
-// A wgmma needs its n / 2 accumulators and about 26 more registers a thread at once, and ptxas gives
-// every thread of the block the launch's count whatever setmaxnreg says later: four compute
+// A wgmma needs its n / 2 accumulators and about 26 more registers a thread at once, and ptxas fits
+// each instruction in the launch's count whatever setmaxnreg raises it to: four compute
 // warpgroups (640 threads, 96 registers) of m64n144k16 ask for 98 and nvcc fails ("Insufficient
 // registers"). The back end refuses that at the mma with the widest n that fits (136, which
 // compiles in 96 registers without spills; cuda_gen.h, kWgmmaOperandRegs).
