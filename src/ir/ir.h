@@ -361,6 +361,13 @@ struct ScheduleNote {
   int64_t teams = 1;                  // teams taking the tiles in turn: written alternate(T), or the tile loop's schedule's
   std::vector<std::string> tile_graphs;  // the tile loop's graphs solved for 1, 2, ... teams (JSON), in order
   std::string tile_svg;                  // the chosen teams' tile schedule drawn; empty for one team
+  // Turns (pingpong chosen): the loop solved again as one sub-tile team per compute warpgroup
+  // (subtile_schedule_graph), the schedule the turns realize; 0 / empty when not solved that way.
+  int64_t subtiles = 0;                 // the sub-tile teams solved (the compute warpgroups taking turns)
+  bool subtile_turns = false;           // its schedule is the turns: each team on a group of its own, one turn each on the tensor core
+  std::vector<std::string> subtile_nodes;  // the sub-tile graph's nodes (NODE#c; the loads shared)
+  std::vector<int> subtile_warp;           // ... their warp groups in its schedule
+  std::string subtile_svg;                 // that schedule drawn
 };
 
 struct Function {

@@ -259,6 +259,118 @@ Teams choose_teams(const ir::Function& f, const ir::Op& loop, const Machine& m, 
   return out;
 }
 
+// Turns (docs/schedule.md, "Turns"): a loop whose schedule puts its compute on two or more warp
+// groups gets `pingpong`, and in the kernel each compute warpgroup then runs the whole loop over
+// rows of its own, the warpgroups taking turns on the tensor core. That is another graph than the
+// one-tile loop's: subtile_schedule_graph copies every op but the loads once per compute warpgroup,
+// each copy a team (its ops on one warp group, the copies' incumbent in modulo_ilp.cpp). Solved
+// without the fewest-groups objective (the teams fix the groups), under the loop search's budget.
+// Its schedule is the turns when each sub-tile's ops are on a warp group of their own, the loads on
+// another, and each sub-tile's GEMMs are one contiguous turn of the tensor core per II.
+struct SubtileTurns {
+  bool solved = false, turns = false;
+  bool optimal = false;
+  std::string report, why, svg;
+  std::vector<std::string> names, ops;
+  sched::Schedule schedule;
+  double ii_cycles = 0;              // raw machine cycles of an II (all sub-tiles: the tile's iteration)
+  int load_regs = 0, compute_regs = 0;  // the most registers a thread the schedule keeps live on a load / compute group
+};
+
+SubtileTurns solve_subtiles(const nlohmann::ordered_json& loop_graph, int subtiles, unsigned long long rlimit, double wall,
+                            const std::string& title) {
+  SubtileTurns out;
+  std::ostringstream rep;
+  rep << "  sub-tiles (the turns): the loop as " << subtiles << " sub-tile teams, one a compute warpgroup";
+  sched::SearchResult r;
+  sched::Problem prob;
+  std::vector<int> team;  // per node: its sub-tile, -1 for a shared load
+  try {
+    const nlohmann::ordered_json g = subtile_schedule_graph(loop_graph, subtiles);
+    const sched::Graph graph = sched::parse_graph(g.dump());
+    sched::BuildOptions bo;
+    bo.norm_budget = kNormBudget;
+    prob = sched::build_problem(graph, sched::builtin_machine(g.value("machine", std::string("hopper"))), bo);
+    for (const sched::GraphNode& n : graph.nodes) {
+      out.names.push_back(n.name);
+      out.ops.push_back(n.op);
+      const size_t hash = n.name.rfind('#');
+      team.push_back(hash == std::string::npos ? -1 : std::stoi(n.name.substr(hash + 1)));
+    }
+    sched::SearchOptions so;
+    so.time_limit = wall;
+    so.rlimit = rlimit;
+    so.minimize_groups = false;
+    r = sched::search_schedule(prob, so);
+  } catch (const sched::UserError& e) {
+    out.report = rep.str() + ": the scheduler cannot model it (" + e.what() + ")\n";
+    out.why = "the sub-tile schedule: none (the scheduler cannot model it)";
+    return out;
+  }
+  if (!r.found || !r.schedule.has_warps()) {
+    out.report = rep.str() + ": no schedule (" + (r.budget_exhausted ? std::string("out of budget") : r.infeasible) + ")\n";
+    out.why = "the sub-tile schedule: none within the budget";
+    return out;
+  }
+  out.solved = true;
+  out.optimal = r.optimal;
+  out.schedule = r.schedule;
+  const sched::Schedule& sc = r.schedule;
+  const double scale = cycles_per_unit(prob);
+  out.ii_cycles = static_cast<double>(sc.ii) * scale;
+  {
+    std::set<int> load_groups;
+    for (size_t i = 0; i < team.size(); ++i)
+      if (team[i] < 0) load_groups.insert(sc.warp[i]);
+    const sched::Pressure pressure = sched::peak_pressure(prob, sc);
+    for (size_t w = 0; w < pressure.regs_per_warp.size(); ++w) {
+      int& most = load_groups.count(static_cast<int>(w)) ? out.load_regs : out.compute_regs;
+      most = std::max(most, pressure.regs_per_warp[w]);
+    }
+  }
+  rep << ": II = " << sc.ii << " (" << std::llround(sc.ii * scale) << " cycles for the " << subtiles << " sub-tiles), length " << sc.length
+      << ", " << sc.stages() << " stage(s), " << sched::groups_used(sc) << " warp group(s)\n"
+      << "    optimal: " << (r.optimal ? "yes" : "not proven") << " - " << r.proof << "\n"
+      << "    solve: " << std::fixed << std::setprecision(2) << r.seconds << " s (" << r.smt_calls << " SMT, " << r.ilp_calls
+      << " ILP call(s))\n";
+  schedule_rows(rep, out.names, sc, "    ", 24);
+  // Each sub-tile on a group of its own, the loads on others.
+  std::map<int, std::set<int>> groups_of;  // sub-tile (-1: the loads) -> its groups
+  for (size_t i = 0; i < team.size(); ++i) groups_of[team[i]].insert(sc.warp[i]);
+  std::string broken;
+  std::set<int> taken;
+  for (auto& [t, gs] : groups_of) {
+    if (t < 0) continue;
+    if (gs.size() != 1) broken = "sub-tile " + std::to_string(t) + "'s ops are on " + std::to_string(gs.size()) + " warp groups";
+    else if (!taken.insert(*gs.begin()).second) broken = "two sub-tiles share a warp group";
+  }
+  if (broken.empty() && groups_of.count(-1))
+    for (int gl : groups_of[-1])
+      if (taken.count(gl)) broken = "the loads share a warp group with a sub-tile";
+  // Each sub-tile's GEMMs one contiguous turn of the tensor core per II (in slot order, cyclically).
+  std::vector<std::pair<int, size_t>> tc;  // (slot, node)
+  for (size_t i = 0; i < out.ops.size(); ++i)
+    if (out.ops[i] == "gemm") tc.push_back({sc.time[i] % sc.ii, i});
+  std::sort(tc.begin(), tc.end());
+  int changes = 0;
+  for (size_t k = 0; k < tc.size(); ++k) changes += team[tc[k].second] != team[tc[(k + 1) % tc.size()].second];
+  if (broken.empty() && changes != subtiles) broken = "the sub-tiles' GEMMs interleave on the tensor core (" + std::to_string(changes) + " hand-overs an II, not " + std::to_string(subtiles) + ")";
+  std::string order;
+  for (size_t k = 0; k < tc.size(); ++k) {
+    const size_t i = tc[k].second;
+    order += (k == 0 ? "" : team[i] != team[tc[k - 1].second] ? " | " : ", ") + out.names[i] + " (stage " + std::to_string(sc.time[i] / sc.ii) + ")";
+  }
+  out.turns = broken.empty();
+  rep << "    the tensor core an II, in slot order: " << order << "\n"
+      << "    turns: " << (out.turns ? "yes (each sub-tile on a warp group of its own, one turn each on the tensor core)" : "no (" + broken + ")") << "\n";
+  out.report = rep.str();
+  out.why = out.turns ? "the sub-tile schedule's turns: each of the " + std::to_string(subtiles) + " sub-tiles on a warp group of its own, one turn each on the tensor core" +
+                            std::string(r.optimal ? ", proven optimal" : "")
+                      : "the sub-tile schedule does not take turns: " + broken;
+  out.svg = sched::schedule_svg(prob, sc, title + " as " + std::to_string(subtiles) + " sub-tiles");
+  return out;
+}
+
 }  // namespace
 
 bool has_schedule_optimal(const Program& p) {
@@ -301,8 +413,10 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     double scale = 1;
     std::string why_not;
     bool fallback_turns = false;  // the fallback's rule (gemms_bound_with_waits)
+    nlohmann::ordered_json loop_graph;  // the one-tile graph (solve_subtiles copies it)
     try {
-      const nlohmann::ordered_json g = schedule_graph(f0, *loop, *tree.machine);
+      loop_graph = schedule_graph(f0, *loop, *tree.machine);
+      const nlohmann::ordered_json& g = loop_graph;
       const sched::Graph graph = sched::parse_graph(g.dump());
       const sched::Machine sm = sched::builtin_machine(g.value("machine", std::string("hopper")));
       sched::BuildOptions bo;
@@ -375,6 +489,29 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     // Without a schedule, turns by the rule when the kernel has two compute warpgroups to take them.
     const bool rule_pingpong = !d.solved && fallback_turns && compute_wgs >= 2 && !teams && !written_pingpong;
     bool pingpong = written_pingpong || (d.solved && d.compute_groups >= 2 && !teams) || rule_pingpong;
+    // Turns: the loop solved again as the kernel runs it, one sub-tile team per compute warpgroup
+    // (solve_subtiles); its schedule is the one the turns realize (solved below, once the back end
+    // has taken the turns). Where the one-tile search ran out of its budget (the rule chose the
+    // turns), it is solved here: a sub-tile schedule that takes turns is then the kernel's solved
+    // schedule, its II sets the depth, its registers the split, and no rule is needed.
+    SubtileTurns sub;
+    const bool subtiles_wanted = compute_wgs >= 2 && !teams && !loop_graph.is_null();
+    auto solve_the_subtiles = [&] {
+      return solve_subtiles(loop_graph, static_cast<int>(compute_wgs), rlimit, std::max(kWallSeconds, static_cast<double>(budget)),
+                            "schedule(optimal) of instance '" + name + "': " + loop->origin);
+    };
+    if (rule_pingpong && subtiles_wanted) sub = solve_the_subtiles();
+    const bool by_subtiles = !d.solved && sub.turns;
+    if (by_subtiles) {
+      d.ii_cycles = sub.ii_cycles;
+      d.compute_groups = static_cast<int>(compute_wgs);
+      d.load_regs = sub.load_regs;
+      d.compute_regs = sub.compute_regs;
+      if (latency > 0 && d.ii_cycles > 0)
+        depth = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<double>(latency) / d.ii_cycles)) + 1, 2, kMaxDepth);
+      note.ii_cycles = d.ii_cycles;
+      note.depth_wanted = depth;
+    }
     std::string turns_why;  // why the back end refused the turns the schedule (or the rule) asked for
     std::vector<std::string> deferred;  // the mmas the back end defers one iteration (a rotated loop)
     // Teams taking the tiles in turn (alternate(T)), from the tile loop's schedule: not with teams,
@@ -408,7 +545,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     // the derived teams).
     const int64_t all_wgs = compute_wgs * std::max(1, derived.teams);
     const std::optional<std::pair<int64_t, int64_t>> split =
-        d.solved && d.warp_specialize ? register_split(d, all_wgs, *tree.machine) : std::nullopt;
+        (d.solved || by_subtiles) && d.warp_specialize ? register_split(d, all_wgs, *tree.machine) : std::nullopt;
     // Lower with the settings, one stage less while the stages do not fit the shared-memory budget.
     std::optional<CompileError> last;
     int64_t chosen = 0;
@@ -454,7 +591,17 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       }
     }
     if (!chosen) throw *last;
-    if (!d.solved)  // (after the trial: the rule's turns may have been refused)
+    if (pingpong && subtiles_wanted && !rule_pingpong) sub = solve_the_subtiles();  // (turns refused realize nothing of it)
+    if (pingpong) report << sub.report;
+    if (sub.solved && pingpong) {
+      note.subtiles = compute_wgs;
+      note.subtile_turns = sub.turns;
+      note.subtile_svg = sub.svg;
+      note.subtile_nodes = sub.names;
+      note.subtile_warp.assign(sub.schedule.warp.begin(), sub.schedule.warp.end());
+    }
+    const bool sub_realized = by_subtiles && pingpong;  // the sub-tile schedule is the kernel's, not the rule
+    if (!d.solved && !sub_realized)  // (after the trial: the rule's turns may have been refused)
       note.warning = "schedule(optimal) on instance '" + name + "': " + why_not + "; using the rule-based settings (warpspecialize, pipeline(" +
                      std::to_string(depth) + ")" + (pingpong ? ", pingpong" : "") + ")" + (rule_pingpong && pingpong ? ": " + rule_why : "") +
                      (r.budget_exhausted && budget < Instance::kMaxScheduleBudget
@@ -474,13 +621,15 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     if (!turns_why.empty())
       realized << ", no pingpong (" << (rule_pingpong ? "the rule's turns" : "the turns of the schedule's " + std::to_string(d.compute_groups) + " compute warp groups")
                << " refused: " << turns_why << ")";
+    else if (sub_realized)
+      realized << ", pingpong (" << compute_wgs << " compute warp groups take turns; the loop's one-tile search: " << why_not << "; " << sub.why << ")";
     else if (rule_pingpong)
       realized << ", pingpong (no schedule: the rule — " << rule_why << ")";
     else if (pingpong)
       realized << (in.pingpong_double_buffer ? ", pingpong(double_buffer) (" : ", pingpong (") << (written_pingpong && !(d.solved && d.compute_groups >= 2) ? "written on the instance"
                                                                                           : std::to_string(d.compute_groups) +
                                                                                                 " compute warp groups take turns")
-               << ")";
+               << (sub.why.empty() ? "" : "; " + sub.why) << ")";
     else if (teams && d.solved && d.compute_groups >= 2)
       realized << ", no pingpong (the alternate(" << *in.alternate << ") teams take turns on the tensor cores)";
     else
@@ -493,19 +642,30 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
                << " registers a thread slot; the schedule keeps at most " << d.compute_regs << " live on a compute group)";
     // The schedule's stages against the kernel's: the loads' are the ring's; of the compute ops, a
     // rotated loop's deferred mma runs one iteration late and every other op in its own iteration.
-    if (d.solved) {
+    // With the sub-tiles' turns realized, the stages are read off sub-tile 0's ops in their schedule
+    // (every compute warpgroup runs the same code on its rows).
+    if (d.solved || sub_realized) {
+      const bool by_sub = sub.turns && pingpong;
+      const std::vector<std::string>& names = by_sub ? sub.names : node_names;
+      const std::vector<std::string>& ops = by_sub ? sub.ops : node_ops;
+      const sched::Schedule& sc = by_sub ? sub.schedule : r.schedule;
       std::string late, other;
-      for (size_t i = 0; i < node_names.size() && i < r.schedule.time.size(); ++i) {
-        if (node_ops[i] == "tma_load") continue;
-        const int stage = r.schedule.time[i] / r.schedule.ii;
-        const std::string ev = node_names[i].substr(node_names[i].find(':') + 1);
+      for (size_t i = 0; i < names.size() && i < sc.time.size(); ++i) {
+        if (ops[i] == "tma_load") continue;
+        std::string node = names[i];
+        if (by_sub) {
+          if (node.size() < 2 || node.compare(node.size() - 2, 2, "#0") != 0) continue;  // sub-tile 0's
+          node.resize(node.size() - 2);
+        }
+        const int stage = sc.time[i] / sc.ii;
+        const std::string ev = node.substr(node.find(':') + 1);
         const int kernel = std::count(deferred.begin(), deferred.end(), ev) ? 1 : 0;
-        if (stage == kernel && stage > 0) late += (late.empty() ? "" : ", ") + node_names[i];
+        if (stage == kernel && stage > 0) late += (late.empty() ? "" : ", ") + node;
         if (stage != kernel)
-          other += (other.empty() ? "" : ", ") + node_names[i] + " (scheduled in stage " + std::to_string(stage) + ", run in " +
+          other += (other.empty() ? "" : ", ") + node + " (scheduled in stage " + std::to_string(stage) + ", run in " +
                    std::to_string(kernel) + ")";
       }
-      report << "  stages realized: the loads' by the ring (" << chosen << " deep)"
+      report << "  stages realized" << (by_sub ? " (the sub-tile schedule's)" : "") << ": the loads' by the ring (" << chosen << " deep)"
              << (late.empty() ? "" : "; " + late + " one iteration late (the loop rotated), as scheduled")
              << (other.empty() ? "; every compute op as scheduled" : "; not as scheduled: " + other) << "\n";
     }

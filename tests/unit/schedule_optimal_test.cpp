@@ -211,11 +211,35 @@ TEST(ScheduleOptimal, FlashAttentionGetsTheFa3Structure) {
   EXPECT_TRUE(n.warning.empty()) << n.warning;
   EXPECT_NE(n.realized.find("warpspecialize"), std::string::npos) << n.realized;
   EXPECT_NE(n.realized.find("pipeline(2)"), std::string::npos) << n.realized;
-  EXPECT_NE(n.realized.find("pingpong (2 compute warp groups take turns)"), std::string::npos) << n.report << n.realized;
-  // The report sets the kernel's stages against the schedule's: P V one iteration late as
-  // scheduled; the softmax's tail (row sum, conversion, pack of P) in its own iteration, not in the
-  // schedule's stage 1 (that would need a second register copy of the scores: docs/schedule.md).
-  EXPECT_NE(n.report.find("stages realized: the loads' by the ring (2 deep); mma:"), std::string::npos) << n.report;
+  EXPECT_NE(n.realized.find("pingpong (2 compute warp groups take turns; the sub-tile schedule's turns: each of the 2 sub-tiles on "
+                            "a warp group of its own, one turn each on the tensor core, proven optimal)"),
+            std::string::npos)
+      << n.report << n.realized;
+  // The turns' own schedule: the loop as two sub-tile teams (solve_subtiles), each on a warp group
+  // of its own, the loads on a third, and on the tensor core each sub-tile's next QK^T and this
+  // tile's P V one turn (FlashAttention-3's ping-pong).
+  EXPECT_EQ(n.subtiles, 2);
+  EXPECT_TRUE(n.subtile_turns) << n.report;
+  ASSERT_EQ(n.subtile_nodes.size(), n.subtile_warp.size());
+  std::map<std::string, std::set<int>> groups;  // "#0", "#1", "" (the loads) -> warp groups
+  for (size_t i = 0; i < n.subtile_nodes.size(); ++i) {
+    const size_t hash = n.subtile_nodes[i].rfind('#');
+    groups[hash == std::string::npos ? "" : n.subtile_nodes[i].substr(hash)].insert(n.subtile_warp[i]);
+  }
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups["#0"].size(), 1u);
+  EXPECT_EQ(groups["#1"].size(), 1u);
+  EXPECT_NE(*groups["#0"].begin(), *groups["#1"].begin());
+  for (int g : groups[""]) EXPECT_TRUE(g != *groups["#0"].begin() && g != *groups["#1"].begin());
+  EXPECT_NE(n.report.find("the tensor core an II, in slot order: mma:e.9#0 (stage 0), mma:e.37#0 (stage 1) | mma:e.9#1 (stage 0), "
+                          "mma:e.37#1 (stage 1)"),
+            std::string::npos)
+      << n.report;
+  EXPECT_FALSE(n.subtile_svg.empty());
+  // The report sets the kernel's stages against the sub-tile schedule's: P V one iteration late
+  // as scheduled; the softmax's tail (row sum, conversion, pack of P) in its own iteration, not in
+  // the schedule's stage 1 (that would need a second register copy of the scores: docs/schedule.md).
+  EXPECT_NE(n.report.find("stages realized (the sub-tile schedule's): the loads' by the ring (2 deep); mma:"), std::string::npos) << n.report;
   EXPECT_NE(n.report.find(" one iteration late (the loop rotated), as scheduled; not as scheduled: rowsum:"), std::string::npos) << n.report;
   EXPECT_NE(n.report.find("(scheduled in stage 1, run in 0)"), std::string::npos) << n.report;
 }
@@ -285,22 +309,32 @@ std::string wide_attention_with(const std::string& clause) {
   return hand.substr(0, wide) + replaced(hand.substr(wide), "warpspecialize pipeline(2) pingpong", clause);
 }
 
-TEST(ScheduleOptimal, AnUndecidedAttentionLoopTakesTurnsByTheRule) {
-  // FlashAttention-2's when(D > 128) mapping (64-row S tiles, the 256-wide O): the joint search runs
-  // out of its budget, so the rule-based settings apply, with the fallback's rule for turns (the
-  // GEMMs bound the loop's II and the softmax waits on their results): pingpong, as the hand mapping
-  // writes it, and the same IR op for op; the warning says so.
-  const std::string hand = example_text("flash_attention_2"), solved = wide_attention_with("schedule(optimal)");
+TEST(ScheduleOptimal, AnUndecidedAttentionLoopIsSolvedAsSubTiles) {
+  // FlashAttention-2's when(D > 128) mapping (64-row S tiles, the 256-wide O): the one-tile search
+  // runs out of its budget (the SMT queries at the smallest II are undecided), and the rule for
+  // turns picks pingpong (the GEMMs bound the loop's II and the softmax waits on their results).
+  // The turns are then solved as the kernel runs them, two sub-tile teams (solve_subtiles): II = 52,
+  // proven (ResMII), each sub-tile on a warp group of its own, one turn each on the tensor core. So
+  // no rule and no warning: the hand mapping's turns and depth with the sub-tile schedule's register
+  // split, op for op. (The rule stays for loops whose sub-tile graph does not solve either.)
+  const std::string hand = wide_attention_with("warpspecialize pipeline(2) pingpong regs(24, 240)");
+  const std::string solved = wide_attention_with("schedule(optimal)");
   ir::Function h = lower_last_mapping(hand, "flash_attention_2"), s = lower_last_mapping(solved, "flash_attention_2");
   EXPECT_EQ(ir::print(s), ir::print(h));
   ASSERT_EQ(s.schedule_notes.size(), 1u);
   const ir::ScheduleNote& n = s.schedule_notes[0];
-  EXPECT_NE(n.warning.find("ran out of its budget"), std::string::npos) << n.warning;
-  EXPECT_NE(n.warning.find("pipeline(2), pingpong): the GEMMs bound the loop's II and ops wait on their results"), std::string::npos)
-      << n.warning;
-  EXPECT_NE(n.realized.find("pingpong (no schedule: the rule"), std::string::npos) << n.realized;
-  EXPECT_NE(n.warning.find("ran out of its budget (4 million solver units)"), std::string::npos) << n.warning;
-  EXPECT_NE(n.warning.find("a larger budget may find one: schedule(optimal, budget=B) with B > 4"), std::string::npos) << n.warning;
+  EXPECT_TRUE(n.warning.empty()) << n.warning;
+  EXPECT_NE(n.report.find("no schedule: the search ran out of its budget (4 million solver units)"), std::string::npos) << n.report;
+  EXPECT_NE(n.report.find("sub-tiles (the turns): the loop as 2 sub-tile teams, one a compute warpgroup: II = 52"), std::string::npos)
+      << n.report;
+  EXPECT_NE(n.report.find("II=52 is minimal: II >= 52 by ResMII"), std::string::npos) << n.report;
+  EXPECT_EQ(n.subtiles, 2);
+  EXPECT_TRUE(n.subtile_turns);
+  EXPECT_NE(n.realized.find("pingpong (2 compute warp groups take turns; the loop's one-tile search: the search ran out of its budget"),
+            std::string::npos)
+      << n.realized;
+  EXPECT_NE(n.realized.find("the sub-tile schedule's turns: each of the 2 sub-tiles on a warp group of its own"), std::string::npos) << n.realized;
+  EXPECT_NE(n.realized.find("regs(24, 240)"), std::string::npos) << n.realized;
 }
 
 TEST(ScheduleOptimal, ALargerBudgetSolvesTheWideAttentionLoop) {
@@ -317,7 +351,7 @@ TEST(ScheduleOptimal, ALargerBudgetSolvesTheWideAttentionLoop) {
   EXPECT_NE(n.report.find("optimal: yes"), std::string::npos) << n.report;
   EXPECT_NE(n.report.find("of 80000000)"), std::string::npos) << n.report;
   EXPECT_NE(n.realized.find("pipeline(2)"), std::string::npos) << n.realized;
-  EXPECT_NE(n.realized.find("pingpong (2 compute warp groups take turns)"), std::string::npos) << n.realized;
+  EXPECT_NE(n.realized.find("pingpong (2 compute warp groups take turns; the sub-tile schedule's turns"), std::string::npos) << n.realized;
   EXPECT_NE(n.realized.find("regs(24, 240)"), std::string::npos) << n.realized;
 }
 

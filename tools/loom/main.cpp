@@ -523,6 +523,7 @@ int emit_schedule(const Options& o, const loom::Program& program, const loom::Ta
       out += n.report + "  realized: " + n.realized + "\n";
       if (!n.svg.empty()) svgs.push_back({"mapping" + std::to_string(i) + "-" + n.instance, n.svg});
       if (!n.tile_svg.empty()) svgs.push_back({"mapping" + std::to_string(i) + "-" + n.instance + "-tiles", n.tile_svg});
+      if (!n.subtile_svg.empty()) svgs.push_back({"mapping" + std::to_string(i) + "-" + n.instance + "-subtiles", n.subtile_svg});
     }
   }
   if (!o.svg.empty()) {
