@@ -267,6 +267,11 @@ Teams choose_teams(const ir::Function& f, const ir::Op& loop, const Machine& m, 
 // without the fewest-groups objective (the teams fix the groups), under the loop search's budget.
 // Its schedule is the turns when each sub-tile's ops are on a warp group of their own, the loads on
 // another, and each sub-tile's GEMMs are one contiguous turn of the tensor core per II.
+// Z3's share of it is bounded by the loop search's resource budget; CBC (the modulo ILP, which with the
+// copies' incumbent does most of the work here) has none, so a wall-clock backstop, as for the teams:
+// flash_attention_2's three loops take 0.7-2.6 s on this 2-core machine.
+constexpr double kSubtilesWallSeconds = 20;
+
 struct SubtileTurns {
   bool solved = false, turns = false;
   bool optimal = false;
@@ -497,7 +502,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     SubtileTurns sub;
     const bool subtiles_wanted = compute_wgs >= 2 && !teams && !loop_graph.is_null();
     auto solve_the_subtiles = [&] {
-      return solve_subtiles(loop_graph, static_cast<int>(compute_wgs), rlimit, std::max(kWallSeconds, static_cast<double>(budget)),
+      return solve_subtiles(loop_graph, static_cast<int>(compute_wgs), rlimit, kSubtilesWallSeconds,
                             "schedule(optimal) of instance '" + name + "': " + loop->origin);
     };
     if (rule_pingpong && subtiles_wanted) sub = solve_the_subtiles();

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -400,8 +401,9 @@ namespace {
 // sequential reference), and the realized loop is the solver's: warp specialization exactly when
 // the schedule puts the loads on warp groups of their own, the ring depth ceil(latency / II) + 1
 // (clipped to [2, 8], lower only when the stages do not fit), turns when the compute ops take two
-// or more groups, the DMA warpgroup at setmaxnreg's least registers (the loads hold none) and the
-// compute warpgroups at the rest. The seed is printed; rerun one case with LOOM_SCHED_PROPERTY_SEED=S.
+// or more groups (and then the turns' sub-tile schedule solved, each sub-tile on a warp group of its
+// own), the DMA warpgroup at setmaxnreg's least registers (the loads hold none) and the compute
+// warpgroups at the rest. The seed is printed; rerun one case with LOOM_SCHED_PROPERTY_SEED=S.
 TEST(ScheduleOptimalProperty, RandomLoopsRunOnTheCpuAndRealizeTheSolversSchedule) {
   struct Example {
     const char* name;
@@ -468,6 +470,25 @@ TEST(ScheduleOptimalProperty, RandomLoopsRunOnTheCpuAndRealizeTheSolversSchedule
     const bool refused = note.realized.find("no pingpong (the turns of the schedule's") != std::string::npos;
     if (refused) EXPECT_EQ(std::string(ex.name).rfind("flash_attention_3", 0), 0u) << note.realized;
     EXPECT_EQ(loop.pingpong, compute_groups.size() >= 2 && !refused) << note.report << note.realized;
+    // With turns, the turns' own schedule (the loop as one sub-tile team per compute warpgroup) is
+    // solved and takes turns: each sub-tile's ops on a warp group of its own, the loads on others.
+    if (loop.pingpong) {
+      ASSERT_TRUE(f.warp_roles.has_value());
+      EXPECT_EQ(note.subtiles, f.warp_roles->compute_warpgroups) << note.report;
+      EXPECT_TRUE(note.subtile_turns) << note.report;
+      std::map<std::string, std::set<int>> team_groups;  // "#c" (or "" for the shared loads) -> warp groups
+      for (size_t i = 0; i < note.subtile_nodes.size() && i < note.subtile_warp.size(); ++i) {
+        const size_t hash = note.subtile_nodes[i].rfind('#');
+        team_groups[hash == std::string::npos ? "" : note.subtile_nodes[i].substr(hash)].insert(note.subtile_warp[i]);
+      }
+      std::set<int> taken;
+      for (auto& [team, groups] : team_groups)
+        if (!team.empty()) {
+          EXPECT_EQ(groups.size(), 1u) << team << "\n" << note.report;
+          if (!groups.empty()) EXPECT_TRUE(taken.insert(*groups.begin()).second) << team << "\n" << note.report;
+        }
+      for (int g : team_groups[""]) EXPECT_FALSE(taken.count(g)) << note.report;
+    }
     // Teams: the tile loop's schedule's (or alternate(T) as written, kept).
     EXPECT_EQ(loop.alternate, note.teams) << note.report << note.realized;
     if (!note.tile_graphs.empty()) {
