@@ -120,6 +120,23 @@ bool gemms_bound_with_waits(const sched::Problem& p, const sched::IIBounds& b, c
   return false;
 }
 
+// The most registers a thread the schedule keeps live on a group of only loads (`load_regs`) and on
+// the others (`compute_regs`): the validator's liveness (peak_pressure).
+void register_peaks(const sched::Problem& p, const sched::Schedule& s, const std::set<int>& load_only, int& load_regs, int& compute_regs) {
+  const sched::Pressure pressure = sched::peak_pressure(p, s);
+  for (size_t w = 0; w < pressure.regs_per_warp.size(); ++w) {
+    int& most = load_only.count(static_cast<int>(w)) ? load_regs : compute_regs;
+    most = std::max(most, pressure.regs_per_warp[w]);
+  }
+}
+
+// The ring's depth for an II of `ii_cycles`: ceil(load latency / II) + 1, at least 2 and at most
+// kMaxDepth (2 without a latency model).
+int64_t ring_depth(int64_t latency, double ii_cycles) {
+  if (latency <= 0 || ii_cycles <= 0) return 2;
+  return std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<double>(latency) / ii_cycles)) + 1, 2, kMaxDepth);
+}
+
 // Raw cycles per normalized cycle (the normalization keeps ratios: costnorm.h).
 double cycles_per_unit(const sched::Problem& p) {
   double scale = 1;
@@ -323,16 +340,10 @@ SubtileTurns solve_subtiles(const nlohmann::ordered_json& loop_graph, int subtil
   const sched::Schedule& sc = r.schedule;
   const double scale = cycles_per_unit(prob);
   out.ii_cycles = static_cast<double>(sc.ii) * scale;
-  {
-    std::set<int> load_groups;
-    for (size_t i = 0; i < team.size(); ++i)
-      if (team[i] < 0) load_groups.insert(sc.warp[i]);
-    const sched::Pressure pressure = sched::peak_pressure(prob, sc);
-    for (size_t w = 0; w < pressure.regs_per_warp.size(); ++w) {
-      int& most = load_groups.count(static_cast<int>(w)) ? out.load_regs : out.compute_regs;
-      most = std::max(most, pressure.regs_per_warp[w]);
-    }
-  }
+  std::set<int> load_groups;  // (no sub-tile shares them when the schedule takes turns, below)
+  for (size_t i = 0; i < team.size(); ++i)
+    if (team[i] < 0) load_groups.insert(sc.warp[i]);
+  register_peaks(prob, sc, load_groups, out.load_regs, out.compute_regs);
   rep << ": II = " << sc.ii << " (" << std::llround(sc.ii * scale) << " cycles for the " << subtiles << " sub-tiles), length " << sc.length
       << ", " << sc.stages() << " stage(s), " << sched::groups_used(sc) << " warp group(s)\n"
       << "    optimal: " << (r.optimal ? "yes" : "not proven") << " - " << r.proof << "\n"
@@ -453,12 +464,10 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
         for (int w : load_warps)
           if (compute_warps.count(w)) d.warp_specialize = false;
         d.compute_groups = std::max<int>(1, static_cast<int>(compute_warps.size()));
-        const sched::Pressure pressure = sched::peak_pressure(prob, r.schedule);
-        for (size_t w = 0; w < pressure.regs_per_warp.size(); ++w) {
-          const int g = static_cast<int>(w);
-          int& most = load_warps.count(g) && !compute_warps.count(g) ? d.load_regs : d.compute_regs;
-          most = std::max(most, pressure.regs_per_warp[w]);
-        }
+        std::set<int> load_only;
+        for (int w : load_warps)
+          if (!compute_warps.count(w)) load_only.insert(w);
+        register_peaks(prob, r.schedule, load_only, d.load_regs, d.compute_regs);
       } else {
         why_not = r.budget_exhausted ? "the search ran out of its budget (" + std::to_string(budget) +
                                            " million solver units) before it found a schedule"
@@ -472,9 +481,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     }
     // 3. The settings.
     const int64_t latency = tree.machine->cost.load_latency_cycles;
-    int64_t depth = 2;
-    if (latency > 0 && d.ii_cycles > 0)
-      depth = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<double>(latency) / d.ii_cycles)) + 1, 2, kMaxDepth);
+    int64_t depth = ring_depth(latency, d.ii_cycles);
     note.ii_cycles = d.ii_cycles;
     note.depth_wanted = depth;
     if (d.solved) {
@@ -512,8 +519,7 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
       d.compute_groups = static_cast<int>(compute_wgs);
       d.load_regs = sub.load_regs;
       d.compute_regs = sub.compute_regs;
-      if (latency > 0 && d.ii_cycles > 0)
-        depth = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(static_cast<double>(latency) / d.ii_cycles)) + 1, 2, kMaxDepth);
+      depth = ring_depth(latency, d.ii_cycles);
       note.ii_cycles = d.ii_cycles;
       note.depth_wanted = depth;
     }
