@@ -392,7 +392,8 @@ def main():
     ap.add_argument("--shapes", default="", help="MxNxK,... instead of the listed shapes")
     ap.add_argument("--kernels", action="store_true")
     ap.add_argument("--by-mapping", action="store_true",
-                    help="also time every mapping of loom's kernel (loom_<entry>_mapping), a table per case")
+                    help="also time every mapping of loom's kernel (loom_<entry>_mapping), a table per case, and print "
+                         "the cost model's estimate of each (loom_<entry>_estimates)")
     ap.add_argument("--tune", action="store_true",
                     help="also time loom after loom_<entry>_tune ('loom tuned'); 'loom' is then the cost model's pick, forced")
     ap.add_argument("--command", default="")
@@ -493,7 +494,15 @@ def main():
                         per["m%d" % m] = pinned(lib, st["loom"], m)
                     except RuntimeError:
                         pass
-                by_mapping.append((case.name, shape, time_rounds(per, reps), lib.mappings))
+                est = None  # the cost model's cycles per mapping and the rules' pick (loom_<entry>_estimates)
+                if lib.estimates_fn is not None:
+                    lib.mode = "estimates"
+                    try:
+                        st["loom"]()
+                        est = lib.last
+                    finally:
+                        lib.mode = None
+                by_mapping.append((case.name, shape, time_rounds(per, reps), lib.mappings, est))
             flops = case.flops(shape)
             row = {"case": case.name, "shape": shape, "group": group, "status": status, "errs": errs,
                    "times": times, "flops": flops, "reps": reps, "peers": case.peers, "tuning": tuning}
@@ -582,17 +591,30 @@ def main():
     if by_mapping:
         md.append("## loom's mappings by index (ms; `pick` = what loom_<entry>() chose; n/a: the mapping refused the shape)")
         md.append("")
-        for name in dict.fromkeys(n for n, _, _, _ in by_mapping):
-            count = max(c for n, _, _, c in by_mapping if n == name)
+        for name in dict.fromkeys(n for n, _, _, _, _ in by_mapping):
+            count = max(c for n, _, _, c, _ in by_mapping if n == name)
             head = "| %s | pick | " % name + " | ".join("m%d" % m for m in range(count)) + " | best |"
             md += [head, "|" + "---|" * (count + 3)]
-            for n, shape, t, _ in by_mapping:
+            for n, shape, t, _, _ in by_mapping:
                 if n != name:
                     continue
                 best = min((k for k in t if k != "pick"), key=lambda k: t[k][0])
                 md.append("| %s | %.4f | " % ("x".join(map(str, shape)), t["pick"][0]) + " | ".join(
                     fmt(t["m%d" % m][0] if "m%d" % m in t else None, "%.4f") for m in range(count)) + " | %s |" % best)
             md.append("")
+            # The cost model's view of the same calls (loom_<entry>_estimates): thousands of cycles per
+            # mapping (0: not weighed) and the mapping its rules pick, to set against the times above.
+            if any(e is not None and n == name for n, _, _, _, e in by_mapping):
+                md.append("Estimates of the same calls (loom_<entry>_estimates: the cost model's thousands of cycles; `rule` = "
+                          "the mapping its rules pick, before tuning):")
+                md.append("")
+                md += ["| %s | rule | " % name + " | ".join("m%d" % m for m in range(count)) + " |", "|" + "---|" * (count + 2)]
+                for n, shape, _, _, e in by_mapping:
+                    if n != name or e is None:
+                        continue
+                    md.append("| %s | m%d | " % ("x".join(map(str, shape)), e[0]) + " | ".join(
+                        "%.1f" % (c / 1000.0) for c in e[1][:count]) + " |")
+                md.append("")
     if kernel_notes:
         md.append("## Kernels launched per call (torch.profiler, first shape)")
         md.append("")

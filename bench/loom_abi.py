@@ -94,6 +94,11 @@ class LoomLib:
         if self.tune_fn is not None:
             self.tune_fn.restype = ctypes.c_int
             self.tune_fn.argtypes = list(argtypes) + [ctypes.c_void_p]
+        # mode "estimates": the call asks loom_<entry>_estimates; self.last = (the rules' pick, [cycles per mapping])
+        self.estimates_fn = getattr(self.lib, "loom_%s_estimates" % entry, None)
+        if self.estimates_fn is not None:
+            self.estimates_fn.restype = ctypes.c_int
+            self.estimates_fn.argtypes = [ctypes.POINTER(ctypes.c_double)] + list(argtypes) + [ctypes.c_void_p]
         self.mode = None
         self.last = None
         self.describe = "%s (%s): %d threads/block, %d B dynamic smem" % (
@@ -105,6 +110,13 @@ class LoomLib:
         stream = torch.cuda.current_stream().cuda_stream
         if self.mode == "pick":
             self.last = self.pick_fn(*args, stream)
+            return
+        if self.mode == "estimates":
+            if self.estimates_fn is None:
+                raise RuntimeError("%s has no loom_<entry>_estimates (generated before it existed)" % self.path)
+            cycles = (ctypes.c_double * self.mappings)()
+            pick = self.estimates_fn(cycles, *args, stream)
+            self.last = (pick, list(cycles))
             return
         if self.mode == "tune":
             if self.tune_fn is None:

@@ -321,6 +321,15 @@ std::string CudaGen::abi_functions(int64_t smem_bytes, int64_t threads, int mapp
     o << "  (void)stream;\n  return LOOM_OK;  // one mapping: nothing to choose\n";
   }
   o << "}\n\n"
+    << "extern \"C\" int loom_" << entry << "_estimates(double* cycles, " << params << ") {\n";
+  if (mappings > 1)
+    o << "  if (cycles)\n    for (int i = 0; i < " << mappings << "; ++i) cycles[i] = 0.0;\n"
+      << "  return rule_pick_" << entry << "(" << args << ", cycles);\n";
+  else {
+    for (ValueId p : f_.params) o << "  (void)" << pname(p) << ";\n";
+    o << "  (void)stream;\n  if (cycles) cycles[0] = 0.0;  // one mapping: nothing weighed\n  return 0;\n";
+  }
+  o << "}\n\n"
     << "extern \"C\" int loom_" << entry << "_mappings(void) { return " << mappings << "; }\n\n";
   o << "extern \"C\" const loom_kernel_info* loom_" << entry << "_info(void) {\n"
     << "  static const loom_arg_info args[] = {\n";

@@ -32,7 +32,7 @@ TEST(Codegen, BatchedGemmFacts) {
   EXPECT_EQ(count(a.cu, "loom::rt::tma_load_2d("), 0);
   EXPECT_NE(a.cu.find("const int64_t blocks = grid_n0 * grid_n1 * grid_n2;"), std::string::npos);
   EXPECT_EQ(count(a.cu, "double estimate_cycles("), 14);  // thirteen when(fastest) candidates (three split-K, three multicast) and the default
-  EXPECT_EQ(count(a.cu, "extern \"C\""), 6);  // loom_<entry>, its _mapping, _pick, _tune, _mappings and _info
+  EXPECT_EQ(count(a.cu, "extern \"C\""), 7);  // loom_<entry>, its _mapping, _pick, _tune, _estimates, _mappings and _info
   // Its own kernel and launcher names: both kernels link into one program.
   EXPECT_NE(a.cu.find("batched_gemm_kernel("), std::string::npos);
   EXPECT_NE(a.cu.find("int launch_batched_gemm("), std::string::npos);

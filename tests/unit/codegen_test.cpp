@@ -478,7 +478,7 @@ TEST(Codegen, SpecializedMappingDispatch) {
   EXPECT_NE(k1.find("for (int ks = 0; ks < 8; ++ks)"), std::string::npos);
   EXPECT_NE(k1.find("loom::rt::wgmma_m64nNk16<64, __nv_bfloat16, 0, 1>("), std::string::npos);
   // One ABI for both.
-  EXPECT_EQ(count(a.cu, "extern \"C\""), 6);  // loom_<entry>, its _mapping, _pick, _tune, _mappings and _info
+  EXPECT_EQ(count(a.cu, "extern \"C\""), 7);  // loom_<entry>, its _mapping, _pick, _tune, _estimates, _mappings and _info
   EXPECT_EQ(a.header, artifact_of("gemm_bias_act").header);  // the same C ABI as the example's
   size_t s0 = a.cu.find("constexpr int kSmemBytes = "), s1 = a.cu.find("constexpr int kSmemBytes = ", s0 + 1);
   ASSERT_NE(s1, std::string::npos);
@@ -606,6 +606,13 @@ TEST(Codegen, EveryMappingByIndex) {
                       "  return pick_gemm(C, A, B, stream);\n}"),
             std::string::npos);
   EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_mappings(void) { return 28; }"), std::string::npos);
+  // loom_<entry>_estimates: every mapping's cost-model cycles for the call (0 where not weighed) and the
+  // rules' pick, for benchmarks that set the model against measured times.
+  EXPECT_NE(a.cu.find("extern \"C\" int loom_gemm_estimates(double* cycles, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {\n"
+                      "  if (cycles)\n    for (int i = 0; i < 28; ++i) cycles[i] = 0.0;\n  return rule_pick_gemm(C, A, B, stream, cycles);\n}"),
+            std::string::npos);
+  EXPECT_NE(a.header.find("int loom_gemm_estimates(double* cycles, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"),
+            std::string::npos);
   EXPECT_NE(a.header.find("int loom_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"),
             std::string::npos);
   EXPECT_NE(a.header.find("int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"), std::string::npos);
@@ -614,6 +621,7 @@ TEST(Codegen, EveryMappingByIndex) {
   EXPECT_NE(d.cu.find("  if (mapping != 0) return LOOM_ERR_MAPPING;\n  return launch_dual_gemm(D, A, B1, B2, stream);\n}"), std::string::npos);
   EXPECT_NE(d.cu.find("extern \"C\" int loom_dual_gemm_mappings(void) { return 1; }"), std::string::npos);
   EXPECT_NE(d.cu.find("  (void)stream;\n  return 0;\n}"), std::string::npos);
+  EXPECT_NE(d.cu.find("  (void)stream;\n  if (cycles) cycles[0] = 0.0;  // one mapping: nothing weighed\n  return 0;\n}"), std::string::npos);
   EXPECT_NE(d.header.find("int loom_dual_gemm_pick(loom_tensor D, loom_tensor A, loom_tensor B1, loom_tensor B2, cudaStream_t stream);"),
             std::string::npos);
 }
@@ -717,19 +725,19 @@ TEST_F(CodegenGemm, HeaderDeclaresTheCAbi) {
   EXPECT_NE(h.find("int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"), std::string::npos);
   EXPECT_NE(h.find("int loom_gemm_mappings(void);"), std::string::npos);
   EXPECT_NE(h.find("int loom_gemm_tune(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream);"), std::string::npos);
-  // Exactly six declarations, and nothing C cannot parse.
+  // Exactly seven declarations, and nothing C cannot parse.
   int decls = 0;
   for (const std::string& l : lines_of(h))
     if (!l.empty() && l.back() == ';' && l.find("/*") == std::string::npos) ++decls;
-  EXPECT_EQ(decls, 6) << h;
+  EXPECT_EQ(decls, 7) << h;
   EXPECT_EQ(h.find("::"), std::string::npos) << h;
   EXPECT_EQ(h.find("&"), std::string::npos) << h;
 }
 
 TEST_F(CodegenGemm, ExternCOnlyOnTheAbiFunctions) {
-  EXPECT_EQ(count(cu(), "extern \"C\""), 6);
+  EXPECT_EQ(count(cu(), "extern \"C\""), 7);
   // Top-level lines (column 0, not a comment, preprocessor line, brace or blank): before the
-  // anonymous namespace none, after it only the six ABI functions.
+  // anonymous namespace none, after it only the seven ABI functions.
   const std::vector<std::string> ls = lines_of(cu());
   enum { Before, Inside, After } where = Before;
   std::vector<std::string> outside;
@@ -747,13 +755,14 @@ TEST_F(CodegenGemm, ExternCOnlyOnTheAbiFunctions) {
     outside.push_back(l);
   }
   EXPECT_EQ(where, After);
-  ASSERT_EQ(outside.size(), 6u) << testing::PrintToString(outside);
+  ASSERT_EQ(outside.size(), 7u) << testing::PrintToString(outside);
   EXPECT_EQ(outside[0], "extern \"C\" int loom_gemm(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {");
   EXPECT_EQ(outside[1], "extern \"C\" int loom_gemm_mapping(int mapping, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {");
   EXPECT_EQ(outside[2], "extern \"C\" int loom_gemm_pick(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {");
   EXPECT_EQ(outside[3], "extern \"C\" int loom_gemm_tune(loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {");
-  EXPECT_EQ(outside[4], "extern \"C\" int loom_gemm_mappings(void) { return 1; }");
-  EXPECT_EQ(outside[5], "extern \"C\" const loom_kernel_info* loom_gemm_info(void) {");
+  EXPECT_EQ(outside[4], "extern \"C\" int loom_gemm_estimates(double* cycles, loom_tensor C, loom_tensor A, loom_tensor B, cudaStream_t stream) {");
+  EXPECT_EQ(outside[5], "extern \"C\" int loom_gemm_mappings(void) { return 1; }");
+  EXPECT_EQ(outside[6], "extern \"C\" const loom_kernel_info* loom_gemm_info(void) {");
   // The kernel, the launcher and the helpers are inside the namespace.
   const std::string inside = between(cu(), "namespace {", "}  // namespace");
   for (const char* sym : {"gemm_kernel(", "int launch_gemm(", "loom_cdiv(", "constexpr int kSmemBytes"})

@@ -29,6 +29,12 @@ int loom_mha_pick(loom_tensor O, loom_tensor Q, loom_tensor Kt, loom_tensor V, f
    call's first run). Synchronizes `stream`; measures nothing on a stream being captured. */
 int loom_mha_tune(loom_tensor O, loom_tensor Q, loom_tensor Kt, loom_tensor V, float scale, cudaStream_t stream);
 
+/* The cost model's cycles for these arguments on the current device, one entry per mapping into
+   cycles[0 .. loom_mha_mappings() - 1] (0 for a mapping the model did not weigh: all 0 where a
+   when(...) condition decides, the program has one mapping, or the SM count is unknown), and the
+   mapping the launcher's rules pick (before tuning). Nothing is launched. */
+int loom_mha_estimates(double* cycles, loom_tensor O, loom_tensor Q, loom_tensor Kt, loom_tensor V, float scale, cudaStream_t stream);
+
 /* How many mappings the program has (at least 1). */
 int loom_mha_mappings(void);
 
