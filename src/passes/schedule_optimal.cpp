@@ -286,8 +286,10 @@ Teams choose_teams(const ir::Function& f, const ir::Op& loop, const Machine& m, 
 // another, and each sub-tile's GEMMs are one contiguous turn of the tensor core per II.
 // Z3's share of it is bounded by the loop search's resource budget; CBC (the modulo ILP, which with the
 // copies' incumbent does most of the work here) has none, so a wall-clock backstop, as for the teams:
-// flash_attention_2's three loops take 0.7-2.6 s on this 2-core machine.
-constexpr double kSubtilesWallSeconds = 20;
+// flash_attention_2's three loops take 0.7-2.6 s on this 2-core machine; the causal flash_attention_3's
+// loops 7.8 s and more than 20 s (which would put a kernel's compile past 10 s: they stop at 8 s, their
+// turns then checked by the one-tile schedule alone).
+constexpr double kSubtilesWallSeconds = 8;
 
 struct SubtileTurns {
   bool solved = false, turns = false;
