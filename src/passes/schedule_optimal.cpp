@@ -293,7 +293,6 @@ constexpr double kSubtilesWallSeconds = 8;
 
 struct SubtileTurns {
   bool solved = false, turns = false;
-  bool optimal = false;
   std::string report, why, svg;
   std::vector<std::string> names, ops;
   sched::Schedule schedule;
@@ -337,7 +336,6 @@ SubtileTurns solve_subtiles(const nlohmann::ordered_json& loop_graph, int subtil
     return out;
   }
   out.solved = true;
-  out.optimal = r.optimal;
   out.schedule = r.schedule;
   const sched::Schedule& sc = r.schedule;
   const double scale = cycles_per_unit(prob);
