@@ -120,6 +120,24 @@ bool gemms_bound_with_waits(const sched::Problem& p, const sched::IIBounds& b, c
   return false;
 }
 
+// The scheduler's problem for a graph the compiler built (schedule_graph.h): on its machine (a built-in
+// model's name, or an object: the tile loop's), the costs normalized to kNormBudget units; `names` and
+// `ops`, when given, get the nodes' names and op kinds in node order.
+sched::Problem normalized_problem(const nlohmann::ordered_json& g, std::vector<std::string>* names = nullptr,
+                                  std::vector<std::string>* ops = nullptr) {
+  const sched::Graph graph = sched::parse_graph(g.dump());
+  const sched::Machine m = graph.machine.is_object()
+                               ? sched::machine_from_json(graph.machine)
+                               : sched::builtin_machine(graph.machine.is_string() ? graph.machine.get<std::string>() : "hopper");
+  sched::BuildOptions bo;
+  bo.norm_budget = kNormBudget;
+  for (const sched::GraphNode& n : graph.nodes) {
+    if (names) names->push_back(n.name);
+    if (ops) ops->push_back(n.op);
+  }
+  return sched::build_problem(graph, m, bo);
+}
+
 // The most registers a thread the schedule keeps live on a group of only loads (`load_regs`) and on
 // the others (`compute_regs`): the validator's liveness (peak_pressure).
 void register_peaks(const sched::Problem& p, const sched::Schedule& s, const std::set<int>& load_only, int& load_regs, int& compute_regs) {
@@ -208,11 +226,7 @@ Teams choose_teams(const ir::Function& f, const ir::Op& loop, const Machine& m, 
     try {
       const nlohmann::ordered_json g = tile_schedule_graph(f, loop, m, std::llround(loop_cycles), t, static_cast<int>(regs));
       out.graphs.push_back(g.dump(1) + "\n");
-      const sched::Graph graph = sched::parse_graph(g.dump());
-      sched::BuildOptions bo;
-      bo.norm_budget = kNormBudget;
-      prob = sched::build_problem(graph, sched::machine_from_json(g.at("machine")), bo);
-      for (const sched::GraphNode& n : graph.nodes) names.push_back(n.name);
+      prob = normalized_problem(g, &names);
       if (t > 1) {
         sched::SearchOptions so;
         so.time_limit = kTeamsWallSeconds;
@@ -310,15 +324,10 @@ SubtileTurns solve_subtiles(const nlohmann::ordered_json& loop_graph, int subtil
   std::vector<int> team;  // per node: its sub-tile, -1 for a shared load
   try {
     const nlohmann::ordered_json g = subtile_schedule_graph(loop_graph, subtiles);
-    const sched::Graph graph = sched::parse_graph(g.dump());
-    sched::BuildOptions bo;
-    bo.norm_budget = kNormBudget;
-    prob = sched::build_problem(graph, sched::builtin_machine(g.value("machine", std::string("hopper"))), bo);
-    for (const sched::GraphNode& n : graph.nodes) {
-      out.names.push_back(n.name);
-      out.ops.push_back(n.op);
-      const size_t hash = n.name.rfind('#');
-      team.push_back(hash == std::string::npos ? -1 : std::stoi(n.name.substr(hash + 1)));
+    prob = normalized_problem(g, &out.names, &out.ops);
+    for (const std::string& n : out.names) {
+      const size_t hash = n.rfind('#');
+      team.push_back(hash == std::string::npos ? -1 : std::stoi(n.substr(hash + 1)));
     }
     sched::SearchOptions so;
     so.time_limit = wall;
@@ -432,17 +441,8 @@ Program realize_optimal_schedules(const Program& p, const TaskTree& tree, std::v
     nlohmann::ordered_json loop_graph;  // the one-tile graph (solve_subtiles copies it)
     try {
       loop_graph = schedule_graph(f0, *loop, *tree.machine);
-      const nlohmann::ordered_json& g = loop_graph;
-      const sched::Graph graph = sched::parse_graph(g.dump());
-      const sched::Machine sm = sched::builtin_machine(g.value("machine", std::string("hopper")));
-      sched::BuildOptions bo;
-      bo.norm_budget = kNormBudget;
-      const sched::Problem prob = sched::build_problem(graph, sm, bo);
+      const sched::Problem prob = normalized_problem(loop_graph, &node_names, &node_ops);
       scale = cycles_per_unit(prob);
-      for (const sched::GraphNode& n : graph.nodes) {
-        node_names.push_back(n.name);
-        node_ops.push_back(n.op);
-      }
       sched::SearchOptions so;
       // The backstop grows with the budget (a second a million units, 4-8 times what they take
       // here), so that a large budget=B is still spent by the deterministic count, not the clock.
