@@ -297,6 +297,10 @@ std::string CudaGen::abi_functions(int64_t smem_bytes, int64_t threads, int mapp
   std::string args;
   for (ValueId p : f_.params) args += pname(p) + ", ";
   args += "stream";
+  // A one-mapping program's _pick, _tune and _estimates read none of their arguments.
+  std::string unused;
+  for (ValueId p : f_.params) unused += "  (void)" + pname(p) + ";\n";
+  unused += "  (void)stream;\n";
   o << "extern \"C\" " << abi_signature() << " {\n  return launch_" << entry << "(" << args << ");\n}\n\n";
   // One mapping chosen by the caller (tuning; pinning one summation order), the launcher's choice, the count.
   o << "extern \"C\" int loom_" << entry << "_mapping(int mapping, " << params << ") {\n";
@@ -308,27 +312,21 @@ std::string CudaGen::abi_functions(int64_t smem_bytes, int64_t threads, int mapp
     << "extern \"C\" int loom_" << entry << "_pick(" << params << ") {\n";
   if (mappings > 1)
     o << "  return pick_" << entry << "(" << args << ");\n";
-  else {
-    for (ValueId p : f_.params) o << "  (void)" << pname(p) << ";\n";
-    o << "  (void)stream;\n  return 0;\n";
-  }
+  else
+    o << unused << "  return 0;\n";
   o << "}\n\n"
     << "extern \"C\" int loom_" << entry << "_tune(" << params << ") {\n";
   if (mappings > 1)
     o << "  return tune_" << entry << "(" << args << ");\n";
-  else {
-    for (ValueId p : f_.params) o << "  (void)" << pname(p) << ";\n";
-    o << "  (void)stream;\n  return LOOM_OK;  // one mapping: nothing to choose\n";
-  }
+  else
+    o << unused << "  return LOOM_OK;  // one mapping: nothing to choose\n";
   o << "}\n\n"
     << "extern \"C\" int loom_" << entry << "_estimates(double* cycles, " << params << ") {\n";
   if (mappings > 1)
     o << "  if (cycles)\n    for (int i = 0; i < " << mappings << "; ++i) cycles[i] = 0.0;\n"
       << "  return rule_pick_" << entry << "(" << args << ", cycles);\n";
-  else {
-    for (ValueId p : f_.params) o << "  (void)" << pname(p) << ";\n";
-    o << "  (void)stream;\n  if (cycles) cycles[0] = 0.0;  // one mapping: nothing weighed\n  return 0;\n";
-  }
+  else
+    o << unused << "  if (cycles) cycles[0] = 0.0;  // one mapping: nothing weighed\n  return 0;\n";
   o << "}\n\n"
     << "extern \"C\" int loom_" << entry << "_mappings(void) { return " << mappings << "; }\n\n";
   o << "extern \"C\" const loom_kernel_info* loom_" << entry << "_info(void) {\n"
