@@ -123,19 +123,24 @@ int64_t CudaGen::alternate_barrier0() const { return 1 + compute_wgs_; }  // pin
 
 std::string CudaGen::alternate_threads() const { return std::to_string(2 * 128 * team_wgs()); }
 
+// A team's turn spans the loops of one ring chain (rings.cpp: add_gemm's K and L loops run one
+// ring): it starts before the chain's first loop and ends after its last.
 void CudaGen::alternate_turn_begin(Stream& s, const Op& loop) {
   if (teams_ <= 1 || k_split_ || &s != &compute_) return;
   refuse_nested(loop);
+  if (alternate_loop_ && ring_head(alternate_loop_) == ring_head(&loop) && &loop != alternate_loop_) return;  // the turn goes on
   if (alternate_loop_ && alternate_loop_ != &loop)
-    cannot(&loop, "alternate(" + std::to_string(teams_) + ") with a second loop in the tile",
-           "the teams take turns on one loop's ring; keep one srange loop in the block variant, or remove alternate");
+    cannot(&loop, "alternate(" + std::to_string(teams_) + ") with a second loop in the tile that does not continue the first's ring",
+           "the teams take turns on one ring; keep one srange loop in the block variant (or loops over buffers of the same "
+           "shapes and depth, which share a ring), or remove alternate");
   alternate_loop_ = &loop;
   s.line("loom::rt::named_barrier_sync(" + std::to_string(alternate_barrier0()) + " + team, " + alternate_threads() +
          ");  // alternate: this team's turn on the ring (the previous tile's team has left its loop)");
 }
 
 void CudaGen::alternate_turn_end(Stream& s, const Op& loop) {
-  if (teams_ <= 1 || &s != &compute_ || alternate_loop_ != &loop) return;
+  if (teams_ <= 1 || &s != &compute_ || !alternate_loop_ || ring_head(alternate_loop_) != ring_head(&loop) || ring_tail(&loop) != &loop)
+    return;
   s.line("loom::rt::named_barrier_arrive(" + std::to_string(alternate_barrier0()) + " + (team + 1) % " + std::to_string(teams_) + ", " +
          alternate_threads() + ");  // alternate: the next tile's team may start its loop");
 }

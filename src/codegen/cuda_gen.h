@@ -422,6 +422,7 @@ class CudaGen {
   // head), so slots and phases run on across the loops as they do across tiles.
   void plan_ring_chains(const ir::Block& b);
   const Op* ring_head(const Op* L) const;
+  const Op* ring_tail(const Op* L) const;  // the last loop of L's chain (L itself when it is alone)
   bool owns_tma_barrier(const Op& copy) const;  // false: it completes on its head copy's barrier
 
   // ---- sync.cpp: waits for other processors' work (named barriers, __syncwarp) ---------------------
@@ -435,6 +436,7 @@ class CudaGen {
   int64_t sync_barrier0() const;
   void sync_others(Stream& s, const Op& x, const Op& y, bool same_iteration, const EventRef& r);
   bool dma_conflicts(const Op& x, const EventRef& r);
+  bool chain_buffer(const Op& head, ValueId root);  // a ring buffer of the chain starting at head (sync.cpp)
   bool same_memory(ValueId a, ValueId b) const;
 
   // ---- dma.cpp: TMA copies --------------------------------------------------------------------------
@@ -702,6 +704,7 @@ class CudaGen {
   std::map<const Op*, int> release_wait_;   // TMA copy -> that barrier (the DMA waits before reloading)
   std::vector<const Op*> loops_;  // every loop of the kernel block (their running counters)
   std::map<const Op*, const Op*> ring_head_;  // a loop continuing a ring chain -> the chain's first loop
+  std::map<const Op*, const Op*> ring_tail_;  // a chain's first loop -> its last
   std::map<const Op*, const Op*> tma_canon_;  // its TMA copies -> the head's copy into the same buffer
   const Op* split_loop_ = nullptr;          // splitk.cpp: the kernel's split loop, if any
   int64_t split_ = 1;                       // its split_k (the cluster's blocks)

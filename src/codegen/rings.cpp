@@ -25,6 +25,7 @@ void CudaGen::plan_ring_chains(const ir::Block& b) {
     if (previous && roots == previous_roots && previous->pipeline_depth == op.pipeline_depth) {
       const Op* head = ring_head(previous);
       ring_head_[&op] = head;
+      ring_tail_[head] = &op;
       // The copies complete on the barriers of the first loop's copies into the same buffers.
       for (const Op& c : op.regions[0].ops) {
         if (!tma(c)) continue;
@@ -41,6 +42,11 @@ void CudaGen::plan_ring_chains(const ir::Block& b) {
 const Op* CudaGen::ring_head(const Op* L) const {
   auto it = ring_head_.find(L);
   return it == ring_head_.end() ? L : it->second;
+}
+
+const Op* CudaGen::ring_tail(const Op* L) const {
+  auto it = ring_tail_.find(ring_head(L));
+  return it == ring_tail_.end() ? ring_head(L) : it->second;
 }
 
 std::string CudaGen::tma_barrier(const Op& copy) const {

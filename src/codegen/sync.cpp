@@ -158,8 +158,18 @@ CudaGen::SyncScope CudaGen::scope_of(unsigned separated) const {
 // at all (no signal): gemm_reduce's producer loads the next column tile's operands while the
 // consumers still fold row sums and store the previous tile. The ring slots the TMA copies refill
 // are released by their own carried event (the K loop's), which conflicts and stays.
+//
+// A ring chain (rings.cpp) is the same: the second loop's copies refill the slots the first loop
+// read, and the pipelining pass made them wait for the whole first loop (the IR cannot name one of
+// its iterations; warp_specialize.h, SHARED RINGS). On the GPU the chain's release barrier already
+// orders each refill after the read of the slot it overwrites (the counter runs on across the
+// loops), so a read of a chain buffer by the earlier loop of the chain is no conflict: the producer
+// loads the second loop's first slots while the consumers finish the first loop, with no barrier
+// once per tile between them (add_gemm's K and L loops; what lets it take alternate(T)).
 bool CudaGen::dma_conflicts(const Op& x, const EventRef& r) {
   std::vector<const Op*> ys;
+  std::map<const Op*, const Op*> loop_of_y;  // y -> the finished loop whose body it was collected from
+  const Op* x_loop = x.kind == OpKind::For ? &x : enclosing_loop(&x);
   bool unknown = false;
   std::set<ValueId> seen;
   // A loop's event (its yield, carried or final) stands for the end of a whole iteration: every
@@ -168,9 +178,13 @@ bool CudaGen::dma_conflicts(const Op& x, const EventRef& r) {
   // conflict with the copy that refills the slot). The ops of an inner loop are left out: the
   // slots of the inner loop's ring are released by that loop's own carried event, which the copies
   // refilling them wait for (gemm_reduce's column loop around its K loop).
+  const Op* finished = nullptr;  // the finished loop body() walks, if any
   std::function<void(const ir::Block&)> body = [&](const ir::Block& b) {
     for (const Op& o : b.ops) {
-      if (o.kind == OpKind::Copy || o.kind == OpKind::Call) ys.push_back(&o);
+      if (o.kind == OpKind::Copy || o.kind == OpKind::Call) {
+        ys.push_back(&o);
+        if (finished) loop_of_y[&o] = finished;
+      }
       if (o.kind != OpKind::For)
         for (const ir::Block& inner : o.regions) body(inner);
     }
@@ -187,7 +201,12 @@ bool CudaGen::dma_conflicts(const Op& x, const EventRef& r) {
       for (const EventRef& q : p->after) collect(q.value);
       return;
     }
-    if (p->kind == OpKind::For) return body(p->regions[0]);
+    if (p->kind == OpKind::For) {
+      finished = p;
+      body(p->regions[0]);
+      finished = nullptr;
+      return;
+    }
     ys.push_back(p);
   };
   collect(r.value);
@@ -198,10 +217,25 @@ bool CudaGen::dma_conflicts(const Op& x, const EventRef& r) {
     if (y->role == ir::Role::Dma) continue;  // the DMA role's own program order
     std::vector<std::pair<ValueId, bool>> ya;
     memory_accesses(*y, ir::Role::Compute, ya);
+    const auto from = loop_of_y.find(y);
+    const Op* chain = from != loop_of_y.end() && x_loop && from->second != x_loop && ring_head(x_loop) == ring_head(from->second)
+                          ? ring_head(x_loop)
+                          : nullptr;
     for (auto& [xv, xw] : xs)
-      for (auto& [yv, yw] : ya)
-        if ((xw || yw) && same_memory(xv, yv)) return true;
+      for (auto& [yv, yw] : ya) {
+        if (!(xw || yw) || !same_memory(xv, yv)) continue;
+        if (chain && xw && !yw && root_of(xv) == root_of(yv) && chain_buffer(*chain, root_of(xv))) continue;  // the chain's release
+        return true;
+      }
   }
+  return false;
+}
+
+// Whether `root` is one of the ring buffers of the chain that starts at loop `head` (its TMA copies
+// write it).
+bool CudaGen::chain_buffer(const Op& head, ValueId root) {
+  for (const Op& c : head.regions[0].ops)
+    if (c.kind == OpKind::Copy && is_tma_copy(c) && root_of(c.operands[1]) == root) return true;
   return false;
 }
 

@@ -30,7 +30,7 @@ __host__ __device__ __forceinline__ int64_t loom_clip(int64_t extent, int64_t st
 }
 
 // ==== mapping 0: the default
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214096 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214088 bytes of dynamic shared memory.
 namespace mapping0 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -38,7 +38,7 @@ namespace mapping0 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 148560;
+constexpr int kSmemBytes = 148552;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -52,12 +52,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 147456);  // [3] compute warps done with iteration k of the loop at line 35 (%w, distance 3)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 147480);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 147488);  // [3] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 147512);  // [3] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 147480);  // [3] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 147504);  // [3] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -149,7 +147,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c3;  // ring slot
@@ -294,8 +291,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -491,7 +486,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 214096;
+constexpr int kSmemBytes = 214088;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -510,9 +505,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 212992);  // [3] compute warps done with iteration k of the loop at line 35 (%w, distance 3)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 213016);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213024);  // [3] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213048);  // [3] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213016);  // [3] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213040);  // [3] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 32768 bytes)
   uint8_t* const loom_stage = smem + 147456;
   if (threadIdx.x == 0) {
@@ -522,7 +516,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -608,7 +601,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_c64);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c3;  // ring slot
@@ -745,8 +737,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -1132,7 +1122,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping0
 
 // ==== mapping 1: when(fastest) [add_gemm.loom:185]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 164968 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 164960 bytes of dynamic shared memory.
 namespace mapping1 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -1140,7 +1130,7 @@ namespace mapping1 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 132200;
+constexpr int kSmemBytes = 132192;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -1154,12 +1144,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 131072);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 131104);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 131112);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 131144);  // [4] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 131104);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 131136);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -1250,7 +1238,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -1394,8 +1381,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -1590,7 +1575,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 164968;
+constexpr int kSmemBytes = 164960;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -1609,9 +1594,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 163840);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 163872);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163880);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163912);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163872);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163904);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 16384 bytes)
   uint8_t* const loom_stage = smem + 131072;
   if (threadIdx.x == 0) {
@@ -1621,7 +1605,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -1704,7 +1687,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_c64);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -1838,8 +1820,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -2220,7 +2200,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping1
 
 // ==== mapping 2: when(fastest) [add_gemm.loom:201]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214120 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping2 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -2228,7 +2208,7 @@ namespace mapping2 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 197736;
+constexpr int kSmemBytes = 197728;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -2242,12 +2222,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 196640);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196648);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196680);  // [4] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196640);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196672);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -2338,7 +2316,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_U);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -2482,8 +2459,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_U);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -2679,7 +2654,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 214120;
+constexpr int kSmemBytes = 214112;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -2698,9 +2673,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 212992);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 213024);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213032);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213064);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213024);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213056);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 8192 bytes)
   uint8_t* const loom_stage = smem + 196608;
   if (threadIdx.x == 0) {
@@ -2710,7 +2684,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -2793,7 +2766,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_U);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -2927,8 +2899,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_U);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -3309,7 +3279,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping2
 
 // ==== mapping 3: when(fastest) [add_gemm.loom:220]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214120 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping3 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -3317,7 +3287,7 @@ namespace mapping3 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 164968;
+constexpr int kSmemBytes = 164960;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -3331,12 +3301,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 163840);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 163872);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163880);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163912);  // [4] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163872);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163904);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -3428,7 +3396,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -3573,8 +3540,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -3770,7 +3735,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 214120;
+constexpr int kSmemBytes = 214112;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -3789,9 +3754,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 212992);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 213024);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213032);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213064);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213024);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213056);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 24576 bytes)
   uint8_t* const loom_stage = smem + 163840;
   if (threadIdx.x == 0) {
@@ -3801,7 +3765,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -3886,7 +3849,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_c64);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -4022,8 +3984,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -4408,7 +4368,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping3
 
 // ==== mapping 4: when(fastest) [add_gemm.loom:236]
-// Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 214120 bytes of dynamic shared memory.
+// Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 214112 bytes of dynamic shared memory.
 namespace mapping4 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -4416,7 +4376,7 @@ namespace mapping4 {
 namespace async_copy {
 
 constexpr int kThreads = 512;
-constexpr int kSmemBytes = 164968;
+constexpr int kSmemBytes = 164960;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -4430,12 +4390,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 163840);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 163872);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163880);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163912);  // [4] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163872);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163904);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 12);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 12);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -4527,7 +4485,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -4672,8 +4629,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -4869,7 +4824,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 512;
-constexpr int kSmemBytes = 214120;
+constexpr int kSmemBytes = 214112;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -4888,9 +4843,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 212992);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 213024);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213032);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213064);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213024);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213056);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (3 x 16384 bytes)
   uint8_t* const loom_stage = smem + 163840;
   if (threadIdx.x == 0) {
@@ -4900,7 +4854,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 12);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 12);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -4984,7 +4937,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_c64);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -5119,8 +5071,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -5504,7 +5454,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping4
 
 // ==== mapping 5: when(fastest) [add_gemm.loom:256]
-// Kernel: 256 threads per block (1 DMA warpgroup at 40 registers, 1 compute warpgroups at 256), 165016 bytes of dynamic shared memory.
+// Kernel: 256 threads per block (1 DMA warpgroup at 40 registers, 1 compute warpgroups at 256), 165008 bytes of dynamic shared memory.
 namespace mapping5 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -5512,7 +5462,7 @@ namespace mapping5 {
 namespace async_copy {
 
 constexpr int kThreads = 256;
-constexpr int kSmemBytes = 148632;
+constexpr int kSmemBytes = 148624;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -5526,12 +5476,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 147456);  // [6] compute warps done with iteration k of the loop at line 35 (%w, distance 6)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 147504);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 147512);  // [6] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 147560);  // [6] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 147504);  // [6] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 147552);  // [6] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 4);
     for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -5622,7 +5570,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_U);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 6 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c6;  // ring slot
@@ -5766,8 +5713,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 6]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_U);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 6 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -5963,7 +5908,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 256;
-constexpr int kSmemBytes = 165016;
+constexpr int kSmemBytes = 165008;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -5982,9 +5927,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 163840);  // [6] compute warps done with iteration k of the loop at line 35 (%w, distance 6)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 163888);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163896);  // [6] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163944);  // [6] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163888);  // [6] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163936);  // [6] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (1 x 16384 bytes)
   uint8_t* const loom_stage = smem + 147456;
   if (threadIdx.x == 0) {
@@ -5994,7 +5938,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 4);
     for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 6; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -6077,7 +6020,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_U);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 6 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c6;  // ring slot
@@ -6211,8 +6153,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 6]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_U);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 6 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -6594,7 +6534,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping5
 
 // ==== mapping 6: when(fastest) [add_gemm.loom:278]
-// Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 222288 bytes of dynamic shared memory.
+// Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 222280 bytes of dynamic shared memory.
 namespace mapping6 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -6602,7 +6542,7 @@ namespace mapping6 {
 namespace async_copy {
 
 constexpr int kThreads = 512;
-constexpr int kSmemBytes = 148560;
+constexpr int kSmemBytes = 148552;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -6616,12 +6556,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 147456);  // [3] compute warps done with iteration k of the loop at line 35 (%w, distance 3)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 147480);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 147488);  // [3] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 147512);  // [3] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 147480);  // [3] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 147504);  // [3] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 12);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 12);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -6712,7 +6650,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c3;  // ring slot
@@ -6856,8 +6793,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -7052,7 +6987,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 512;
-constexpr int kSmemBytes = 222288;
+constexpr int kSmemBytes = 222280;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -7071,9 +7006,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 221184);  // [3] compute warps done with iteration k of the loop at line 35 (%w, distance 3)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 221208);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 221216);  // [3] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 221240);  // [3] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 221208);  // [3] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 221232);  // [3] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (3 x 24576 bytes)
   uint8_t* const loom_stage = smem + 147456;
   if (threadIdx.x == 0) {
@@ -7083,7 +7017,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 12);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 12);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 3; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -7167,7 +7100,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_c64);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c3;  // ring slot
@@ -7302,8 +7234,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -7685,7 +7615,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping6
 
 // ==== mapping 7: when(fastest) [add_gemm.loom:303]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230504 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230496 bytes of dynamic shared memory.
 namespace mapping7 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -7693,7 +7623,7 @@ namespace mapping7 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 197736;
+constexpr int kSmemBytes = 197728;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -7707,12 +7637,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 196640);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196648);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196680);  // [4] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196640);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196672);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -7804,7 +7732,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -7949,8 +7876,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -8146,7 +8071,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 230504;
+constexpr int kSmemBytes = 230496;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -8165,9 +8090,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229376);  // [4] compute warpgroups of every block of the cluster done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 229408);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 229416);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 229448);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 229408);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 229440);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 16384 bytes)
   uint8_t* const loom_stage = smem + 196608;
   // multicast(2): this block's rank in its cluster: which tile of the cluster's group it runs and which
@@ -8181,7 +8105,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -8268,7 +8191,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_c64);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -8406,8 +8328,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -8855,7 +8775,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping7
 
 // ==== mapping 8: when(fastest) [add_gemm.loom:311]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214120 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping8 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -8863,7 +8783,7 @@ namespace mapping8 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 164968;
+constexpr int kSmemBytes = 164960;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -8877,12 +8797,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 163840);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 163872);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163880);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163912);  // [4] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163872);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163904);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -8974,7 +8892,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -9119,8 +9036,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -9316,7 +9231,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 214120;
+constexpr int kSmemBytes = 214112;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -9335,9 +9250,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 212992);  // [4] compute warpgroups of every block of the cluster done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 213024);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213032);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213064);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213024);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213056);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 24576 bytes)
   uint8_t* const loom_stage = smem + 163840;
   // multicast(2): this block's rank in its cluster: which tile of the cluster's group it runs and which
@@ -9351,7 +9265,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 4);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -9439,7 +9352,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_c64);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -9578,8 +9490,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -10025,7 +9935,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping8
 
 // ==== mapping 9: when(fastest) [add_gemm.loom:327]
-// Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 222312 bytes of dynamic shared memory.
+// Kernel: 512 threads per block (1 DMA warpgroup at 40 registers, 3 compute warpgroups at 152), 222304 bytes of dynamic shared memory.
 namespace mapping9 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -10033,7 +9943,7 @@ namespace mapping9 {
 namespace async_copy {
 
 constexpr int kThreads = 512;
-constexpr int kSmemBytes = 197736;
+constexpr int kSmemBytes = 197728;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -10047,12 +9957,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 196640);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196648);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196680);  // [4] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196640);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196672);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 12);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 12);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -10143,7 +10051,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -10287,8 +10194,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -10483,7 +10388,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 512;
-constexpr int kSmemBytes = 222312;
+constexpr int kSmemBytes = 222304;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -10502,9 +10407,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 221184);  // [4] compute warpgroups of every block of the cluster done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 221216);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 221224);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 221256);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 221216);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 221248);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (3 x 8192 bytes)
   uint8_t* const loom_stage = smem + 196608;
   // multicast(2): this block's rank in its cluster: which tile of the cluster's group it runs and which
@@ -10518,7 +10422,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 6);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 12);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -10605,7 +10508,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_c64);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -10743,8 +10645,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -11188,7 +11088,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping9
 
 // ==== mapping 10: when(fastest) [add_gemm.loom:355]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230504 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230496 bytes of dynamic shared memory.
 namespace mapping10 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -11196,7 +11096,7 @@ namespace mapping10 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 197736;
+constexpr int kSmemBytes = 197728;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -11210,12 +11110,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 196640);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196648);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196680);  // [4] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196640);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196672);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -11307,7 +11205,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -11452,8 +11349,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -11649,7 +11544,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 230504;
+constexpr int kSmemBytes = 230496;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -11668,9 +11563,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229376);  // [4] compute warpgroups of every block of the cluster done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 229408);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 229416);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 229448);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 229408);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 229440);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 16384 bytes)
   uint8_t* const loom_stage = smem + 196608;
   // multicast(4): this block's rank in its cluster: which tile of the cluster's group it runs and which
@@ -11684,7 +11578,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -11770,7 +11663,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_c64);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -11907,8 +11799,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 4, 1, false, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -12356,7 +12246,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping10
 
 // ==== mapping 11: when(fastest) [add_gemm.loom:363]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230504 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 230496 bytes of dynamic shared memory.
 namespace mapping11 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -12364,7 +12254,7 @@ namespace mapping11 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 197736;
+constexpr int kSmemBytes = 197728;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -12378,12 +12268,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 196608);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 196640);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196648);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196680);  // [4] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 196640);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 196672);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -12475,7 +12363,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -12620,8 +12507,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -12817,7 +12702,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 230504;
+constexpr int kSmemBytes = 230496;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -12836,9 +12721,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 229376);  // [4] compute warpgroups of the blocks of this block's cluster row and column done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 229408);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 229416);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 229448);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 229408);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 229440);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 16384 bytes)
   uint8_t* const loom_stage = smem + 196608;
   // multicast(2, 2): this block's rank in its cluster: which tile of the cluster's group it runs and which
@@ -12856,7 +12740,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 6);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -12945,7 +12828,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_c64);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -13085,8 +12967,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 2, true, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -13534,7 +13414,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping11
 
 // ==== mapping 12: when(fastest) [add_gemm.loom:371]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214120 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 214112 bytes of dynamic shared memory.
 namespace mapping12 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -13542,7 +13422,7 @@ namespace mapping12 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 164968;
+constexpr int kSmemBytes = 164960;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -13556,12 +13436,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 163840);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 163872);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163880);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163912);  // [4] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 163872);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 163904);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -13653,7 +13531,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -13798,8 +13675,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -13995,7 +13870,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 214120;
+constexpr int kSmemBytes = 214112;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -14014,9 +13889,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 212992);  // [4] compute warpgroups of the blocks of this block's cluster row and column done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 213024);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213032);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213064);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 213024);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 213056);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 24576 bytes)
   uint8_t* const loom_stage = smem + 163840;
   // multicast(2, 4): this block's rank in its cluster: which tile of the cluster's group it runs and which
@@ -14034,7 +13908,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 10);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -14124,7 +13997,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_c64);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -14265,8 +14137,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 4, true, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -14712,7 +14582,7 @@ double load_bytes(const loom_tensor& E, const loom_tensor& A, const loom_tensor&
 }  // namespace mapping12
 
 // ==== mapping 13: when(fastest) [add_gemm.loom:392]
-// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 226408 bytes of dynamic shared memory.
+// Kernel: 384 threads per block (1 DMA warpgroup at 40 registers, 2 compute warpgroups at 232), 226400 bytes of dynamic shared memory.
 namespace mapping13 {
 
 // The async-copy variant: the same kernel with its producer loading by cp.async instead of TMA,
@@ -14720,7 +14590,7 @@ namespace mapping13 {
 namespace async_copy {
 
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 173160;
+constexpr int kSmemBytes = 173152;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -14734,12 +14604,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 172032);  // [4] compute warps done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 172064);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 172072);  // [4] async copy %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 172104);  // [4] async copy %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 172064);  // [4] async copy %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 172096);  // [4] async copy %Bp.1 -> %B.1 landed
   if (threadIdx.x == 0) {
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 8);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 128);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 128);
     loom::rt::fence_barrier_init();
@@ -14831,7 +14699,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
-      loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
         const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -14977,8 +14844,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -15154,7 +15019,7 @@ int launch_add_gemm(const loom_tensor& E, const loom_tensor& A, const loom_tenso
 
 // The TMA kernel.
 constexpr int kThreads = 384;
-constexpr int kSmemBytes = 226408;
+constexpr int kSmemBytes = 226400;
 
 __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor E,
     const loom_tensor A,
@@ -15173,9 +15038,8 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
   uint8_t* const smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(loom_smem_raw) + 1023) & ~uintptr_t{1023});
   // ---- setup: mbarriers (after the tensors' slots)
   uint64_t* const bar_v_w = reinterpret_cast<uint64_t*>(smem + 225280);  // [4] compute warpgroups of the blocks of this block's cluster row and column done with iteration k of the loop at line 35 (%w, distance 4)
-  uint64_t* const bar_v_e_1 = reinterpret_cast<uint64_t*>(smem + 225312);  // [1] compute warps done with add_gemm_block: srange k in cdiv(K, W)
-  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 225320);  // [4] TMA %Ap.1 -> %A.1 landed
-  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 225352);  // [4] TMA %Bp.1 -> %B.1 landed
+  uint64_t* const bar_v_e_2 = reinterpret_cast<uint64_t*>(smem + 225312);  // [4] TMA %Ap.1 -> %A.1 landed
+  uint64_t* const bar_v_e_3 = reinterpret_cast<uint64_t*>(smem + 225344);  // [4] TMA %Bp.1 -> %B.1 landed
   // epilogue staging tiles, one per compute warpgroup (2 x 26624 bytes)
   uint8_t* const loom_stage = smem + 172032;
   // multicast(2, 4): this block's rank in its cluster: which tile of the cluster's group it runs and which
@@ -15193,7 +15057,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
     loom::rt::prefetch_tensormap(&tm_D_3);
     loom::rt::prefetch_tensormap(&tm_E_4);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_w[s], 10);
-    for (int s = 0; s < 1; ++s) loom::rt::mbarrier::init(&bar_v_e_1[s], 8);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_2[s], 1);
     for (int s = 0; s < 4; ++s) loom::rt::mbarrier::init(&bar_v_e_3[s], 1);
     loom::rt::fence_barrier_init();
@@ -15281,7 +15144,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         }
         v_e_1_base += v_6;  // the next tile's iterations continue the rings
         const int64_t v_7 = loom_cdiv(v_L, v_c64);
-        loom::rt::mbarrier::wait(&bar_v_e_1[0], tile_iter & 1);  // %e.1: compute warps done with add_gemm_block: srange k in cdiv(K, W) (once per tile)
         // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
         for (int64_t v_l = 0; v_l < v_7; ++v_l) {
           const int64_t v_slot_1 = (v_e_1_base + v_l) % v_c4;  // ring slot
@@ -15421,8 +15283,6 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 4, true, true, mc_rank);
       }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
-      __syncwarp();
-      if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_e_1[0]);  // compute warps done with add_gemm_block: srange k in cdiv(K, W)
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
       for (int64_t v_l = 0; v_l < v_7; ++v_l) {
@@ -16029,6 +15889,6 @@ extern "C" const loom_kernel_info* loom_add_gemm_info(void) {
       {"C", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"M", "L", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_R},
       {"D", LOOM_ARG_TENSOR, LOOM_BF16, 2, {"L", "N", nullptr, nullptr, nullptr}, 2, LOOM_PRIV_R},
   };
-  static const loom_kernel_info info = {"add_gemm", 5, args, 230504, 512};
+  static const loom_kernel_info info = {"add_gemm", 5, args, 230496, 512};
   return &info;
 }
