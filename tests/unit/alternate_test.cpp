@@ -267,6 +267,26 @@ TEST(Alternate, TakesTurnsOverARingChain) {
   ASSERT_NO_FATAL_FAILURE(expect_executor_matches(r, f, {{"M", 150}, {"N", 270}, {"K", 100}, {"L", 70}}, 2));
 }
 
+TEST(Alternate, RefusesASecondLoopOnAnotherRing) {
+  // add_gemm with the L loop's steps twice as deep as the K loop's: its tiles differ, so it hoists
+  // rings of its own (no ring chain), and the teams' turns, one ring's, cannot span both loops.
+  std::string t = example_text("add_gemm");
+  t = t.substr(0, t.find("\nmapping sm_90a when("));
+  t = replaced(t, "  Cp = blocks(C, [*, W]);\n  Dp = blocks(D, [W, *]);", "  Cp = blocks(C, [*, 2 * W]);\n  Dp = blocks(D, [2 * W, *]);");
+  t = replaced(t, "srange l in cdiv(L, W) {", "srange l in cdiv(L, 2 * W) {");
+  t = replaced(t, "pipeline(3) smem(227KB);", "pipeline(2) alternate(2) smem(227KB);");
+  for (int i = 0; i < 3; ++i) t = replaced(t, "tune(G=2)", "tune(G=1)");
+  t = replaced(t, "tune(U=128, V=256) call(add_gemm", "tune(U=64, V=128) call(add_gemm");
+  for (size_t at = t.find("tune(N_MMA=256)"); at != std::string::npos; at = t.find("tune(N_MMA=256)")) t.replace(at, 15, "tune(N_MMA=128)");
+  test::CompiledMappings c = compile_mappings(t, "add_gemm");
+  ASSERT_TRUE(c.error) << "compiled";
+  EXPECT_TRUE(c.error->loc.valid());
+  EXPECT_NE(c.error->message.find("alternate(2) with a second loop in the tile that does not continue the first's ring"),
+            std::string::npos)
+      << c.error->message;
+  EXPECT_NE(c.error->hint.find("the teams take turns on one ring"), std::string::npos) << c.error->hint;
+}
+
 TEST(Alternate, RefusesASharedMemoryTensorTheComputeRoleWrites) {
   // gemm_reduce_shared keeps its row sums in shared memory, cleared and added to by the compute
   // warpgroups: teams running different tiles at once would share its one buffer.
