@@ -423,6 +423,7 @@ class CudaGen {
   void plan_ring_chains(const ir::Block& b);
   const Op* ring_head(const Op* L) const;
   const Op* ring_tail(const Op* L) const;  // the last loop of L's chain (L itself when it is alone)
+  std::set<ValueId> ring_buffers(const Op& L);  // the buffers L's TMA copies write (its rings)
   bool owns_tma_barrier(const Op& copy) const;  // false: it completes on its head copy's barrier
 
   // ---- sync.cpp: waits for other processors' work (named barriers, __syncwarp) ---------------------
@@ -436,7 +437,6 @@ class CudaGen {
   int64_t sync_barrier0() const;
   void sync_others(Stream& s, const Op& x, const Op& y, bool same_iteration, const EventRef& r);
   bool dma_conflicts(const Op& x, const EventRef& r);
-  bool chain_buffer(const Op& head, ValueId root);  // a ring buffer of the chain starting at head (sync.cpp)
   bool same_memory(ValueId a, ValueId b) const;
 
   // ---- dma.cpp: TMA copies --------------------------------------------------------------------------

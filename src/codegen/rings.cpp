@@ -16,9 +16,7 @@ void CudaGen::plan_ring_chains(const ir::Block& b) {
   for (const Op& op : b.ops) {
     for (const ir::Block& r : op.regions) plan_ring_chains(r);
     if (op.kind != OpKind::For || op.pipeline_depth <= 1) continue;
-    std::set<ValueId> roots;  // the buffers the loop's TMA copies write
-    for (const Op& c : op.regions[0].ops)
-      if (tma(c)) roots.insert(root_of(c.operands[1]));
+    const std::set<ValueId> roots = ring_buffers(op);
     if (roots.empty()) continue;
     // Every ring of this loop is one of the previous loop's and the reverse (a buffer only one of
     // them used would see its barrier phases skip), at the same depth.
@@ -37,6 +35,14 @@ void CudaGen::plan_ring_chains(const ir::Block& b) {
     previous = &op;
     previous_roots = roots;
   }
+}
+
+// The buffers loop L's TMA copies write: its rings (a chain's, for the chain's loops).
+std::set<ValueId> CudaGen::ring_buffers(const Op& L) {
+  std::set<ValueId> roots;
+  for (const Op& c : L.regions[0].ops)
+    if (c.kind == OpKind::Copy && is_tma_copy(c)) roots.insert(root_of(c.operands[1]));
+  return roots;
 }
 
 const Op* CudaGen::ring_head(const Op* L) const {

@@ -167,8 +167,7 @@ CudaGen::SyncScope CudaGen::scope_of(unsigned separated) const {
 // loads the second loop's first slots while the consumers finish the first loop, with no barrier
 // once per tile between them (add_gemm's K and L loops; what lets it take alternate(T)).
 bool CudaGen::dma_conflicts(const Op& x, const EventRef& r) {
-  std::vector<const Op*> ys;
-  std::map<const Op*, const Op*> loop_of_y;  // y -> the finished loop whose body it was collected from
+  std::vector<std::pair<const Op*, const Op*>> ys;  // (y, the finished loop whose body it is in, if any)
   const Op* x_loop = x.kind == OpKind::For ? &x : enclosing_loop(&x);
   bool unknown = false;
   std::set<ValueId> seen;
@@ -178,21 +177,17 @@ bool CudaGen::dma_conflicts(const Op& x, const EventRef& r) {
   // conflict with the copy that refills the slot). The ops of an inner loop are left out: the
   // slots of the inner loop's ring are released by that loop's own carried event, which the copies
   // refilling them wait for (gemm_reduce's column loop around its K loop).
-  const Op* finished = nullptr;  // the finished loop body() walks, if any
-  std::function<void(const ir::Block&)> body = [&](const ir::Block& b) {
+  std::function<void(const ir::Block&, const Op*)> body = [&](const ir::Block& b, const Op* finished) {
     for (const Op& o : b.ops) {
-      if (o.kind == OpKind::Copy || o.kind == OpKind::Call) {
-        ys.push_back(&o);
-        if (finished) loop_of_y[&o] = finished;
-      }
+      if (o.kind == OpKind::Copy || o.kind == OpKind::Call) ys.push_back({&o, finished});
       if (o.kind != OpKind::For)
-        for (const ir::Block& inner : o.regions) body(inner);
+        for (const ir::Block& inner : o.regions) body(inner, finished);
     }
   };
   std::function<void(ValueId)> collect = [&](ValueId v) {
     if (!seen.insert(v).second) return;
     auto [p, loop, d] = producer_of(v);
-    if (loop) return body(loop->regions[0]);
+    if (loop) return body(loop->regions[0], nullptr);
     if (!p) {
       unknown = true;
       return;
@@ -201,41 +196,28 @@ bool CudaGen::dma_conflicts(const Op& x, const EventRef& r) {
       for (const EventRef& q : p->after) collect(q.value);
       return;
     }
-    if (p->kind == OpKind::For) {
-      finished = p;
-      body(p->regions[0]);
-      finished = nullptr;
-      return;
-    }
-    ys.push_back(p);
+    if (p->kind == OpKind::For) return body(p->regions[0], p);
+    ys.push_back({p, nullptr});
   };
   collect(r.value);
   if (unknown) return true;
   std::vector<std::pair<ValueId, bool>> xs;
   memory_accesses(x, ir::Role::Dma, xs);
-  for (const Op* y : ys) {
+  for (auto& [y, from] : ys) {
     if (y->role == ir::Role::Dma) continue;  // the DMA role's own program order
     std::vector<std::pair<ValueId, bool>> ya;
     memory_accesses(*y, ir::Role::Compute, ya);
-    const auto from = loop_of_y.find(y);
-    const Op* chain = from != loop_of_y.end() && x_loop && from->second != x_loop && ring_head(x_loop) == ring_head(from->second)
-                          ? ring_head(x_loop)
-                          : nullptr;
+    // The chain's buffers, where y is in an earlier loop of x's ring chain.
+    const std::set<ValueId> chain = from && x_loop && from != x_loop && ring_head(x_loop) == ring_head(from)
+                                        ? ring_buffers(*ring_head(x_loop))
+                                        : std::set<ValueId>{};
     for (auto& [xv, xw] : xs)
       for (auto& [yv, yw] : ya) {
         if (!(xw || yw) || !same_memory(xv, yv)) continue;
-        if (chain && xw && !yw && root_of(xv) == root_of(yv) && chain_buffer(*chain, root_of(xv))) continue;  // the chain's release
+        if (xw && !yw && root_of(xv) == root_of(yv) && chain.count(root_of(xv))) continue;  // the chain's release
         return true;
       }
   }
-  return false;
-}
-
-// Whether `root` is one of the ring buffers of the chain that starts at loop `head` (its TMA copies
-// write it).
-bool CudaGen::chain_buffer(const Op& head, ValueId root) {
-  for (const Op& c : head.regions[0].ops)
-    if (c.kind == OpKind::Copy && is_tma_copy(c) && root_of(c.operands[1]) == root) return true;
   return false;
 }
 
