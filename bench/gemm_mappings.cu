@@ -10,7 +10,9 @@
 //        -DLOOM_HAVE_GEMM -DLOOM_MAPPINGS=6 bench/gemm_mappings.cu -lcuda -lcublas
 // (or -IGEN/batched_gemm -DLOOM_HAVE_BATCHED_GEMM).
 // Usage: gemm_mappings --out FILE.md [--sweep N] [--sweep-seed S] [--seed S] [--only SHAPE]
-//        [--shape MxNxK | BxMxNxK] [--check-only] [--settle-ms MS] [--command TEXT]
+//        [--shape MxNxK | BxMxNxK] [--maps I,J,...] [--check-only] [--settle-ms MS] [--command TEXT]
+// --maps: check and time only these mappings (and skip loom_<entry>_tune): a quicker round for a few
+// mappings of interest; the pick is timed only when it is among them.
 // --settle-ms: before each timed batch, MS ms of the same call untimed (the GPU's power state then is
 // the call's own, not the previous method's).
 // --shape adds a shape of one's own (without --sweep: only the --shape ones run); --check-only checks every
@@ -178,7 +180,7 @@ struct Row {
 };
 
 Row run_shape(cublasHandle_t cublas, cudaStream_t s, const cudaDeviceProp& prop, double clock_ghz,
-              const hx::Problem& p, uint64_t seed, bool check_only, double settle_ms) {
+              const hx::Problem& p, uint64_t seed, bool check_only, double settle_ms, const std::vector<bool>& maps) {
   Row r;
   r.p = p;
   for (int i = 0; i < kCount; ++i) r.us[i] = r.estimate_us[i] = r.rel[i] = NAN;
@@ -218,6 +220,7 @@ Row run_shape(cublasHandle_t cublas, cudaStream_t s, const cudaDeviceProp& prop,
   }
   std::vector<bool> ok(kCount, false);
   for (int i = 0; i < kCount && r.status == "ok"; ++i) {
+    if (!maps[size_t(i)]) continue;
     hx::poison(CL[0], s);
     auto x = tensors(0);
     const int rc = kMappings[i].launch(x.c, x.a, x.b, s);
@@ -234,7 +237,8 @@ Row run_shape(cublasHandle_t cublas, cudaStream_t s, const cudaDeviceProp& prop,
     if (!ok[i]) r.status = "mapping " + std::to_string(i) + " disagrees with cuBLAS (rel " + fmt("%.2e", c.rel()) + ")";
   }
   // The measured choice: loom_<entry>_tune on copy 0 (scratch outputs), then the pick it leaves.
-  if (r.status == "ok" && !check_only) {
+  const bool all_maps = std::find(maps.begin(), maps.end(), false) == maps.end();
+  if (r.status == "ok" && !check_only && all_maps) {
     auto x = tensors(0);
     const auto t0 = std::chrono::steady_clock::now();
     const int rc = LOOM_TUNE_CALL(x.c, x.a, x.b, s);
@@ -296,6 +300,7 @@ int main(int argc, char** argv) {
   bool check_only = false;
   double settle_ms = 0;  // --settle-ms: untimed work of the same call before each timed batch
   std::vector<hx::Problem> own;
+  std::vector<bool> maps(kCount, true);
   uint64_t sweep_seed = 20261125, seed = uint64_t(std::time(nullptr)) % 1000000007ull;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -313,6 +318,18 @@ int main(int argc, char** argv) {
     else if (a == "--sweep-seed") sweep_seed = std::strtoull(value().c_str(), nullptr, 10);
     else if (a == "--command") command = value();
     else if (a == "--check-only") check_only = true;
+    else if (a == "--maps") {
+      std::fill(maps.begin(), maps.end(), false);
+      std::stringstream list(value());
+      for (std::string item; std::getline(list, item, ',');) {
+        const int m = std::atoi(item.c_str());
+        if (m < 0 || m >= kCount || item.empty()) {
+          std::fprintf(stderr, "gemm_mappings: --maps %s: mapping indices 0..%d, comma-separated\n", item.c_str(), kCount - 1);
+          return 2;
+        }
+        maps[size_t(m)] = true;
+      }
+    }
     else if (a == "--settle-ms") settle_ms = std::atof(value().c_str());
     else if (a == "--shape") {
       long long d[4] = {0, 0, 0, 0};
@@ -325,7 +342,7 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else {
-      std::fprintf(stderr, "usage: gemm_mappings --out FILE.md [--sweep N] [--sweep-seed S] [--seed S] [--only SHAPE] [--shape MxNxK] [--check-only] [--settle-ms MS] [--command TEXT]\n");
+      std::fprintf(stderr, "usage: gemm_mappings --out FILE.md [--sweep N] [--sweep-seed S] [--seed S] [--only SHAPE] [--shape MxNxK] [--maps I,J,...] [--check-only] [--settle-ms MS] [--command TEXT]\n");
       return 2;
     }
   }
@@ -364,7 +381,7 @@ int main(int argc, char** argv) {
   bool failed = false;
   for (size_t i = 0; i < shapes.size(); ++i) {
     if (!only.empty() && shapes[i].name() != only) continue;
-    Row r = run_shape(cublas, s, prop, clock_ghz, shapes[i], seed + 1000003ull * i, check_only, settle_ms);
+    Row r = run_shape(cublas, s, prop, clock_ghz, shapes[i], seed + 1000003ull * i, check_only, settle_ms, maps);
     failed |= r.status != "ok";
     std::printf("gemm_mappings: %-22s cuBLAS %9.2f us  pick %d %9.2f us  tuned %d %9.2f us  best %d %9.2f us  %s\n",
                 r.p.name().c_str(), r.cublas_us, r.pick, r.pick >= 0 ? r.us[r.pick] : NAN, r.tuned,
@@ -414,11 +431,11 @@ int main(int argc, char** argv) {
     md << " " << fmt("%.2f", r.dispatch_us) << " | m" << r.pick << " | m" << r.tuned << " (" << fmt("%.1f", r.tune_ms) << ") | m"
        << r.best << " | " << fmt("%.3f", rp) << " | " << fmt("%.3f", rt) << " | " << fmt("%.3f", rb) << " | "
        << fmt("%.3f", timed ? r.us[r.best] / r.us[r.pick] : NAN) << " | " << r.status << " |\n";
-    if (!tuned) continue;
+    if (!timed || std::isnan(rp)) continue;
     ++n;
-    lp += std::log(rp), lb += std::log(rb), lt += std::log(rt), lpb += std::log(r.us[r.best] / r.us[r.pick]);
+    lp += std::log(rp), lb += std::log(rb), lt += tuned ? std::log(rt) : NAN, lpb += std::log(r.us[r.best] / r.us[r.pick]);
     misses += r.us[r.best] < 0.95 * r.us[r.pick];
-    lowp += rp < 0.9, lowt += rt < 0.9, lowb += rb < 0.9;
+    lowp += rp < 0.9, lowt += tuned && rt < 0.9, lowb += rb < 0.9;
     if (rp < minp) minp = rp, minp_shape = r.p.name();
     if (rb < minb) minb = rb, minb_shape = r.p.name();
     if (rt < mint) mint = rt, mint_shape = r.p.name();
