@@ -38,8 +38,8 @@
 #else
 #error "compile with -DLOOM_HAVE_GEMM or -DLOOM_HAVE_BATCHED_GEMM and the generated kernel's directory"
 #endif
-#if !defined(LOOM_MAPPINGS) || LOOM_MAPPINGS < 1 || LOOM_MAPPINGS > 32
-#error "-DLOOM_MAPPINGS=N: the generated file's mapping count (its 'Kernels: one per mapping (N)' line), 1..32"
+#if !defined(LOOM_MAPPINGS) || LOOM_MAPPINGS < 1 || LOOM_MAPPINGS > 48
+#error "-DLOOM_MAPPINGS=N: the generated file's mapping count (its 'Kernels: one per mapping (N)' line), 1..48"
 #endif
 
 #include <cublas_v2.h>
@@ -163,6 +163,54 @@ const Mapping kMappings[] = {
 #endif
 #if LOOM_MAPPINGS > 31
     LOOM_M(31)
+#endif
+#if LOOM_MAPPINGS > 48
+    LOOM_M(32)
+#endif
+#if LOOM_MAPPINGS > 33
+    LOOM_M(33)
+#endif
+#if LOOM_MAPPINGS > 34
+    LOOM_M(34)
+#endif
+#if LOOM_MAPPINGS > 35
+    LOOM_M(35)
+#endif
+#if LOOM_MAPPINGS > 36
+    LOOM_M(36)
+#endif
+#if LOOM_MAPPINGS > 37
+    LOOM_M(37)
+#endif
+#if LOOM_MAPPINGS > 38
+    LOOM_M(38)
+#endif
+#if LOOM_MAPPINGS > 39
+    LOOM_M(39)
+#endif
+#if LOOM_MAPPINGS > 40
+    LOOM_M(40)
+#endif
+#if LOOM_MAPPINGS > 41
+    LOOM_M(41)
+#endif
+#if LOOM_MAPPINGS > 42
+    LOOM_M(42)
+#endif
+#if LOOM_MAPPINGS > 43
+    LOOM_M(43)
+#endif
+#if LOOM_MAPPINGS > 44
+    LOOM_M(44)
+#endif
+#if LOOM_MAPPINGS > 45
+    LOOM_M(45)
+#endif
+#if LOOM_MAPPINGS > 46
+    LOOM_M(46)
+#endif
+#if LOOM_MAPPINGS > 47
+    LOOM_M(47)
 #endif
 };
 #undef LOOM_M
