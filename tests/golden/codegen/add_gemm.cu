@@ -284,12 +284,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
@@ -324,14 +319,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 3))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 3]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 3]);
       }
@@ -730,12 +725,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
@@ -768,14 +758,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 3))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 3]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 3]);
       }
@@ -1374,12 +1364,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -1414,14 +1399,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -1813,12 +1798,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -1851,14 +1831,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -2452,12 +2432,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_U);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -2492,14 +2467,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -2892,12 +2867,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_U);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -2930,14 +2900,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -3533,12 +3503,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -3573,14 +3538,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -3977,12 +3942,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -4015,14 +3975,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -4622,12 +4582,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -4662,14 +4617,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -5064,12 +5019,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -5102,14 +5052,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -5706,12 +5656,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 6]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 6]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_U);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 6 deep
@@ -5746,14 +5691,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 6))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 6]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 6]);
       }
@@ -6146,12 +6091,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 6]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 6]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_U);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 6 deep
@@ -6184,14 +6124,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 6))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 6]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 6]);
       }
@@ -6786,12 +6726,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
@@ -6826,14 +6761,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 3))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 3]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 3]);
       }
@@ -7227,12 +7162,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
@@ -7265,14 +7195,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 3))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 3]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 3]);
       }
@@ -7869,12 +7799,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -7909,14 +7834,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -8321,12 +8246,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -8359,14 +8279,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of every block of the cluster done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true, mc_rank);
       }
@@ -9029,12 +8949,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -9069,14 +8984,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -9483,12 +9398,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -9521,14 +9431,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of every block of the cluster done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true, mc_rank);
       }
@@ -10187,12 +10097,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -10227,14 +10132,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -10638,12 +10543,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -10676,14 +10576,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of every block of the cluster done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true, mc_rank);
       }
@@ -11342,12 +11242,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -11382,14 +11277,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -11792,12 +11687,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 4, 1, false, true, mc_rank);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 4, 1, false, true, mc_rank);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -11830,14 +11720,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of every block of the cluster done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 4, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 4, 1, false, true, mc_rank);
       }
@@ -12500,12 +12390,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -12540,14 +12425,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -12960,12 +12845,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 2, true, true, mc_rank);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 2, true, true, mc_rank);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -12998,14 +12878,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of the blocks of this block's cluster row and column done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 2, true, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 2, true, true, mc_rank);
       }
@@ -13668,12 +13548,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -13708,14 +13583,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -14130,12 +14005,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 4, true, true, mc_rank);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 4, true, true, mc_rank);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -14168,14 +14038,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of the blocks of this block's cluster row and column done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 4, true, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 4, true, true, mc_rank);
       }
@@ -14837,12 +14707,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -14878,14 +14743,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -15276,12 +15141,7 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 4, true, true, mc_rank);
         }
       }
-      loom::rt::wgmma_wait<0>();
-      loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_6 > 0) {
-        __syncwarp();
-        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 4, true, true, mc_rank);
-      }
+      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -15315,14 +15175,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of the blocks of this block's cluster row and column done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0) {
+        if (v_l > 0 || v_6 > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 4, true, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if (v_7 > 0) {
+      if ((v_7 + v_6) > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 4, true, true, mc_rank);
       }
