@@ -425,10 +425,6 @@ class CudaGen {
   const Op* ring_tail(const Op* L) const;  // the last loop of L's chain (L itself when it is alone)
   std::set<ValueId> ring_buffers(const Op& L);  // the buffers L's TMA copies write (its rings)
   bool owns_tma_barrier(const Op& copy) const;  // false: it completes on its head copy's barrier
-  // The chain's next loop when the compute role may go straight on into it after loop L, leaving
-  // L's last wgmmas in flight: that loop's first iteration releases L's last slot (the counter runs
-  // on, so its "previous slot" is L's last) instead of L draining the tensor cores to release it.
-  const Op* chain_successor_undrained(const Op& L);
 
   // ---- sync.cpp: waits for other processors' work (named barriers, __syncwarp) ---------------------
   enum class SyncScope { None, Warp, Warpgroup, Block };  // narrowest first
@@ -709,9 +705,6 @@ class CudaGen {
   std::vector<const Op*> loops_;  // every loop of the kernel block (their running counters)
   std::map<const Op*, const Op*> ring_head_;  // a loop continuing a ring chain -> the chain's first loop
   std::map<const Op*, const Op*> ring_tail_;  // a chain's first loop -> its last
-  // A chain loop whose first iteration releases the slot of the chain's earlier loops (their trip
-  // count, summed: the release is due when any of them ran): chain_successor_undrained.
-  std::map<const Op*, std::string> chain_carry_;
   std::map<const Op*, const Op*> tma_canon_;  // its TMA copies -> the head's copy into the same buffer
   const Op* split_loop_ = nullptr;          // splitk.cpp: the kernel's split loop, if any
   int64_t split_ = 1;                       // its split_k (the cluster's blocks)

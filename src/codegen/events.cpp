@@ -257,8 +257,7 @@ void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in
     if (wg) {
       s.line("// the tensor cores finished iteration " + k + " - 1: release it (" + b.comment + ")");
       s.line("loom::rt::wgmma_wait<" + std::to_string(wgmma_groups(loop)) + ">();  // this iteration's groups may still run");
-      auto carry = chain_carry_.find(&loop);  // the chain's earlier loops left their last slot to this one
-      s.line("if (" + k + " > " + loop_start(&loop) + (carry == chain_carry_.end() ? "" : " || " + carry->second + " > 0") + ") {");
+      s.line("if (" + k + " > " + loop_start(&loop) + ") {");
       s.line("  __syncwarp();");
       s.line("  " + arrive_stmt(b, "(" + g + " - 1) % " + R));
       s.line("}");
@@ -268,23 +267,13 @@ void CudaGen::yield_signal(Stream& s, const Op& loop, const Signal& sig, bool in
     }
   } else if (wg) {
     const std::string n = loop_trips(&loop);
-    auto carry = chain_carry_.find(&loop);
-    const std::string ran = carry == chain_carry_.end() ? n : "(" + n + " + " + carry->second + ")";
-    if (!(rotation_ && rotation_->loop == &loop)) {
-      if (const Op* next = chain_successor_undrained(loop)) {
-        // The groups stay in flight (s.groups keeps them: anything that must see them drains).
-        s.line("// the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done");
-        chain_carry_[next] = ran;
-        return;
-      }
-    }
     wgmma_drain(s, loop);
     // A rotated loop released every iteration's early buffers in its body; the deferred mma of the
     // last iteration ran after it: its late buffers.
     const Barrier& last = rotation_ && rotation_->loop == &loop && rotation_->late_signal >= 0
                               ? barriers_[static_cast<size_t>(signals_[static_cast<size_t>(rotation_->late_signal)].barrier)]
                               : b;
-    s.line("if (" + ran + " > 0) {");
+    s.line("if (" + n + " > 0) {");
     s.line("  __syncwarp();");
     s.line("  " + arrive_stmt(last, "(" + base(&loop) + " + " + n + " - 1) % " + R));
     s.line("}");

@@ -55,34 +55,6 @@ const Op* CudaGen::ring_tail(const Op* L) const {
   return it == ring_tail_.end() ? ring_head(L) : it->second;
 }
 
-// L's chain continues in the next op of L's block but for index arithmetic and views, a loop of
-// wgmmas into registers like L (its release in the body one iteration late, yield_signal), and
-// neither is a loop the back end runs another way (split or stream-K shares, kteams, the rotated
-// loops of pingpong, alternate's turns): then the compute role need not drain L's wgmmas after L.
-// The next loop's wgmmas queue behind them as one loop's iterations do, its first iteration's
-// wgmma_wait<N> waits for L's last group, and its release of "the previous slot" is L's last.
-const Op* CudaGen::chain_successor_undrained(const Op& L) {
-  if (alternate_loop_ || &L == split_loop_ || &L == kteam_loop_ || L.pingpong) return nullptr;
-  const Op* parent = parent_.count(&L) ? parent_.at(&L) : nullptr;
-  if (!parent) return nullptr;
-  for (const ir::Block& b : parent->regions) {
-    for (size_t i = 0; i < b.ops.size(); ++i) {
-      if (&b.ops[i] != &L) continue;
-      for (size_t j = i + 1; j < b.ops.size(); ++j) {
-        const Op& n = b.ops[j];
-        if (n.kind == OpKind::Const || n.kind == OpKind::FConst || n.kind == OpKind::Arith || n.kind == OpKind::Dim ||
-            n.kind == OpKind::ProcIndex)
-          continue;
-        if (n.kind != OpKind::For || ring_head(&n) != ring_head(&L) || &n == split_loop_ || &n == kteam_loop_ || n.pingpong)
-          return nullptr;
-        return yield_is_wgmma(L) && yield_is_wgmma(n) ? &n : nullptr;
-      }
-      return nullptr;
-    }
-  }
-  return nullptr;
-}
-
 std::string CudaGen::tma_barrier(const Op& copy) const {
   auto it = tma_canon_.find(&copy);
   return "bar_" + var((it == tma_canon_.end() ? copy : *it->second).result);

@@ -260,9 +260,6 @@ TEST(Alternate, TakesTurnsOverARingChain) {
   EXPECT_GT(compute.find("// alternate: the next tile's team may start its loop"), compute.find("for (int64_t v_l = 0;"));
   EXPECT_EQ(tma.find("(once per tile)"), std::string::npos) << "no producer wait for the K loop's compute work";
   EXPECT_NE(tma.find("v_e_1_base += v_7;"), std::string::npos) << "another team's tile advances the ring by both loops";
-  // A team's turn keeps the drain after the K loop (rings.cpp chain_successor_undrained is for plain loops).
-  EXPECT_EQ(tma.find("the ring chain goes on"), std::string::npos);
-  EXPECT_NE(compute.find("if (v_l > 0) {"), std::string::npos);
   // The CPU executor runs the mapping to the reference's results (random legal orders, race check).
   auto r = check_text(t, "add_gemm.loom");
   ASSERT_TRUE(r.ok && r.tree) << r.diagnostics;

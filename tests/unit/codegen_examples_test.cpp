@@ -42,8 +42,7 @@ TEST(Codegen, BatchedGemmFacts) {
 // counter, the K loop's TMA and release barriers. The producer's first copies of the L loop refill
 // slots the K loop read: the ring's release barrier orders them (the counter runs on), so it does not
 // wait for the consumers to finish the K loop (sync.cpp, dma_conflicts) and loads the L loop's first
-// slots while they do; nor do the consumers drain the tensor cores between the loops (rings.cpp,
-// chain_successor_undrained).
+// slots while they do.
 TEST(Codegen, AddGemmOneRingForBothLoops) {
   codegen::CudaArtifact a = tma_kernels(artifact_of("add_gemm"));
   a.cu = between(a.cu, "namespace mapping0 {", "}  // namespace mapping0");  // the default's 128 x 256 tiles
@@ -57,12 +56,6 @@ TEST(Codegen, AddGemmOneRingForBothLoops) {
   EXPECT_TRUE(has("&tm_C_2, &bar_v_e_2[(v_e_1_base + v_l) % 3]"));
   EXPECT_TRUE(has("loom::rt::mbarrier::wait(&bar_v_e_3[(v_e_1_base + v_l) % 3], ((v_e_1_base + v_l) / 3) & 1);"));
   EXPECT_TRUE(has("loom_stage"));  // 144 KB of rings leave room for the staged epilogue
-  // No drain between the loops: the L loop's first iteration releases the K loop's last slot once
-  // wgmma_wait<1> has seen the K loop's last group done; after the L loop, the chain's last slot.
-  const std::string consumer = between(a.cu, "// ---- consumer", "loom::rt::tma_store_wait<0>();  // the last stores");
-  EXPECT_EQ(count(consumer, "loom::rt::wgmma_wait<0>();"), 1);
-  EXPECT_TRUE(has("if (v_l > 0 || v_6 > 0) {"));
-  EXPECT_TRUE(has("if ((v_7 + v_6) > 0) {"));
 }
 
 // add_gemm's 128 x 256 multicast candidate (mapping 7): the cluster's blocks share B's tiles in the K

@@ -284,7 +284,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
@@ -319,14 +324,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 3))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 3]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 3]);
       }
@@ -725,7 +730,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
@@ -758,14 +768,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 3))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 3]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 3]);
       }
@@ -1364,7 +1374,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -1399,14 +1414,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -1798,7 +1813,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -1831,14 +1851,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -2432,7 +2452,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_U);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -2467,14 +2492,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -2867,7 +2892,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_U);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -2900,14 +2930,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -3503,7 +3533,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -3538,14 +3573,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -3942,7 +3977,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -3975,14 +4015,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -4582,7 +4622,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -4617,14 +4662,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -5019,7 +5064,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -5052,14 +5102,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -5656,7 +5706,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 6]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 6]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_U);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 6 deep
@@ -5691,14 +5746,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 6))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 6]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 6]);
       }
@@ -6091,7 +6146,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 6]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 6]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_U);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 6 deep
@@ -6124,14 +6184,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 6))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 6]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 6]);
       }
@@ -6726,7 +6786,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
@@ -6761,14 +6826,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 3))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 3]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 3]);
       }
@@ -7162,7 +7227,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 3]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 3]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 3 deep
@@ -7195,14 +7265,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 3))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 3]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 3]);
       }
@@ -7799,7 +7869,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -7834,14 +7909,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -8246,7 +8321,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -8279,14 +8359,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of every block of the cluster done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true, mc_rank);
       }
@@ -8949,7 +9029,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -8984,14 +9069,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -9398,7 +9483,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -9431,14 +9521,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of every block of the cluster done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true, mc_rank);
       }
@@ -10097,7 +10187,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -10132,14 +10227,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -10543,7 +10638,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 1, false, true, mc_rank);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -10576,14 +10676,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of every block of the cluster done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 1, false, true, mc_rank);
       }
@@ -11242,7 +11342,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -11277,14 +11382,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -11687,7 +11792,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 4, 1, false, true, mc_rank);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 4, 1, false, true, mc_rank);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -11720,14 +11830,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of every block of the cluster done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 4, 1, false, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 4, 1, false, true, mc_rank);
       }
@@ -12390,7 +12500,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -12425,14 +12540,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -12845,7 +12960,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 2, true, true, mc_rank);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 2, true, true, mc_rank);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -12878,14 +12998,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of the blocks of this block's cluster row and column done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 2, true, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 2, true, true, mc_rank);
       }
@@ -13548,7 +13668,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -13583,14 +13708,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -14005,7 +14130,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 4, true, true, mc_rank);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 4, true, true, mc_rank);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -14038,14 +14168,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of the blocks of this block's cluster row and column done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 4, true, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 4, true, true, mc_rank);
       }
@@ -14707,7 +14837,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_k) - 1) % 4]);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_6 - 1) % 4]);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -14743,14 +14878,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warps done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[((v_e_1_base + v_l) - 1) % 4]);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         if (loom::rt::lane_id() == 0) loom::rt::mbarrier::arrive(&bar_v_w[(v_e_1_base + v_7 - 1) % 4]);
       }
@@ -15141,7 +15276,12 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_k) - 1) % 4], 2, 4, true, true, mc_rank);
         }
       }
-      // the ring chain goes on: the next loop's first iteration releases this one's last slot once its wgmmas are done
+      loom::rt::wgmma_wait<0>();
+      loom::rt::wgmma_fence_operand(v_C_1);
+      if (v_6 > 0) {
+        __syncwarp();
+        loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_6 - 1) % 4], 2, 4, true, true, mc_rank);
+      }
       v_e_1_base += v_6;  // the next tile's iterations continue the rings
       const int64_t v_7 = loom_cdiv(v_L, v_c64);
       // add_gemm_block: srange l in cdiv(L, W)  [add_gemm.loom:38]  pipelined 4 deep
@@ -15175,14 +15315,14 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         loom::rt::wgmma_commit();
         // the tensor cores finished iteration v_l - 1: release it (compute warpgroups of the blocks of this block's cluster row and column done with iteration k of the loop at line 35 (%w, distance 4))
         loom::rt::wgmma_wait<1>();  // this iteration's groups may still run
-        if (v_l > 0 || v_6 > 0) {
+        if (v_l > 0) {
           __syncwarp();
           loom::rt::mbarrier::arrive_cluster(&bar_v_w[((v_e_1_base + v_l) - 1) % 4], 2, 4, true, true, mc_rank);
         }
       }
       loom::rt::wgmma_wait<0>();
       loom::rt::wgmma_fence_operand(v_C_1);
-      if ((v_7 + v_6) > 0) {
+      if (v_7 > 0) {
         __syncwarp();
         loom::rt::mbarrier::arrive_cluster(&bar_v_w[(v_e_1_base + v_7 - 1) % 4], 2, 4, true, true, mc_rank);
       }
