@@ -164,7 +164,7 @@ const Mapping kMappings[] = {
 #if LOOM_MAPPINGS > 31
     LOOM_M(31)
 #endif
-#if LOOM_MAPPINGS > 48
+#if LOOM_MAPPINGS > 32
     LOOM_M(32)
 #endif
 #if LOOM_MAPPINGS > 33
@@ -215,6 +215,7 @@ const Mapping kMappings[] = {
 };
 #undef LOOM_M
 constexpr int kCount = LOOM_MAPPINGS;
+static_assert(sizeof(kMappings) / sizeof(kMappings[0]) == kCount, "one kMappings entry per mapping");
 
 constexpr double kTolerance = 1e-2;
 
