@@ -41,7 +41,7 @@ void CudaGen::plan_ring_chains(const ir::Block& b) {
 std::set<ValueId> CudaGen::ring_buffers(const Op& L) {
   std::set<ValueId> roots;
   for (const Op& c : L.regions[0].ops)
-    if (c.kind == OpKind::Copy && is_tma_copy(c)) roots.insert(root_of(c.operands[1]));
+    if (is_tma_copy(c)) roots.insert(root_of(c.operands[1]));
   return roots;
 }
 

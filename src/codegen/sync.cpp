@@ -203,14 +203,15 @@ bool CudaGen::dma_conflicts(const Op& x, const EventRef& r) {
   if (unknown) return true;
   std::vector<std::pair<ValueId, bool>> xs;
   memory_accesses(x, ir::Role::Dma, xs);
+  // (x's loop continues a chain: an earlier loop of it may have read the buffers x refills)
+  const std::set<ValueId> chain_buffers = x_loop && ring_head(x_loop) != x_loop ? ring_buffers(*ring_head(x_loop)) : std::set<ValueId>{};
+  const std::set<ValueId> none;
   for (auto& [y, from] : ys) {
     if (y->role == ir::Role::Dma) continue;  // the DMA role's own program order
     std::vector<std::pair<ValueId, bool>> ya;
     memory_accesses(*y, ir::Role::Compute, ya);
     // The chain's buffers, where y is in an earlier loop of x's ring chain.
-    const std::set<ValueId> chain = from && x_loop && from != x_loop && ring_head(x_loop) == ring_head(from)
-                                        ? ring_buffers(*ring_head(x_loop))
-                                        : std::set<ValueId>{};
+    const std::set<ValueId>& chain = from && x_loop && from != x_loop && ring_head(x_loop) == ring_head(from) ? chain_buffers : none;
     for (auto& [xv, xw] : xs)
       for (auto& [yv, yw] : ya) {
         if (!(xw || yw) || !same_memory(xv, yv)) continue;
