@@ -665,6 +665,34 @@ __device__ __forceinline__ void stmatrix_x4_trans(void* row, std::uint32_t r0, s
                : "memory");
 }
 
+// movmatrix.sync.aligned.m8n8.trans.b16: the warp's 8 x 8 matrix of 16-bit values, held as in an
+// ldmatrix fragment (lane l: row l / 4, columns 2 (l % 4) and + 1, low half first), transposed in
+// registers: lane l gets row l / 4 of the transpose. The direct store of a transposed accumulator
+// (src/codegen/epilogue.cpp) turns its register pairs (two rows of one column) into row pairs.
+__device__ __forceinline__ std::uint32_t movmatrix_trans(std::uint32_t r) {
+  std::uint32_t t;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(t) : "r"(r));
+  return t;
+}
+
+// A transposition inside each quad of lanes (lanes 4 k .. 4 k + 3) of packed pairs: lane q's
+// pairs[t] is its pair of chunk t; afterwards lane q's mine[p] is lane p's pair of chunk q, so
+// mine[0..3] is chunk q's 8 consecutive 16-bit values. Four shuffles; every lane of the warp
+// takes part (no divergence before it).
+__device__ __forceinline__ void quad_gather(const std::uint32_t (&pairs)[4], std::uint32_t (&mine)[4]) {
+  const int lane = lane_id(), q = lane & 3;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) mine[p] = 0u;
+#pragma unroll
+  for (int step = 0; step < 4; ++step) {  // lane q sends its pair of chunk (q + step) % 4
+    const int send = (q + step) & 3, from = (q - step) & 3;
+    std::uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
+    v = __shfl_sync(0xffffffffu, v, (lane & ~3) | from);
+#pragma unroll
+    for (int p = 0; p < 4; ++p) mine[p] = p == from ? v : mine[p];
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Packing (epilogues, RS-form A fragments)
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,45 @@
 
 namespace loom::codegen::detail {
 
+namespace {
+
+// Emits the store of mine[0..3], 8 consecutive 16-bit values of one row, to p (column col of a
+// row clipped at E1): one 16-byte store where the 8 lie inside, else value by value. The
+// async-copy variant runs on tensors whose rows need not start on 16 bytes: the widest stores the
+// address allows (runtime/loom/async_copy.cuh).
+void emit_chunk_store(Stream& s, const std::string& in, const std::string& T, const std::string& p, const std::string& col,
+                      const std::string& E1, bool async_copy) {
+  s.line(in + T + "* const p = " + p + ";");
+  s.line(in + "if (" + col + " + 8 <= " + E1 + ") {");
+  if (async_copy) s.line(in + "  loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);");
+  else s.line(in + "  *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);");
+  s.line(in + "} else {");
+  s.line(in + "  #pragma unroll");
+  s.line(in + "  for (int e = 0; e < 8; ++e)");
+  s.line(in + "    if (" + col + " + e < " + E1 + ") reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));");
+  s.line(in + "}");
+}
+
+// Emits the store of `pair`, 2 consecutive 16-bit values of one row, to p (column col of a row
+// clipped at E1): one 4-byte store where both lie inside (and, in the async-copy variant, the
+// address allows it), else one by one.
+void emit_pair_store(Stream& s, const std::string& in, const std::string& T, const std::string& p, const std::string& col,
+                     const std::string& E1, bool async_copy) {
+  s.line(in + T + "* const p = " + p + ";");
+  if (async_copy) {
+    s.line(in + "if (" + col + " + 1 < " + E1 + " && (reinterpret_cast<uintptr_t>(p) & 3) == 0) *reinterpret_cast<uint32_t*>(p) = pair;");
+    s.line(in + "else {");
+    s.line(in + "  if (" + col + " < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
+    s.line(in + "  if (" + col + " + 1 < " + E1 + ") reinterpret_cast<uint16_t*>(p)[1] = static_cast<uint16_t>(pair >> 16);");
+    s.line(in + "}");
+  } else {
+    s.line(in + "if (" + col + " + 1 < " + E1 + ") *reinterpret_cast<uint32_t*>(p) = pair;");
+    s.line(in + "else if (" + col + " < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
+  }
+}
+
+}  // namespace
+
 bool CudaGen::staging_over_budget() const {
   const int64_t budget = f_.smem.bytes > 0 ? f_.smem.bytes : f_.smem.machine_max;
   return stage_bytes_ > 0 && budget > 0 && smem_bytes_ > budget;
@@ -257,20 +296,49 @@ void CudaGen::emit_transposed_store(Stream& s, const Op& op, const Frag& xf,
     s.line("  } else {  // straight from registers");
     in = "    ";
   }
-  // Direct: element by element (a register pair is two rows of one column).
+  // Direct. A register pair is two rows of one column: per 8 x 8 block of D (rows 8 j .., the 8
+  // columns 16 w + 8 h .. of warp w's 16 in the 64-column block rb), lane l holds rows 8 j + 2 (l % 4)
+  // and + 1 of column l / 4, an ldmatrix fragment of the block's transpose. movmatrix.trans turns
+  // it into lane l's columns 2 (l % 4), + 1 of row 8 j + l / 4 (the untransposed layout); then, per
+  // two row groups, a transposition inside each quad (emit_direct_store's) gives lane q of a quad the
+  // 8 columns 8 (q & 1) .. of row group 2 jj + (q >> 1): one 16-byte store, and each warp store writes
+  // whole 32-byte sectors (16 rows x 32 bytes). An odd last row group is stored a pair at a time.
   std::string lin;
   for (int i = 0; i < rank; ++i)
     lin += (i ? " + " : "") + std::string("(") + tile.off[static_cast<size_t>(i)] + ") * " + P + ".stride[" + std::to_string(i) + "]";
   const std::string rs = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
+  const int64_t groups = xt[0] / 8;  // 8-row groups of D
+  auto block_pair = [&](const std::string& j, const std::string& h) {  // the packed pair of block (j, h), transposed
+    const std::string i = "4 * (" + j + ") + 2 * " + h;
+    return "loom::rt::movmatrix_trans(loom::rt::pack2<" + T + ">(" + reg("rb", i) + ", " + reg("rb", i + " + 1") + "))";
+  };
   s.line(in + T + "* const out = reinterpret_cast<" + T + "*>(" + P + ".data) + " + lin + ";");
+  s.line(in + "const int lane = loom::rt::lane_id(), quad_lane = lane & 3;");
   s.line(in + "#pragma unroll");
   s.line(in + "for (int rb = 0; rb < " + std::to_string(blocks) + "; ++rb) {  // 64-column blocks");
-  s.line(in + "  #pragma unroll");
-  s.line(in + "  for (int r = 0; r < " + std::to_string(half) + "; ++r) {");
-  s.line(in + "    const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;");
-  s.line(in + "    if (row < " + E0 + " && col < " + E1 + ") reinterpret_cast<uint16_t*>(out)[row * " + rs +
-         " + col] = static_cast<uint16_t>(loom::rt::pack2<" + T + ">(" + reg("rb", "r") + ", 0.0f));");
-  s.line(in + "  }");
+  s.line(in + "  const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block");
+  if (groups >= 2) {
+    s.line(in + "  #pragma unroll");
+    s.line(in + "  for (int jj = 0; jj < " + std::to_string(groups / 2) + "; ++jj) {  // row groups 2 jj, 2 jj + 1");
+    s.line(in + "    uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed");
+    s.line(in + "    #pragma unroll");
+    s.line(in + "    for (int t = 0; t < 4; ++t) pairs[t] = " + block_pair("2 * jj + (t >> 1)", "(t & 1)") + ";");
+    s.line(in + "    loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row");
+    s.line(in + "    const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);");
+    s.line(in + "    if (row >= " + E0 + ") continue;");
+    emit_chunk_store(s, in + "    ", T, "out + row * " + rs + " + col", "col", E1, async_copy_);
+    s.line(in + "  }");
+  }
+  if (groups % 2) {
+    const std::string j = std::to_string(groups - 1);
+    s.line(in + "  #pragma unroll");
+    s.line(in + "  for (int h = 0; h < 2; ++h) {  // the last row group " + j + ", a pair at a time");
+    s.line(in + "    const uint32_t pair = " + block_pair(j, "h") + ";");
+    s.line(in + "    const int64_t row = " + std::to_string(8 * (groups - 1)) + " + (lane >> 2), col = col0 + 8 * h + 2 * quad_lane;");
+    s.line(in + "    if (row >= " + E0 + ") continue;");
+    emit_pair_store(s, in + "    ", T, "out + row * " + rs + " + col", "col", E1, async_copy_);
+    s.line(in + "  }");
+  }
   s.line(in + "}");
   if (stageable) s.line("  }");
   s.line("}");
@@ -327,31 +395,14 @@ void CudaGen::emit_direct_store(Stream& s, const View& tile, int rank, const std
     s.line("  for (int jj = 0; jj < " + std::to_string(xt[1] / 32) + "; ++jj) {");
     s.line("    #pragma unroll");
     s.line("    for (int h = 0; h < 2; ++h) {");
-    s.line("      uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t");
+    s.line("      uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t");
     s.line("      #pragma unroll");
     s.line("      for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<" + T + ">(" + value("(4 * jj + t) * 4 + 2 * h") + ", " +
            value("(4 * jj + t) * 4 + 2 * h + 1") + ");");
-    s.line("      #pragma unroll");
-    s.line("      for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4");
-    s.line("        const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;");
-    s.line("        uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];");
-    s.line("        v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);");
-    s.line("        #pragma unroll");
-    s.line("        for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];");
-    s.line("      }");
+    s.line("      loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row");
     s.line("      const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;");
     s.line("      if (row >= " + E0 + ") continue;");
-    s.line("      " + T + "* const p = out + row * " + rs + " + col;");
-    s.line("      if (col + 8 <= " + E1 + ") {");
-    // The async-copy variant runs on tensors whose rows need not start on 16 bytes: the widest
-    // stores the address allows (runtime/loom/async_copy.cuh).
-    if (async_copy_) s.line("        loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);");
-    else s.line("        *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);");
-    s.line("      } else {");
-    s.line("        #pragma unroll");
-    s.line("        for (int e = 0; e < 8; ++e)");
-    s.line("          if (col + e < " + E1 + ") reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));");
-    s.line("      }");
+    emit_chunk_store(s, "      ", T, "out + row * " + rs + " + col", "col", E1, async_copy_);
     s.line("    }");
     s.line("  }");
   } else {
@@ -360,18 +411,8 @@ void CudaGen::emit_direct_store(Stream& s, const View& tile, int rank, const std
     s.line(std::string("    const int64_t row = loom::rt::acc_row(tid, r)") + (blocks > 1 ? " + 64 * rb" : "") +
            ", col = loom::rt::acc_col(tid, r);");
     s.line("    if (row >= " + E0 + ") continue;");
-    s.line("    " + T + "* const p = out + row * " + rs + " + col;");
     s.line("    const uint32_t pair = loom::rt::pack2<" + T + ">(" + value("r") + ", " + value("r + 1") + ");");
-    if (async_copy_) {
-      s.line("    if (col + 1 < " + E1 + " && (reinterpret_cast<uintptr_t>(p) & 3) == 0) *reinterpret_cast<uint32_t*>(p) = pair;");
-      s.line("    else {");
-      s.line("      if (col < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
-      s.line("      if (col + 1 < " + E1 + ") reinterpret_cast<uint16_t*>(p)[1] = static_cast<uint16_t>(pair >> 16);");
-      s.line("    }");
-    } else {
-      s.line("    if (col + 1 < " + E1 + ") *reinterpret_cast<uint32_t*>(p) = pair;");
-      s.line("    else if (col < " + E1 + ") *reinterpret_cast<uint16_t*>(p) = static_cast<uint16_t>(pair);");
-    }
+    emit_pair_store(s, "    ", T, "out + row * " + rs + " + col", "col", E1, async_copy_);
     s.line("  }");
   }
   if (blocks > 1) {

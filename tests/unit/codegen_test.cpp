@@ -86,7 +86,7 @@ TEST(Codegen, ReluPrologueEdgeTileMasksTheLoadedPairs) {
 // examples/gemm's transposed mappings (mma(..., transposed)): the wgmma runs on C^T = B^T A^T, its A
 // operand B's tile read MN-major (transpose bit 1), its B operand A's tile read K-major, n = the
 // tile's 80 rows; the epilogue stages C^T's 8 x 8 blocks with stmatrix.trans and stores C by TMA,
-// and the direct store writes register i at row acc_col, column acc_row. The untransposed default
+// and the direct store transposes each 8 x 8 block in registers (movmatrix.trans) for 16-byte stores. The untransposed default
 // mapping has none of it.
 TEST(Codegen, TransposedMmaSwapsTheOperandsAndStoresTheTranspose) {
   const std::string cu = artifact_of("gemm").cu;
@@ -99,7 +99,11 @@ TEST(Codegen, TransposedMmaSwapsTheOperandsAndStoresTheTranspose) {
   EXPECT_NE(tma.find("loom::rt::wgmma_m64nNk16<80, __nv_bfloat16, 1, 0>(v_C_1, da, db, 1);"), std::string::npos);
   EXPECT_EQ(count(tma, "loom::rt::stmatrix_x4_trans("), 1);
   EXPECT_EQ(count(tma, "loom::rt::tma_store_2d("), 1);
-  EXPECT_NE(tma.find("const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;"), std::string::npos);
+  // Direct: per 8 x 8 block one movmatrix.trans, then the quad transposition, 16-byte stores.
+  EXPECT_NE(tma.find("pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 40 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], "),
+            std::string::npos);
+  EXPECT_NE(tma.find("loom::rt::quad_gather(pairs, mine);"), std::string::npos);
+  EXPECT_NE(tma.find("const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);"), std::string::npos);
   EXPECT_EQ(m0.find("_trans("), std::string::npos);
   EXPECT_EQ(m0.find(", 1, 0>("), std::string::npos);
 }

@@ -348,17 +348,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -816,17 +809,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -1438,17 +1424,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -1897,17 +1876,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -2516,17 +2488,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 2; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -2975,17 +2940,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 2; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -3597,17 +3555,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -4062,17 +4013,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -4686,17 +4630,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -5148,17 +5085,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -5770,17 +5700,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -6230,17 +6153,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -6850,17 +6766,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -7312,17 +7221,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -7933,17 +7835,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -8408,17 +8303,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -9093,17 +8981,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -9568,17 +9449,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -10251,17 +10125,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -10724,17 +10591,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -11406,17 +11266,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -11879,17 +11732,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -12564,17 +12410,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -13047,17 +12886,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -13732,17 +13564,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_2_e0) continue;
             __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -14215,17 +14040,10 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_2_e0) continue;
               __nv_bfloat16* const p = out + row * E.stride[0] + col;
@@ -14896,12 +14714,26 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
       {  // the warpgroup's 208 x 64 accumulator tile (held transposed) -> E, clipped to v_Ep_e0 x v_Dp_2_e1
         const int tid = loom::rt::thread_in_warpgroup();
         __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(E.data) + (v_Ep_o0) * E.stride[0] + (v_Dp_2_o1) * E.stride[1];
+        const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
         #pragma unroll
         for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+          const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
           #pragma unroll
-          for (int r = 0; r < 104; ++r) {
-            const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-            if (row < v_Ep_e0 && col < v_Dp_2_e1) reinterpret_cast<uint16_t*>(out)[row * E.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 104 + r], 0.0f));
+          for (int jj = 0; jj < 13; ++jj) {  // row groups 2 jj, 2 jj + 1
+            uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+            loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+            const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+            if (row >= v_Ep_e0) continue;
+            __nv_bfloat16* const p = out + row * E.stride[0] + col;
+            if (col + 8 <= v_Dp_2_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Dp_2_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
           }
         }
       }
@@ -15363,12 +15195,26 @@ __global__ void __launch_bounds__(kThreads, 1) add_gemm_kernel(const loom_tensor
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(E.data) + (v_Ep_o0) * E.stride[0] + (v_Dp_2_o1) * E.stride[1];
+          const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
           #pragma unroll
           for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+            const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
             #pragma unroll
-            for (int r = 0; r < 104; ++r) {
-              const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-              if (row < v_Ep_e0 && col < v_Dp_2_e1) reinterpret_cast<uint16_t*>(out)[row * E.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 104 + r], 0.0f));
+            for (int jj = 0; jj < 13; ++jj) {  // row groups 2 jj, 2 jj + 1
+              uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+              #pragma unroll
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+              loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+              const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+              if (row >= v_Ep_e0) continue;
+              __nv_bfloat16* const p = out + row * E.stride[0] + col;
+              if (col + 8 <= v_Dp_2_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Dp_2_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }

@@ -272,17 +272,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -652,17 +645,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -1149,17 +1135,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -1522,17 +1501,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -2016,17 +1988,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         for (int jj = 0; jj < 2; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -2389,17 +2354,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 2; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -2936,17 +2894,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -3413,17 +3364,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
             for (int jj = 0; jj < 4; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -4020,17 +3964,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -4497,17 +4434,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
             for (int jj = 0; jj < 4; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -5104,17 +5034,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 2; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -5581,17 +5504,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
             for (int jj = 0; jj < 2; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -6139,17 +6055,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -6517,17 +6426,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -7016,17 +6918,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -7392,17 +7287,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -7889,17 +7777,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -8263,17 +8144,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -8758,17 +8632,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -9133,17 +9000,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -9629,17 +9489,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -10017,17 +9870,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -10577,17 +10423,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -10964,17 +10803,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -11522,17 +11354,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -11907,17 +11732,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -12462,17 +12280,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
         for (int jj = 0; jj < 2; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[1] + col;
@@ -12834,17 +12645,10 @@ __global__ void __launch_bounds__(kThreads, 1) batched_gemm_kernel(const loom_te
           for (int jj = 0; jj < 2; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[1] + col;

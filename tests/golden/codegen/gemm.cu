@@ -255,17 +255,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -612,17 +605,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -1069,17 +1055,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -1419,17 +1398,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -1873,17 +1845,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 2; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -2223,17 +2188,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 2; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -2730,17 +2688,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -3184,17 +3135,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
             for (int jj = 0; jj < 4; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -3751,17 +3695,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -4205,17 +4142,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
             for (int jj = 0; jj < 4; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -4772,17 +4702,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 2; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -5226,17 +5149,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
             for (int jj = 0; jj < 2; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -5744,17 +5660,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -6099,17 +6008,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -6558,17 +6460,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -6911,17 +6806,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -7368,17 +7256,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -7719,17 +7600,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -8174,17 +8048,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -8526,17 +8393,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -8982,17 +8842,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -9347,17 +9200,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -9867,17 +9713,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -10231,17 +10070,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -10749,17 +10581,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -11111,17 +10936,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -11678,17 +11496,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 2; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -12131,17 +11942,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
             for (int jj = 0; jj < 2; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -12646,17 +12450,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 2; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -12995,17 +12792,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 2; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -13446,12 +13236,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       {  // the warpgroup's 48 x 64 accumulator tile (held transposed) -> C, clipped to v_Cp_e0 x v_Dp_e1
         const int tid = loom::rt::thread_in_warpgroup();
         __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+        const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
         #pragma unroll
         for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+          const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
           #pragma unroll
-          for (int r = 0; r < 24; ++r) {
-            const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-            if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 24 + r], 0.0f));
+          for (int jj = 0; jj < 3; ++jj) {  // row groups 2 jj, 2 jj + 1
+            uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 24 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 24 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+            loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+            const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+            if (row >= v_Cp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Dp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
           }
         }
       }
@@ -13787,12 +13591,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+          const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
           #pragma unroll
           for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+            const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
             #pragma unroll
-            for (int r = 0; r < 24; ++r) {
-              const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-              if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 24 + r], 0.0f));
+            for (int jj = 0; jj < 3; ++jj) {  // row groups 2 jj, 2 jj + 1
+              uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+              #pragma unroll
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 24 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 24 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+              loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+              const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+              if (row >= v_Cp_e0) continue;
+              __nv_bfloat16* const p = out + row * C.stride[0] + col;
+              if (col + 8 <= v_Dp_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }
@@ -14226,12 +14044,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       {  // the warpgroup's 80 x 64 accumulator tile (held transposed) -> C, clipped to v_Cp_e0 x v_Dp_e1
         const int tid = loom::rt::thread_in_warpgroup();
         __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+        const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
         #pragma unroll
         for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+          const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
           #pragma unroll
-          for (int r = 0; r < 40; ++r) {
-            const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-            if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 40 + r], 0.0f));
+          for (int jj = 0; jj < 5; ++jj) {  // row groups 2 jj, 2 jj + 1
+            uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 40 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 40 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+            loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+            const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+            if (row >= v_Cp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Dp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
           }
         }
       }
@@ -14567,12 +14399,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+          const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
           #pragma unroll
           for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+            const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
             #pragma unroll
-            for (int r = 0; r < 40; ++r) {
-              const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-              if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 40 + r], 0.0f));
+            for (int jj = 0; jj < 5; ++jj) {  // row groups 2 jj, 2 jj + 1
+              uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+              #pragma unroll
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 40 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 40 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+              loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+              const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+              if (row >= v_Cp_e0) continue;
+              __nv_bfloat16* const p = out + row * C.stride[0] + col;
+              if (col + 8 <= v_Dp_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }
@@ -15006,12 +14852,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       {  // the warpgroup's 112 x 64 accumulator tile (held transposed) -> C, clipped to v_Cp_e0 x v_Dp_e1
         const int tid = loom::rt::thread_in_warpgroup();
         __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+        const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
         #pragma unroll
         for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+          const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
           #pragma unroll
-          for (int r = 0; r < 56; ++r) {
-            const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-            if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 56 + r], 0.0f));
+          for (int jj = 0; jj < 7; ++jj) {  // row groups 2 jj, 2 jj + 1
+            uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 56 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 56 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+            loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+            const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+            if (row >= v_Cp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Dp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
           }
         }
       }
@@ -15347,12 +15207,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+          const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
           #pragma unroll
           for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+            const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
             #pragma unroll
-            for (int r = 0; r < 56; ++r) {
-              const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-              if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 56 + r], 0.0f));
+            for (int jj = 0; jj < 7; ++jj) {  // row groups 2 jj, 2 jj + 1
+              uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+              #pragma unroll
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 56 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 56 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+              loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+              const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+              if (row >= v_Cp_e0) continue;
+              __nv_bfloat16* const p = out + row * C.stride[0] + col;
+              if (col + 8 <= v_Dp_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }
@@ -15786,12 +15660,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       {  // the warpgroup's 144 x 64 accumulator tile (held transposed) -> C, clipped to v_Cp_e0 x v_Dp_e1
         const int tid = loom::rt::thread_in_warpgroup();
         __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+        const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
         #pragma unroll
         for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+          const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
           #pragma unroll
-          for (int r = 0; r < 72; ++r) {
-            const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-            if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 72 + r], 0.0f));
+          for (int jj = 0; jj < 9; ++jj) {  // row groups 2 jj, 2 jj + 1
+            uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 72 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 72 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+            loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+            const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+            if (row >= v_Cp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Dp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
           }
         }
       }
@@ -16127,12 +16015,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+          const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
           #pragma unroll
           for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+            const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
             #pragma unroll
-            for (int r = 0; r < 72; ++r) {
-              const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-              if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 72 + r], 0.0f));
+            for (int jj = 0; jj < 9; ++jj) {  // row groups 2 jj, 2 jj + 1
+              uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+              #pragma unroll
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 72 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 72 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+              loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+              const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+              if (row >= v_Cp_e0) continue;
+              __nv_bfloat16* const p = out + row * C.stride[0] + col;
+              if (col + 8 <= v_Dp_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }
@@ -16566,12 +16468,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       {  // the warpgroup's 176 x 64 accumulator tile (held transposed) -> C, clipped to v_Cp_e0 x v_Dp_e1
         const int tid = loom::rt::thread_in_warpgroup();
         __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+        const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
         #pragma unroll
         for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+          const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
           #pragma unroll
-          for (int r = 0; r < 88; ++r) {
-            const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-            if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 88 + r], 0.0f));
+          for (int jj = 0; jj < 11; ++jj) {  // row groups 2 jj, 2 jj + 1
+            uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 88 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 88 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+            loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+            const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+            if (row >= v_Cp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Dp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
           }
         }
       }
@@ -16907,12 +16823,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+          const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
           #pragma unroll
           for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+            const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
             #pragma unroll
-            for (int r = 0; r < 88; ++r) {
-              const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-              if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 88 + r], 0.0f));
+            for (int jj = 0; jj < 11; ++jj) {  // row groups 2 jj, 2 jj + 1
+              uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+              #pragma unroll
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 88 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 88 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+              loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+              const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+              if (row >= v_Cp_e0) continue;
+              __nv_bfloat16* const p = out + row * C.stride[0] + col;
+              if (col + 8 <= v_Dp_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }
@@ -17346,12 +17276,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       {  // the warpgroup's 208 x 64 accumulator tile (held transposed) -> C, clipped to v_Cp_e0 x v_Dp_e1
         const int tid = loom::rt::thread_in_warpgroup();
         __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+        const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
         #pragma unroll
         for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+          const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
           #pragma unroll
-          for (int r = 0; r < 104; ++r) {
-            const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-            if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 104 + r], 0.0f));
+          for (int jj = 0; jj < 13; ++jj) {  // row groups 2 jj, 2 jj + 1
+            uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+            loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+            const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+            if (row >= v_Cp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Dp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
           }
         }
       }
@@ -17687,12 +17631,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+          const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
           #pragma unroll
           for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+            const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
             #pragma unroll
-            for (int r = 0; r < 104; ++r) {
-              const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-              if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 104 + r], 0.0f));
+            for (int jj = 0; jj < 13; ++jj) {  // row groups 2 jj, 2 jj + 1
+              uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+              #pragma unroll
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+              loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+              const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+              if (row >= v_Cp_e0) continue;
+              __nv_bfloat16* const p = out + row * C.stride[0] + col;
+              if (col + 8 <= v_Dp_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }
@@ -18126,12 +18084,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       {  // the warpgroup's 240 x 64 accumulator tile (held transposed) -> C, clipped to v_Cp_e0 x v_Dp_e1
         const int tid = loom::rt::thread_in_warpgroup();
         __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+        const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
         #pragma unroll
         for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+          const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
           #pragma unroll
-          for (int r = 0; r < 120; ++r) {
-            const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-            if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 120 + r], 0.0f));
+          for (int jj = 0; jj < 15; ++jj) {  // row groups 2 jj, 2 jj + 1
+            uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 120 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 120 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+            loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+            const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+            if (row >= v_Cp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Dp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
           }
         }
       }
@@ -18467,12 +18439,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+          const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
           #pragma unroll
           for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+            const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
             #pragma unroll
-            for (int r = 0; r < 120; ++r) {
-              const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-              if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 120 + r], 0.0f));
+            for (int jj = 0; jj < 15; ++jj) {  // row groups 2 jj, 2 jj + 1
+              uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+              #pragma unroll
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 120 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 120 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+              loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+              const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+              if (row >= v_Cp_e0) continue;
+              __nv_bfloat16* const p = out + row * C.stride[0] + col;
+              if (col + 8 <= v_Dp_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }
@@ -18904,12 +18890,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       {  // the warpgroup's 80 x 64 accumulator tile (held transposed) -> C, clipped to v_Cp_e0 x v_Dp_e1
         const int tid = loom::rt::thread_in_warpgroup();
         __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+        const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
         #pragma unroll
         for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+          const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
           #pragma unroll
-          for (int r = 0; r < 40; ++r) {
-            const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-            if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 40 + r], 0.0f));
+          for (int jj = 0; jj < 5; ++jj) {  // row groups 2 jj, 2 jj + 1
+            uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 40 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 40 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+            loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+            const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+            if (row >= v_Cp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Dp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
           }
         }
       }
@@ -19242,12 +19242,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+          const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
           #pragma unroll
           for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+            const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
             #pragma unroll
-            for (int r = 0; r < 40; ++r) {
-              const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-              if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 40 + r], 0.0f));
+            for (int jj = 0; jj < 5; ++jj) {  // row groups 2 jj, 2 jj + 1
+              uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+              #pragma unroll
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 40 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 40 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+              loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+              const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+              if (row >= v_Cp_e0) continue;
+              __nv_bfloat16* const p = out + row * C.stride[0] + col;
+              if (col + 8 <= v_Dp_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }
@@ -19682,17 +19696,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -20049,17 +20056,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -20567,17 +20567,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -20931,17 +20924,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -21451,17 +21437,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -21823,17 +21802,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -22343,17 +22315,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -22714,17 +22679,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -23229,12 +23187,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
       {  // the warpgroup's 208 x 64 accumulator tile (held transposed) -> C, clipped to v_Cp_e0 x v_Dp_e1
         const int tid = loom::rt::thread_in_warpgroup();
         __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+        const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
         #pragma unroll
         for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+          const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
           #pragma unroll
-          for (int r = 0; r < 104; ++r) {
-            const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-            if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 104 + r], 0.0f));
+          for (int jj = 0; jj < 13; ++jj) {  // row groups 2 jj, 2 jj + 1
+            uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+            loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+            const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+            if (row >= v_Cp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Dp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
           }
         }
       }
@@ -23585,12 +23557,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const loom_tensor C,
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+          const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
           #pragma unroll
           for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+            const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
             #pragma unroll
-            for (int r = 0; r < 104; ++r) {
-              const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-              if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 104 + r], 0.0f));
+            for (int jj = 0; jj < 13; ++jj) {  // row groups 2 jj, 2 jj + 1
+              uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+              #pragma unroll
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)], v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1]));
+              loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+              const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+              if (row >= v_Cp_e0) continue;
+              __nv_bfloat16* const p = out + row * C.stride[0] + col;
+              if (col + 8 <= v_Dp_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }

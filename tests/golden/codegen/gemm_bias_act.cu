@@ -270,17 +270,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -653,17 +646,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -1137,17 +1123,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -1513,17 +1492,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -1994,17 +1966,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 2; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -2370,17 +2335,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 2; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -2904,17 +2862,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -3384,17 +3335,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
             for (int jj = 0; jj < 4; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -3978,17 +3922,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -4458,17 +4395,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
             for (int jj = 0; jj < 4; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -5052,17 +4982,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 2; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -5532,17 +5455,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
             for (int jj = 0; jj < 2; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -6077,17 +5993,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -6458,17 +6367,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -6944,17 +6846,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -7323,17 +7218,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -7807,17 +7695,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -8184,17 +8065,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -8668,17 +8542,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -9059,17 +8926,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -9606,17 +9466,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -9996,17 +9849,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -10543,17 +10389,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -10930,17 +10769,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -11495,17 +11327,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[rb * 64 + (4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[rb * 64 + (4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -11896,17 +11721,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
             for (int jj = 0; jj < 4; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[rb * 64 + (4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[rb * 64 + (4 * jj + t) * 4 + 2 * h + 1]));
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -12382,17 +12200,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -12760,17 +12571,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -13241,17 +13045,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -13629,17 +13426,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -14173,17 +13963,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -14563,17 +14346,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -15110,17 +14886,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -15508,17 +15277,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -16055,17 +15817,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -16452,17 +16207,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[(4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -17000,12 +16748,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
       {  // the warpgroup's 208 x 64 accumulator tile (held transposed) -> C, clipped to v_Cp_e0 x v_Dp_e1
         const int tid = loom::rt::thread_in_warpgroup();
         __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+        const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
         #pragma unroll
         for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+          const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
           #pragma unroll
-          for (int r = 0; r < 104; ++r) {
-            const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-            if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[rb * 104 + r]), 0.0f));
+          for (int jj = 0; jj < 13; ++jj) {  // row groups 2 jj, 2 jj + 1
+            uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+            #pragma unroll
+            for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)]), loom::rt::gelu_tanh(v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1])));
+            loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+            const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+            if (row >= v_Cp_e0) continue;
+            __nv_bfloat16* const p = out + row * C.stride[0] + col;
+            if (col + 8 <= v_Dp_e1) {
+              loom::rt::store_16_bytes(p, mine[0], mine[1], mine[2], mine[3]);
+            } else {
+              #pragma unroll
+              for (int e = 0; e < 8; ++e)
+                if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+            }
           }
         }
       }
@@ -17388,12 +17150,26 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           }
         } else {  // straight from registers
           __nv_bfloat16* const out = reinterpret_cast<__nv_bfloat16*>(C.data) + (v_Cp_o0) * C.stride[0] + (v_Dp_o1) * C.stride[1];
+          const int lane = loom::rt::lane_id(), quad_lane = lane & 3;
           #pragma unroll
           for (int rb = 0; rb < 1; ++rb) {  // 64-column blocks
+            const int64_t col0 = 64 * rb + 16 * (tid / 32);  // this warp's 16 columns of the block
             #pragma unroll
-            for (int r = 0; r < 104; ++r) {
-              const int64_t row = loom::rt::acc_col(tid, r), col = loom::rt::acc_row(tid, r) + 64 * rb;
-              if (row < v_Cp_e0 && col < v_Dp_e1) reinterpret_cast<uint16_t*>(out)[row * C.stride[0] + col] = static_cast<uint16_t>(loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[rb * 104 + r]), 0.0f));
+            for (int jj = 0; jj < 13; ++jj) {  // row groups 2 jj, 2 jj + 1
+              uint32_t pairs[4], mine[4];  // pairs[t]: block (2 jj + (t >> 1), t & 1), transposed
+              #pragma unroll
+              for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::movmatrix_trans(loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1)]), loom::rt::gelu_tanh(v_C_1[rb * 104 + 4 * (2 * jj + (t >> 1)) + 2 * (t & 1) + 1])));
+              loom::rt::quad_gather(pairs, mine);  // mine: columns col0 + 8 (quad_lane & 1) .. + 7 of the row
+              const int64_t row = 16 * jj + 8 * (quad_lane >> 1) + (lane >> 2), col = col0 + 8 * (quad_lane & 1);
+              if (row >= v_Cp_e0) continue;
+              __nv_bfloat16* const p = out + row * C.stride[0] + col;
+              if (col + 8 <= v_Dp_e1) {
+                *reinterpret_cast<uint4*>(p) = make_uint4(mine[0], mine[1], mine[2], mine[3]);
+              } else {
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                  if (col + e < v_Dp_e1) reinterpret_cast<uint16_t*>(p)[e] = static_cast<uint16_t>(mine[e / 2] >> (16 * (e & 1)));
+              }
             }
           }
         }
@@ -17940,17 +17716,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[rb * 96 + (4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[rb * 96 + (4 * jj + t) * 4 + 2 * h + 1]));
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -18347,17 +18116,10 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_bias_act_kernel(const loom_t
             for (int jj = 0; jj < 6; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(loom::rt::gelu_tanh(v_C_1[rb * 96 + (4 * jj + t) * 4 + 2 * h]), loom::rt::gelu_tanh(v_C_1[rb * 96 + (4 * jj + t) * 4 + 2 * h + 1]));
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[0] + col;

@@ -312,17 +312,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -726,17 +719,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -1240,17 +1226,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -1647,17 +1626,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -2162,17 +2134,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         for (int jj = 0; jj < 2; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -2573,17 +2538,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           for (int jj = 0; jj < 2; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -3085,17 +3043,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         for (int jj = 0; jj < 4; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -3493,17 +3444,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -4007,17 +3951,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -4419,17 +4356,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -4933,17 +4863,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -5342,17 +5265,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -5855,17 +5771,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         for (int jj = 0; jj < 8; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -6277,17 +6186,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           for (int jj = 0; jj < 8; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -6904,17 +6806,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -7415,17 +7310,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             for (int jj = 0; jj < 4; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -8039,17 +7927,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           for (int jj = 0; jj < 4; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -8550,17 +8431,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             for (int jj = 0; jj < 4; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -9178,17 +9052,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           for (int jj = 0; jj < 2; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -9693,17 +9560,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
             for (int jj = 0; jj < 2; ++jj) {
               #pragma unroll
               for (int h = 0; h < 2; ++h) {
-                uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+                uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
                 #pragma unroll
                 for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-                #pragma unroll
-                for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                  const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                  uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                  v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                  #pragma unroll
-                  for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-                }
+                loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
                 const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
                 if (row >= v_Dp_e0) continue;
                 __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -10268,17 +10128,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -10689,17 +10542,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -11264,17 +11110,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
         for (int jj = 0; jj < 6; ++jj) {
           #pragma unroll
           for (int h = 0; h < 2; ++h) {
-            uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+            uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
             #pragma unroll
             for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-            #pragma unroll
-            for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-              const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-              uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-              v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-              #pragma unroll
-              for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-            }
+            loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
             const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
             if (row >= v_Dp_e0) continue;
             __nv_bfloat16* const p = out + row * C.stride[0] + col;
@@ -11683,17 +11522,10 @@ __global__ void __launch_bounds__(kThreads, 1) relu_gemm_kernel(const loom_tenso
           for (int jj = 0; jj < 6; ++jj) {
             #pragma unroll
             for (int h = 0; h < 2; ++h) {
-              uint32_t pairs[4], mine[4] = {0u, 0u, 0u, 0u};  // pairs[t]: this lane's 2 columns of group 4 jj + t
+              uint32_t pairs[4], mine[4];  // pairs[t]: this lane's 2 columns of group 4 jj + t
               #pragma unroll
               for (int t = 0; t < 4; ++t) pairs[t] = loom::rt::pack2<__nv_bfloat16>(v_C_1[(4 * jj + t) * 4 + 2 * h], v_C_1[(4 * jj + t) * 4 + 2 * h + 1]);
-              #pragma unroll
-              for (int step = 0; step < 4; ++step) {  // lane q sends its pair of group 4 jj + (q + step) % 4
-                const int send = (quad_lane + step) & 3, from = (quad_lane - step) & 3;
-                uint32_t v = send == 0 ? pairs[0] : send == 1 ? pairs[1] : send == 2 ? pairs[2] : pairs[3];
-                v = __shfl_sync(0xffffffffu, v, (loom::rt::lane_id() & ~3) | from);
-                #pragma unroll
-                for (int q = 0; q < 4; ++q) mine[q] = q == from ? v : mine[q];
-              }
+              loom::rt::quad_gather(pairs, mine);  // mine: columns 32 jj + 8 quad_lane .. + 7 of the row
               const int64_t row = row0 + 8 * h, col = 32 * jj + 8 * quad_lane;
               if (row >= v_Dp_e0) continue;
               __nv_bfloat16* const p = out + row * C.stride[0] + col;
