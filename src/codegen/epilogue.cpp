@@ -9,6 +9,15 @@ namespace loom::codegen::detail {
 
 namespace {
 
+// The address of the global tile's first element, for the direct stores: P's data (element type
+// T) plus the tile's offset along each of the tensor's rank dimensions times its stride.
+std::string tile_origin(const View& tile, int rank, const std::string& P, const std::string& T) {
+  std::string lin;
+  for (int i = 0; i < rank; ++i)
+    lin += (i ? " + " : "") + std::string("(") + tile.off[static_cast<size_t>(i)] + ") * " + P + ".stride[" + std::to_string(i) + "]";
+  return "reinterpret_cast<" + T + "*>(" + P + ".data) + " + lin;
+}
+
 // Emits the store of mine[0..3], 8 consecutive 16-bit values of one row, to p (column col of a
 // row clipped at E1): one 16-byte store where the 8 lie inside, else value by value. The
 // async-copy variant runs on tensors whose rows need not start on 16 bytes: the widest stores the
@@ -303,16 +312,13 @@ void CudaGen::emit_transposed_store(Stream& s, const Op& op, const Frag& xf,
   // two row groups, a transposition inside each quad (emit_direct_store's) gives lane q of a quad the
   // 8 columns 8 (q & 1) .. of row group 2 jj + (q >> 1): one 16-byte store, and each warp store writes
   // whole 32-byte sectors (16 rows x 32 bytes). An odd last row group is stored a pair at a time.
-  std::string lin;
-  for (int i = 0; i < rank; ++i)
-    lin += (i ? " + " : "") + std::string("(") + tile.off[static_cast<size_t>(i)] + ") * " + P + ".stride[" + std::to_string(i) + "]";
   const std::string rs = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
   const int64_t groups = xt[0] / 8;  // 8-row groups of D
   auto block_pair = [&](const std::string& j, const std::string& h) {  // the packed pair of block (j, h), transposed
     const std::string i = "4 * (" + j + ") + 2 * " + h;
     return "loom::rt::movmatrix_trans(loom::rt::pack2<" + T + ">(" + reg("rb", i) + ", " + reg("rb", i + " + 1") + "))";
   };
-  s.line(in + T + "* const out = reinterpret_cast<" + T + "*>(" + P + ".data) + " + lin + ";");
+  s.line(in + T + "* const out = " + tile_origin(tile, rank, P, T) + ";");
   s.line(in + "const int lane = loom::rt::lane_id(), quad_lane = lane & 3;");
   s.line(in + "#pragma unroll");
   s.line(in + "for (int rb = 0; rb < " + std::to_string(blocks) + "; ++rb) {  // 64-column blocks");
@@ -378,13 +384,9 @@ void CudaGen::emit_direct_store(Stream& s, const View& tile, int rank, const std
     s.line("  for (int rb = 0; rb < " + std::to_string(blocks) + "; ++rb) {  // row blocks of 64 rows");
     s.indent += 2;
   }
-  std::string lin;
-  for (int i = 0; i < rank; ++i)
-    lin += (i ? " + " : "") + std::string("(") + tile.off[static_cast<size_t>(i)] + ") * " + P + ".stride[" + std::to_string(i) + "]";
   const std::string rs = P + ".stride[" + std::to_string(tile.dims[0]) + "]";
-  const std::string base = "reinterpret_cast<" + T + "*>(" + P + ".data)";
   const std::string E0 = tile.ext[0], E1 = tile.ext[1];
-  s.line("  " + T + "* const out = " + base + " + " + lin + ";");
+  s.line("  " + T + "* const out = " + tile_origin(tile, rank, P, T) + ";");
   s.line("  const int quad_lane = tid & 3;");
   s.line(std::string("  const int64_t row0 = loom::rt::acc_row(tid, 0)") + (blocks > 1 ? " + 64 * rb" : "") + ";");
   if (xt[1] % 32 == 0) {
